@@ -1,0 +1,3 @@
+export * from './match';
+export * from './metrics';
+export * from './replay';

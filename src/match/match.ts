@@ -1,0 +1,112 @@
+/**
+ * One match, advanced a tick at a time: controllers act, the world steps, metrics and the
+ * replay record follow. Headless runs loop it to the end (runMatch); the browser advances
+ * it from its frame loop.
+ */
+import {
+  type Action,
+  DEFAULT_CONFIG,
+  type GameConfig,
+  type SimEvent,
+  type World,
+  createWorld,
+  deriveSeed,
+  hashWorld,
+  idleAction,
+  step,
+} from '../sim';
+import { type Decision, type TeamController, createTeam } from '../teams';
+import { type MatchSummary, MatchMetrics } from './metrics';
+import { type ReplayFile, ReplayRecorder } from './replay';
+
+export interface MatchSpec {
+  readonly blue: string;
+  readonly red: string;
+  readonly seed: number;
+  readonly config?: GameConfig;
+}
+
+export interface MatchOptions {
+  /** Keep a replay record (default true). */
+  readonly record?: boolean;
+  /** Told of every strategist decision as it applies. */
+  readonly onDecision?: (decision: Decision) => void;
+}
+
+export class Match {
+  /** Events of the latest tick (reused: read them before the next advance). */
+  readonly events: SimEvent[] = [];
+  private readonly actions: Action[];
+
+  private constructor(
+    readonly world: World,
+    readonly controllers: readonly [TeamController, TeamController],
+    readonly metrics: MatchMetrics,
+    readonly recorder: ReplayRecorder | null,
+  ) {
+    this.actions = world.agents.map(() => idleAction());
+  }
+
+  static async create(spec: MatchSpec, options: MatchOptions = {}): Promise<Match> {
+    const config = spec.config ?? DEFAULT_CONFIG;
+    const world = createWorld(spec.seed, config);
+    const metrics = new MatchMetrics(world.agents.length);
+    const recorder = options.record === false ? null : new ReplayRecorder(world.agents.length);
+    const onDecision = (decision: Decision) => {
+      metrics.recordDecision(world, decision);
+      recorder?.decisions.push(decision);
+      options.onDecision?.(decision);
+    };
+    const blue = await createTeam(spec.blue, { team: 0, seed: deriveSeed(spec.seed, 'blue', spec.blue), config, onDecision });
+    const red = await createTeam(spec.red, { team: 1, seed: deriveSeed(spec.seed, 'red', spec.red), config, onDecision });
+    return new Match(world, [blue, red], metrics, recorder);
+  }
+
+  get done(): boolean {
+    return this.world.outcome !== null;
+  }
+
+  /** The actions applied on the latest tick, indexed by agent id. */
+  get lastActions(): readonly Action[] {
+    return this.actions;
+  }
+
+  /** Play one tick. Returns a promise only when a controller has to wait. */
+  advance(): void | Promise<void> {
+    const blueActed = this.controllers[0].act(this.world, this.actions);
+    if (blueActed instanceof Promise) return blueActed.then(() => this.afterBlue());
+    return this.afterBlue();
+  }
+
+  private afterBlue(): void | Promise<void> {
+    const redActed = this.controllers[1].act(this.world, this.actions);
+    if (redActed instanceof Promise) return redActed.then(() => this.stepWorld());
+    this.stepWorld();
+  }
+
+  private stepWorld(): void {
+    this.recorder?.record(this.world.tick, this.actions);
+    this.events.length = 0;
+    step(this.world, this.actions, this.events);
+    this.metrics.recordTick(this.world, this.controllers);
+  }
+
+  summary(): MatchSummary {
+    return this.metrics.summary(this.world, this.controllers, hashWorld(this.world));
+  }
+
+  replay(): ReplayFile {
+    if (!this.recorder) throw new Error('this match was created with record: false and has no replay');
+    return this.recorder.file(this.world, { blue: this.controllers[0].id, red: this.controllers[1].id });
+  }
+}
+
+/** Play a match to its end. */
+export async function runMatch(spec: MatchSpec, options: MatchOptions = {}): Promise<Match> {
+  const match = await Match.create(spec, options);
+  while (!match.done) {
+    const pending = match.advance();
+    if (pending) await pending;
+  }
+  return match;
+}

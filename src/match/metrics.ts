@@ -1,0 +1,122 @@
+/**
+ * Per-episode metrics, gathered from events and controllers' current skills: what the
+ * study's tables report (K/D, shots, accuracy, pickups, time per skill, transitions).
+ */
+import { TEAM_NAMES, type World } from '../sim';
+import { SKILL_IDS, type SkillId } from '../skills';
+import type { Decision, TeamController } from '../teams';
+
+export interface AgentMetrics {
+  readonly agent: number;
+  readonly team: 'blue' | 'red';
+  readonly controller: string;
+  readonly kills: number;
+  readonly deaths: number;
+  readonly shots: number;
+  readonly hits: number;
+  /** hits / shots, or null without shots. */
+  readonly accuracy: number | null;
+  readonly damageDealt: number;
+  readonly pickups: number;
+  /** Seconds alive under each skill (empty for controllers without skills). */
+  readonly skillSeconds: Partial<Record<SkillId, number>>;
+  /** Skill changes, keyed "from->to". */
+  readonly skillTransitions: Record<string, number>;
+}
+
+export interface MatchSummary {
+  readonly seed: number;
+  readonly blue: string;
+  readonly red: string;
+  readonly winner: 'blue' | 'red' | 'draw';
+  readonly ticks: number;
+  readonly durationSeconds: number;
+  /** Seconds of zone progress at the end. */
+  readonly progress: { readonly blue: number; readonly red: number };
+  readonly decisions: { readonly blue: number; readonly red: number };
+  readonly agents: readonly AgentMetrics[];
+  /** Final state hash: equal hashes mean identical matches. */
+  readonly hash: string;
+}
+
+export class MatchMetrics {
+  private readonly skillTicks: Map<SkillId, number>[];
+  private readonly transitions: Record<string, number>[];
+  private readonly decisionCount = [0, 0];
+  private readonly lastSkill: (SkillId | null)[];
+
+  constructor(agentCount: number) {
+    this.skillTicks = Array.from({ length: agentCount }, () => new Map());
+    this.transitions = Array.from({ length: agentCount }, () => ({}));
+    this.lastSkill = Array.from({ length: agentCount }, () => null);
+  }
+
+  /** Count a decision and the skill transitions it makes. */
+  recordDecision(world: World, decision: Decision): void {
+    this.decisionCount[decision.team]!++;
+    const members = world.agents.filter((a) => a.team === decision.team);
+    decision.skills.forEach((skill, slot) => {
+      const id = members[slot]!.id;
+      const previous = this.lastSkill[id];
+      if (previous && previous !== skill) {
+        const key = `${previous}->${skill}`;
+        this.transitions[id]![key] = (this.transitions[id]![key] ?? 0) + 1;
+      }
+      this.lastSkill[id] = skill;
+    });
+  }
+
+  /** After each step: time per skill for living agents. */
+  recordTick(world: World, controllers: readonly TeamController[]): void {
+    for (const controller of controllers) {
+      const skills = controller.currentSkills;
+      let slot = 0;
+      for (const agent of world.agents) {
+        if (agent.team !== controller.team) continue;
+        const skill = skills[slot++];
+        if (!skill || !agent.alive) continue;
+        const counts = this.skillTicks[agent.id]!;
+        counts.set(skill, (counts.get(skill) ?? 0) + 1);
+      }
+    }
+  }
+
+  summary(world: World, controllers: readonly TeamController[], hash: string): MatchSummary {
+    const hz = world.config.tickHz;
+    const outcome = world.outcome;
+    const winner = !outcome || outcome.kind === 'draw' ? 'draw' : TEAM_NAMES[outcome.team];
+    return {
+      seed: world.seed,
+      blue: controllers[0]!.id,
+      red: controllers[1]!.id,
+      winner,
+      ticks: world.tick,
+      durationSeconds: world.tick / hz,
+      progress: { blue: world.progress[0] / hz, red: world.progress[1] / hz },
+      decisions: { blue: this.decisionCount[0]!, red: this.decisionCount[1]! },
+      agents: world.agents.map((a) => {
+        const s = a.stats;
+        const skillSeconds: Partial<Record<SkillId, number>> = {};
+        for (const skill of SKILL_IDS) {
+          const ticks = this.skillTicks[a.id]!.get(skill);
+          if (ticks) skillSeconds[skill] = ticks / hz;
+        }
+        return {
+          agent: a.id,
+          team: TEAM_NAMES[a.team],
+          controller: controllers[a.team]!.id,
+          kills: s.kills,
+          deaths: s.deaths,
+          shots: s.shots,
+          hits: s.hits,
+          accuracy: s.shots > 0 ? s.hits / s.shots : null,
+          damageDealt: s.damageDealt,
+          pickups: s.pickups,
+          skillSeconds,
+          skillTransitions: { ...this.transitions[a.id] },
+        };
+      }),
+      hash,
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './catalogue';
+export * from './policy';
+export * from './scripted';

@@ -1,0 +1,87 @@
+/**
+ * Scripted reference skills. Each reads only the 20-number observation and writes an
+ * action, exactly like a trained policy, so either can stand in for the other. They are
+ * stateless: the same observation always gives the same action.
+ */
+import { type Action, OBS, OBS_SIZE, resetIdle, wrapAngle } from '../sim';
+import { SKILL_IDS, type SkillId } from './catalogue';
+import type { Policy, SkillSet } from './policy';
+import { DIAGONAL_M, PI, aimAndFire, enemyVisible, sideStep, slideTowards, walkTowards } from './steering';
+
+/** Navigate: reach the zone; never fires. */
+export function navigate(obs: Float32Array, o: number, out: Action): void {
+  resetIdle(out);
+  if (obs[o + OBS.inZone]! > 0.5 && obs[o + OBS.zoneDistance]! * DIAGONAL_M < 1) return;
+  walkTowards(obs, o, obs[o + OBS.zoneAngle]!, obs[o + OBS.zoneDistance]!, out);
+}
+
+/** Combat: fight the nearest visible enemy at mid range; look for one near the zone otherwise. */
+export function combat(obs: Float32Array, o: number, out: Action): void {
+  resetIdle(out);
+  if (!enemyVisible(obs, o)) {
+    walkTowards(obs, o, obs[o + OBS.zoneAngle]!, obs[o + OBS.zoneDistance]!, out);
+    return;
+  }
+  aimAndFire(obs, o, out);
+  const distanceM = obs[o + OBS.enemyDistance]! * DIAGONAL_M;
+  out.move = distanceM > 10 ? 0.6 : distanceM < 4 ? -0.5 : 0;
+  out.strafe = sideStep(obs, o);
+}
+
+/** Secure: get inside the zone and hold its middle, shooting whoever comes. */
+export function secure(obs: Float32Array, o: number, out: Action): void {
+  resetIdle(out);
+  const zoneBearing = obs[o + OBS.zoneAngle]!;
+  const zoneDistanceM = obs[o + OBS.zoneDistance]! * DIAGONAL_M;
+  if (enemyVisible(obs, o)) {
+    aimAndFire(obs, o, out);
+    if (zoneDistanceM > 1) slideTowards(zoneBearing, out, obs[o + OBS.inZone]! > 0.5 ? 0.3 : 1);
+    return;
+  }
+  if (zoneDistanceM > 1) {
+    walkTowards(obs, o, zoneBearing, obs[o + OBS.zoneDistance]!, out, obs[o + OBS.inZone]! > 0.5 ? 0.4 : 1);
+    return;
+  }
+  out.turn = 0.5; // scan for enemies from the middle
+}
+
+/** Retreat: run for the nearest health pickup; with none, back away from danger towards the ally. */
+export function retreat(obs: Float32Array, o: number, out: Action): void {
+  resetIdle(out);
+  if (obs[o + OBS.pickupAvailable]! > 0.5) {
+    walkTowards(obs, o, obs[o + OBS.pickupAngle]!, obs[o + OBS.pickupDistance]!, out);
+    if (enemyVisible(obs, o) && obs[o + OBS.enemyDistance]! * DIAGONAL_M < 6) out.dash = 1;
+    return;
+  }
+  if (enemyVisible(obs, o)) {
+    const away = wrapAngle(obs[o + OBS.enemyAngle]! * PI + PI) / PI;
+    walkTowards(obs, o, away, 1, out);
+    return;
+  }
+  if (obs[o + OBS.allyDistance]! >= 0) {
+    walkTowards(obs, o, obs[o + OBS.allyAngle]!, obs[o + OBS.allyDistance]!, out, 0.6);
+  }
+}
+
+const SCRIPTS: Record<SkillId, (obs: Float32Array, o: number, out: Action) => void> = {
+  navigate,
+  combat,
+  secure,
+  retreat,
+};
+
+function scriptedPolicy(skill: SkillId): Policy {
+  const script = SCRIPTS[skill];
+  return {
+    name: skill,
+    kind: 'scripted',
+    act(obs, count, out) {
+      for (let i = 0; i < count; i++) script(obs, i * OBS_SIZE, out[i]!);
+    },
+  };
+}
+
+/** The four scripted reference skills. */
+export const SCRIPTED_SKILLS: SkillSet = Object.fromEntries(
+  SKILL_IDS.map((id) => [id, scriptedPolicy(id)]),
+) as unknown as SkillSet;

@@ -1,0 +1,13 @@
+/**
+ * Hillmind statistics: pure TypeScript, no dependencies.
+ */
+export * from './chiSquare';
+export * from './descriptive';
+export * from './distributions';
+export * from './entropy';
+export * from './gamma';
+export * from './proportions';
+export * from './random';
+export * from './ratings';
+export * from './wilson';
+export { assertCount } from './validate';
