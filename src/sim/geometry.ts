@@ -58,7 +58,10 @@ export function rayToCircle(ox: number, oy: number, dx: number, dy: number, cx: 
   return along + Math.sqrt(r2 - perp2) >= 0 ? 0 : Infinity;
 }
 
-/** Nearest wall or boundary along a ray, capped at maxT. */
+/**
+ * Nearest wall or boundary along a ray (unit direction), capped at maxT. The slab test is
+ * inlined with the inverse direction computed once: this is the observation's hot loop.
+ */
 export function castRay(
   walls: readonly Wall[],
   width: number,
@@ -70,9 +73,18 @@ export function castRay(
   maxT: number,
 ): number {
   let t = Math.min(maxT, rayToBounds(ox, oy, dx, dy, width, height));
+  const ix = 1 / dx; // ±Infinity for axis-parallel rays, which the min/max below handle
+  const iy = 1 / dy;
   for (let i = 0; i < walls.length; i++) {
-    const tw = rayToWall(ox, oy, dx, dy, walls[i]!);
-    if (tw < t) t = tw;
+    const w = walls[i]!;
+    const x1 = (w.minX - ox) * ix;
+    const x2 = (w.maxX - ox) * ix;
+    const y1 = (w.minY - oy) * iy;
+    const y2 = (w.maxY - oy) * iy;
+    const near = Math.max(0, Math.min(x1, x2), Math.min(y1, y2));
+    const far = Math.min(Math.max(x1, x2), Math.max(y1, y2));
+    // NaN (0 * Infinity on a slab's edge) fails both comparisons: counted as a miss.
+    if (near <= far && near < t) t = near;
   }
   return t;
 }

@@ -6,6 +6,7 @@ export * from './world';
 export * from './actions';
 export * from './events';
 export * from './step';
+export * from './observeSpec';
 export * from './observe';
 export * from './situation';
 export * from './hash';

@@ -1,72 +1,12 @@
 /**
- * The observation every skill policy reads: the study's 20 normalised, egocentric numbers.
- * Angles are bearings relative to the agent's facing divided by PI (so in [-1, 1], + is to
- * the left); distances are divided by the arena's diagonal (so in [0, 1]) and are -1 when
- * the thing is absent or not visible.
- *
- * Bump OBS_SPEC_VERSION on any change: model cards record it and loading checks it.
+ * observe(): a world seen by one agent, as the observation spec (observeSpec.ts) lays out.
  */
 import { castRay, lineOfSight, wrapAngle } from './geometry';
+import { OBS, OBS_SIZE, RAY_ANGLES_DEG } from './observeSpec';
 import type { Agent, World } from './world';
 
-export const OBS_SPEC_VERSION = 1;
-
-/** Ray directions relative to the facing, in degrees (+ is to the left). */
-export const RAY_ANGLES_DEG = [-90, -60, -30, 0, 30, 60, 90] as const;
-
-export interface ObsEntry {
-  readonly index: number;
-  readonly name: string;
-  readonly range: readonly [number, number];
-  readonly meaning: string;
-}
-
-const rays: ObsEntry[] = RAY_ANGLES_DEG.map((deg, i) => ({
-  index: 13 + i,
-  name: `ray${deg >= 0 ? '+' : ''}${deg}`,
-  range: [0, 1],
-  meaning: `free distance to the nearest wall or arena edge at ${deg} degrees from the facing, / rayLength`,
-}));
-
-export const OBS_SPEC: readonly ObsEntry[] = [
-  { index: 0, name: 'zoneDistance', range: [0, 1], meaning: 'distance to the zone centre / arena diagonal' },
-  { index: 1, name: 'zoneAngle', range: [-1, 1], meaning: 'bearing of the zone centre / PI' },
-  { index: 2, name: 'inZone', range: [0, 1], meaning: '1 when this agent is inside the zone' },
-  { index: 3, name: 'allyDistance', range: [-1, 1], meaning: 'distance to the teammate / diagonal; -1 while it is eliminated' },
-  { index: 4, name: 'allyAngle', range: [-1, 1], meaning: 'bearing of the teammate / PI; 0 while it is eliminated' },
-  { index: 5, name: 'pickupAvailable', range: [0, 1], meaning: '1 when at least one health pickup is present' },
-  { index: 6, name: 'pickupAngle', range: [-1, 1], meaning: 'bearing of the nearest present pickup / PI; 0 when none' },
-  { index: 7, name: 'pickupDistance', range: [-1, 1], meaning: 'distance to the nearest present pickup / diagonal; -1 when none' },
-  { index: 8, name: 'enemyVisible', range: [0, 1], meaning: '1 when an enemy is in line of sight within vision range' },
-  { index: 9, name: 'enemyAngle', range: [-1, 1], meaning: 'bearing of the nearest visible enemy / PI; 0 when none' },
-  { index: 10, name: 'enemyDistance', range: [-1, 1], meaning: 'distance to the nearest visible enemy / diagonal; -1 when none' },
-  { index: 11, name: 'timeRemaining', range: [0, 1], meaning: 'fraction of the episode left before the draw' },
-  { index: 12, name: 'health', range: [0, 1], meaning: 'health / max health' },
-  ...rays,
-];
-
-export const OBS_SIZE = OBS_SPEC.length;
-
-/** Named indices, so skills read `obs[OBS.enemyAngle]` rather than magic numbers. */
-export const OBS = {
-  zoneDistance: 0,
-  zoneAngle: 1,
-  inZone: 2,
-  allyDistance: 3,
-  allyAngle: 4,
-  pickupAvailable: 5,
-  pickupAngle: 6,
-  pickupDistance: 7,
-  enemyVisible: 8,
-  enemyAngle: 9,
-  enemyDistance: 10,
-  timeRemaining: 11,
-  health: 12,
-  firstRay: 13,
-  rayCount: RAY_ANGLES_DEG.length,
-} as const;
-
-const RAY_OFFSETS = RAY_ANGLES_DEG.map((deg) => (deg * Math.PI) / 180);
+const RAY_COS = RAY_ANGLES_DEG.map((deg) => Math.cos((deg * Math.PI) / 180));
+const RAY_SIN = RAY_ANGLES_DEG.map((deg) => Math.sin((deg * Math.PI) / 180));
 
 function bearing(agent: Agent, x: number, y: number): number {
   return wrapAngle(Math.atan2(y - agent.y, x - agent.x) - agent.angle) / Math.PI;
@@ -81,6 +21,17 @@ export function canSee(world: World, from: Agent, to: Agent): boolean {
 
 /** Write agent `agentId`'s observation into out[offset .. offset + OBS_SIZE). */
 export function observe(world: World, agentId: number, out: Float32Array, offset = 0): Float32Array {
+  const cache = world.observationCache;
+  const from = agentId * OBS_SIZE;
+  if (cache.tick[agentId] !== world.tick) {
+    computeObservation(world, agentId, cache.data, from);
+    cache.tick[agentId] = world.tick;
+  }
+  out.set(cache.data.subarray(from, from + OBS_SIZE), offset);
+  return out;
+}
+
+function computeObservation(world: World, agentId: number, out: Float32Array, offset: number): void {
   const { config, zone, agents } = world;
   const { width, height, walls } = config.arena;
   const diagonal = Math.hypot(width, height);
@@ -133,10 +84,13 @@ export function observe(world: World, agentId: number, out: Float32Array, offset
   out[offset + 11] = Math.max(0, (world.timings.episode - world.tick) / world.timings.episode);
   out[offset + 12] = me.health / config.agent.maxHealth;
 
-  for (let i = 0; i < RAY_OFFSETS.length; i++) {
-    const a = me.angle + RAY_OFFSETS[i]!;
-    const t = castRay(walls, width, height, me.x, me.y, Math.cos(a), Math.sin(a), config.rayLength);
+  // Ray directions by angle addition: two trig calls instead of fourteen.
+  const cos = Math.cos(me.angle);
+  const sin = Math.sin(me.angle);
+  for (let i = 0; i < RAY_COS.length; i++) {
+    const dx = cos * RAY_COS[i]! - sin * RAY_SIN[i]!;
+    const dy = sin * RAY_COS[i]! + cos * RAY_SIN[i]!;
+    const t = castRay(walls, width, height, me.x, me.y, dx, dy, config.rayLength);
     out[offset + OBS.firstRay + i] = t / config.rayLength;
   }
-  return out;
 }

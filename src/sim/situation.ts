@@ -3,7 +3,8 @@
  * the study's words for health, distances and time, derived from the same observations
  * the skills see, so every strategist decides on identical information.
  */
-import { OBS, OBS_SIZE, observe } from './observe';
+import { observe } from './observe';
+import { OBS, OBS_SIZE } from './observeSpec';
 import { type Team, type World, type ZoneStatus, TEAM_NAMES, teamAgents } from './world';
 
 export type HealthLevel = 'HIGH' | 'MEDIUM' | 'LOW';

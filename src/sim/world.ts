@@ -1,5 +1,6 @@
 import { type GameConfig, type TickTimings, tickTimings, DEFAULT_CONFIG } from './config';
 import { distanceToWall } from './geometry';
+import { OBS_SIZE } from './observeSpec';
 import { nextState, valueOf } from './rng';
 
 /** Team 0 is blue (starts left), team 1 is red (starts right). */
@@ -71,6 +72,11 @@ export interface World {
   readonly progress: [number, number];
   zoneStatus: ZoneStatus;
   outcome: Outcome | null;
+  /**
+   * Observations already computed this tick, per agent (a derived cache, not state: the
+   * hash ignores it). Strategists and skills often observe the same agent on one tick.
+   */
+  readonly observationCache: { readonly tick: Int32Array; readonly data: Float32Array };
 }
 
 /** Draw the next uniform number from the world's stream. */
@@ -143,6 +149,7 @@ export function createWorld(seed: number, config: GameConfig = DEFAULT_CONFIG): 
     progress: [0, 0],
     zoneStatus: 'empty',
     outcome: null,
+    observationCache: { tick: new Int32Array(agents.length).fill(-1), data: new Float32Array(agents.length * OBS_SIZE) },
   };
 }
 

@@ -81,6 +81,7 @@ export class Mlp implements MlpWeights {
   private readonly wT: Float32Array;
   private capacity = 0;
   private lastBatch = 0;
+  private outView: Float32Array = new Float32Array(0);
 
   /**
    * @param rng uniform [0, 1) source; the only randomness used, so the same seed gives the same net.
@@ -143,7 +144,8 @@ export class Mlp implements MlpWeights {
     this.ensureCapacity(batch);
     this.lastBatch = batch;
     const acts = this.acts;
-    acts[0]!.set(input.subarray(0, batch * nIn));
+    const x0 = acts[0]!;
+    for (let i = 0, n = batch * nIn; i < n; i++) x0[i] = input[i]!; // copy: caller may reuse `input`
     const last = this.views.length - 1;
     for (let l = 0; l <= last; l++) {
       const v = this.views[l]!;
@@ -155,7 +157,10 @@ export class Mlp implements MlpWeights {
         for (let i = 0; i < n; i++) out[i] = Math.tanh(out[i]!);
       }
     }
-    return acts[last + 1]!.subarray(0, batch * this.outputSize);
+    if (this.outView.length !== batch * this.outputSize || this.outView.buffer !== acts[last + 1]!.buffer) {
+      this.outView = acts[last + 1]!.subarray(0, batch * this.outputSize); // cached: PPO reuses batch sizes
+    }
+    return this.outView;
   }
 
   /**

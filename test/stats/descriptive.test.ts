@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { mean, p50p95, percentile, standardDeviation, standardError, summarize } from '../../src/stats/descriptive';
+
+describe('mean, standard deviation, standard error', () => {
+  // Classic example: population SD 2, sample SD √(32/7).
+  const values = [2, 4, 4, 4, 5, 5, 7, 9];
+
+  it('matches hand-computed values', () => {
+    expect(mean(values)).toBe(5);
+    expect(standardDeviation(values)).toBeCloseTo(Math.sqrt(32 / 7), 14);
+    expect(standardError(values)).toBeCloseTo(Math.sqrt(32 / 7) / Math.sqrt(8), 14);
+    expect(summarize(values)).toEqual({
+      n: 8,
+      mean: 5,
+      sd: standardDeviation(values),
+      se: standardError(values),
+    });
+  });
+
+  it('is stable for large offsets', () => {
+    expect(standardDeviation(values.map((v) => v + 1e9))).toBeCloseTo(Math.sqrt(32 / 7), 6);
+  });
+
+  it('handles and rejects degenerate samples', () => {
+    const one = summarize([3]);
+    expect(one.mean).toBe(3);
+    expect(Number.isNaN(one.sd) && Number.isNaN(one.se)).toBe(true);
+    expect(() => standardDeviation([3])).toThrow(/at least 2/);
+    expect(() => mean([])).toThrow(/no values/);
+    expect(() => mean([1, NaN])).toThrow(/values\[1\]/);
+  });
+});
+
+describe('percentile', () => {
+  it('interpolates linearly like R type 7 / NumPy', () => {
+    expect(percentile([1, 2, 3, 4], 50)).toBe(2.5);
+    expect(percentile([4, 1, 3, 2], 0)).toBe(1);
+    expect(percentile([4, 1, 3, 2], 100)).toBe(4);
+    const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
+    // NumPy: np.percentile(range(1, 101), 95) = 95.05.
+    expect(percentile(hundred, 95)).toBeCloseTo(95.05, 10);
+    expect(p50p95(hundred)).toEqual({ p50: 50.5, p95: percentile(hundred, 95) });
+    expect(percentile([7], 95)).toBe(7);
+  });
+
+  it('does not reorder its input and rejects bad p', () => {
+    const input = [3, 1, 2];
+    percentile(input, 50);
+    expect(input).toEqual([3, 1, 2]);
+    expect(() => percentile(input, 101)).toThrow(/\[0, 100\]/);
+    expect(() => percentile([], 50)).toThrow(/no values/);
+  });
+});
