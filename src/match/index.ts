@@ -1,3 +1,4 @@
 export * from './match';
 export * from './metrics';
 export * from './replay';
+export * from './format';

@@ -34,6 +34,9 @@ export const SKILL_SELECTION_TREE = `root {
   }
 }`;
 
+/** Every condition the tree may call; each is a pure function of the agent's situation and the blackboard. */
+const CONDITIONS = ['IsHealthLow', 'IsPickupPresent', 'IsNearZone', 'IsEnemyVisible', 'MaySecure'] as const;
+
 /** What the tree's conditions and actions read and write for one agent's step. */
 class TreeAgent {
   [name: string]: unknown;
@@ -59,6 +62,12 @@ class TreeAgent {
   MaySecure() {
     return this.blackboard.securer === null || this.blackboard.securer === this.slot;
   }
+  /** The conditions' answers as bits: equal keys mean the tree would choose the same. */
+  conditionKey(): number {
+    let key = 0;
+    for (let i = 0; i < CONDITIONS.length; i++) if (this[CONDITIONS[i]!]()) key |= 1 << i;
+    return key;
+  }
   Choose(skill: unknown) {
     if (!isSkillId(skill)) return State.FAILED;
     this.chosen = skill;
@@ -77,6 +86,8 @@ export class BehaviorTreeStrategist implements Strategist {
   private readonly blackboard: Blackboard = { securer: null };
   private readonly agents: TreeAgent[] = [];
   private readonly trees: BehaviourTree[] = [];
+  /** Per agent, the condition key of its last tree step (-1: none yet). */
+  private readonly lastKey: number[] = [];
   /** The situation of the latest decision, for the strategist panel. */
   lastSituation: TeamSituation | null = null;
 
@@ -93,6 +104,7 @@ export class BehaviorTreeStrategist implements Strategist {
       agent.slot = this.agents.length;
       this.agents.push(agent);
       this.trees.push(new BehaviourTree(this.definition, agent));
+      this.lastKey.push(-1);
     }
     // An eliminated securer releases its claim before anyone decides.
     const securer = this.blackboard.securer;
@@ -101,7 +113,13 @@ export class BehaviorTreeStrategist implements Strategist {
       if (!me.alive) return current[slot] ?? 'navigate';
       const agent = this.agents[slot]!;
       agent.me = me;
-      this.trees[slot]!.step();
+      // The tree is a pure function of its conditions: step it only when they change
+      // (this halves a bt-scripted match's cost; mistreevous dominated the profile).
+      const key = agent.conditionKey();
+      if (key !== this.lastKey[slot]) {
+        this.trees[slot]!.step();
+        this.lastKey[slot] = key;
+      }
       if (agent.chosen === 'secure') this.blackboard.securer = slot;
       else if (this.blackboard.securer === slot) this.blackboard.securer = null;
       return agent.chosen;
