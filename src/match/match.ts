@@ -15,7 +15,7 @@ import {
   idleAction,
   step,
 } from '../sim';
-import { type Decision, type TeamController, createTeam } from '../teams';
+import { type Decision, type TeamContext, type TeamController, createTeam } from '../teams';
 import { type MatchSummary, MatchMetrics } from './metrics';
 import { type ReplayFile, ReplayRecorder } from './replay';
 
@@ -26,11 +26,19 @@ export interface MatchSpec {
   readonly config?: GameConfig;
 }
 
+/** Builds one team's controller from the context a registry team would get. */
+export type TeamFactory = (ctx: TeamContext) => TeamController | Promise<TeamController>;
+
 export interface MatchOptions {
   /** Keep a replay record (default true). */
   readonly record?: boolean;
   /** Told of every strategist decision as it applies. */
   readonly onDecision?: (decision: Decision) => void;
+  /**
+   * Build a side's controller with this factory instead of `createTeam(spec.blue | spec.red)`
+   * (the browser's human team). The spec's id still derives that side's seed.
+   */
+  readonly controllers?: { readonly blue?: TeamFactory; readonly red?: TeamFactory };
 }
 
 export class Match {
@@ -57,8 +65,11 @@ export class Match {
       recorder?.decisions.push(decision);
       options.onDecision?.(decision);
     };
-    const blue = await createTeam(spec.blue, { team: 0, seed: deriveSeed(spec.seed, 'blue', spec.blue), config, onDecision });
-    const red = await createTeam(spec.red, { team: 1, seed: deriveSeed(spec.seed, 'red', spec.red), config, onDecision });
+    const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', spec.blue), config, onDecision };
+    const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', spec.red), config, onDecision };
+    const factories = options.controllers ?? {};
+    const blue = await (factories.blue ? factories.blue(blueCtx) : createTeam(spec.blue, blueCtx));
+    const red = await (factories.red ? factories.red(redCtx) : createTeam(spec.red, redCtx));
     return new Match(world, [blue, red], metrics, recorder);
   }
 

@@ -120,7 +120,7 @@ export const DEFAULT_CONFIG: GameConfig = {
     ],
   },
   agent: { radius: 0.5, speed: 5, turnRate: 4, maxHealth: 100, perTeam: 2 },
-  weapon: { range: 12, cooldown: 0.25, damage: 10, spreadStill: 0.02, spreadMoving: 0.1 },
+  weapon: { range: 12, cooldown: 0.25, damage: 10, spreadStill: 0.02, spreadMoving: 0.3 },
   dash: { duration: 0.2, cooldown: 2, speedMultiplier: 3 },
   pickups: {
     positions: [

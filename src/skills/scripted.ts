@@ -3,10 +3,10 @@
  * action, exactly like a trained policy, so either can stand in for the other. They are
  * stateless: the same observation always gives the same action.
  */
-import { type Action, OBS, OBS_SIZE, resetIdle, wrapAngle } from '../sim';
+import { type Action, DEFAULT_CONFIG, OBS, OBS_SIZE, resetIdle, wrapAngle } from '../sim';
 import { SKILL_IDS, type SkillId } from './catalogue';
 import type { Policy, SkillSet } from './policy';
-import { DIAGONAL_M, PI, aimAndFire, enemyVisible, sideStep, slideTowards, walkTowards } from './steering';
+import { DIAGONAL_M, PI, aimAndFire, enemyVisible, slideTowards, walkTowards } from './steering';
 
 /** Navigate: reach the zone; never fires. */
 export function navigate(obs: Float32Array, o: number, out: Action): void {
@@ -15,7 +15,7 @@ export function navigate(obs: Float32Array, o: number, out: Action): void {
   walkTowards(obs, o, obs[o + OBS.zoneAngle]!, obs[o + OBS.zoneDistance]!, out);
 }
 
-/** Combat: fight the nearest visible enemy at mid range; look for one near the zone otherwise. */
+/** Combat: fight the nearest visible enemy, standing still to shoot (a still weapon is accurate). */
 export function combat(obs: Float32Array, o: number, out: Action): void {
   resetIdle(out);
   if (!enemyVisible(obs, o)) {
@@ -24,8 +24,8 @@ export function combat(obs: Float32Array, o: number, out: Action): void {
   }
   aimAndFire(obs, o, out);
   const distanceM = obs[o + OBS.enemyDistance]! * DIAGONAL_M;
-  out.move = distanceM > 10 ? 0.6 : distanceM < 4 ? -0.5 : 0;
-  out.strafe = sideStep(obs, o);
+  if (distanceM > DEFAULT_CONFIG.weapon.range - 1) out.move = 0.6; // close in to weapon range
+  else if (distanceM < 2.5) out.move = -0.5; // keep out of a rush
 }
 
 /** Secure: get inside the zone and hold its middle, shooting whoever comes. */
@@ -35,7 +35,10 @@ export function secure(obs: Float32Array, o: number, out: Action): void {
   const zoneDistanceM = obs[o + OBS.zoneDistance]! * DIAGONAL_M;
   if (enemyVisible(obs, o)) {
     aimAndFire(obs, o, out);
-    if (zoneDistanceM > 1) slideTowards(zoneBearing, out, obs[o + OBS.inZone]! > 0.5 ? 0.3 : 1);
+    // Inside the zone, stand still while shooting: a still weapon is the accurate one.
+    // Outside, push in, but stop to trade shots with an enemy close enough to punish the walk.
+    const enemyM = obs[o + OBS.enemyDistance]! * DIAGONAL_M;
+    if (obs[o + OBS.inZone]! < 0.5 && (enemyM > 8 || out.fire === 0)) slideTowards(zoneBearing, out, 1);
     return;
   }
   if (zoneDistanceM > 1) {

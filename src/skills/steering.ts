@@ -73,11 +73,4 @@ export function aimAndFire(obs: Float32Array, o: number, out: Action): void {
   out.fire = Math.abs(bearing * PI) < tolerance && distanceM <= DEFAULT_CONFIG.weapon.range ? 1 : 0;
 }
 
-/** A side-step that changes direction about every 0.8 s, from the clock in the observation. */
-export function sideStep(obs: Float32Array, o: number): number {
-  const seconds = (1 - obs[o + OBS.timeRemaining]!) * DEFAULT_CONFIG.episodeSeconds;
-  return Math.sin((seconds * 2 * PI) / 1.6) >= 0 ? 0.35 : -0.35;
-}
-
-
 export const enemyVisible = (obs: Float32Array, o: number) => obs[o + OBS.enemyVisible]! > 0.5;
