@@ -9,10 +9,28 @@ import type { SkillId, SkillSet } from '../skills';
 import { type Decision, type DecisionSource, type TeamController, andThen } from './controller';
 import { PolicyRunner } from './policyRunner';
 
+/** When an asynchronous strategist's answer was asked for and how long it took. */
+export interface DecisionTiming {
+  /** The tick the request was made at (the decision applies at Decision.tick). */
+  readonly requestTick: number;
+  /** Wall-clock milliseconds the answer took (the original call's, when it came from a cache). */
+  readonly latencyMs: number;
+  /** What asked for it: 'periodic', or events such as 'elimination+contested'. */
+  readonly trigger: string;
+  /** True when the answer came from the decision cache. */
+  readonly cached?: boolean;
+}
+
+/** A decision with its timing, as asynchronous strategists report it (replays keep it). */
+export interface TimedDecision extends Decision {
+  readonly timing?: DecisionTiming;
+}
+
 export interface StrategistAnswer {
   /** One skill per agent, slot order. */
   readonly skills: readonly SkillId[];
   readonly rationale?: string;
+  readonly timing?: DecisionTiming;
 }
 
 export interface Strategist {
@@ -21,6 +39,13 @@ export interface Strategist {
   readonly periodTicks: number;
   /** A new choice, or null to keep the current skills. */
   decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
+  /**
+   * Optional. When present the controller calls it on every tick instead of calling
+   * decide() every periodTicks ticks, so the strategist keeps its own schedule: answers
+   * that arrive at any tick, decisions that events ask for. A promise makes the match wait
+   * (lockstep); null keeps the current skills.
+   */
+  onTick?(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
 }
 
 export class HierarchicalController implements TeamController {
@@ -30,7 +55,7 @@ export class HierarchicalController implements TeamController {
   constructor(
     readonly id: string,
     readonly team: Team,
-    private readonly strategist: Strategist,
+    readonly strategist: Strategist,
     private readonly skills: SkillSet,
     private readonly onDecision?: (decision: Decision) => void,
     private readonly initialSkill: SkillId = 'navigate',
@@ -38,9 +63,11 @@ export class HierarchicalController implements TeamController {
 
   act(world: World, actions: Action[]): void | Promise<void> {
     const runner = (this.runner ??= this.start(world));
-    const decided =
-      world.tick % this.strategist.periodTicks === 0
-        ? andThen(this.strategist.decide(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
+    const strategist = this.strategist;
+    const decided = strategist.onTick
+      ? andThen(strategist.onTick(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
+      : world.tick % strategist.periodTicks === 0
+        ? andThen(strategist.decide(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
         : undefined;
     return andThen(decided, () =>
       andThen(runner.isSkillTick(world) ? runner.run(world, (slot) => this.skills[this.currentSkills[slot]!]) : undefined, () =>
@@ -58,13 +85,15 @@ export class HierarchicalController implements TeamController {
     const changed = answer.skills.some((s, i) => s !== this.currentSkills[i]);
     if (!changed) return;
     answer.skills.forEach((s, i) => (this.currentSkills[i] = s));
-    this.onDecision?.({
+    const decision: TimedDecision = {
       tick: world.tick,
       team: this.team,
       skills: [...answer.skills],
       source: this.strategist.source,
       ...(answer.rationale ? { rationale: answer.rationale } : {}),
-    });
+      ...(answer.timing ? { timing: answer.timing } : {}),
+    };
+    this.onDecision?.(decision);
   }
 
   private start(world: World): PolicyRunner {

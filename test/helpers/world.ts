@@ -59,7 +59,7 @@ export function arenaConfig(options: Omit<ConfigOptions, 'walls'> = {}): GameCon
 /** A world of `config` with every agent parked out of the way (facing its spawn direction). */
 export function scenario(config: GameConfig = testConfig(), seed = 1): World {
   const world = createWorld(seed, config);
-  world.agents.forEach((a, i) => place(world, i, PARKED[i]!.x, PARKED[i]!.y));
+  world.agents.forEach((_, i) => place(world, i, PARKED[i]!.x, PARKED[i]!.y));
   return world;
 }
 
@@ -70,6 +70,15 @@ export function place(world: World, id: number, x: number, y: number, angle?: nu
   a.y = y;
   if (angle !== undefined) a.angle = angle;
   if (health !== undefined) a.health = health;
+  invalidateObservations(world);
+}
+
+/** Take agent `id` out of play for `ticks` ticks (as if eliminated, without the events). */
+export function remove(world: World, id: number, ticks = 1_000_000): void {
+  const a = world.agents[id]!;
+  a.alive = false;
+  a.health = 0;
+  a.respawnTimer = ticks;
   invalidateObservations(world);
 }
 

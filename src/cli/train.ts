@@ -1,0 +1,109 @@
+/**
+ * npm run train -- --skill <navigate|combat|secure|retreat|flat> [--steps N] [--seed S]
+ *                  [--envs N] [--resume] [--out models] [--runs runs]
+ *
+ * Trains one policy with PPO, shows progress, checkpoints to runs/<name>/ (resume with
+ * --resume), writes the learning curve (curve.jsonl and curve.svg there), and at the end
+ * exports <out>/<name>.onnx with its card <name>.json and curve plot.
+ */
+import { join } from 'node:path';
+import { HEURISTIC_POLICY } from '../teams/heuristic';
+import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, writeCurvePlot } from '../train/artifacts';
+import { TRAINING_CONFIGS } from '../train/config';
+import { VecEnv } from '../train/env';
+import { type PolicyState, type PpoConfig, createPolicyState, trainPpo } from '../train/ppo';
+import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { ProgressBar, formatDuration } from './progress';
+
+const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--resume] [--out models] [--runs runs]`;
+
+runCli(async () => {
+  const { values } = parseCommandLine(
+    {
+      skill: { type: 'string' },
+      steps: { type: 'string' },
+      seed: { type: 'string' },
+      envs: { type: 'string' },
+      resume: { type: 'boolean' },
+      out: { type: 'string' },
+      runs: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  const name = values.skill as ModelName;
+  if (!name || !(MODEL_NAMES as readonly string[]).includes(name)) {
+    throw new UsageError(`--skill must be one of ${MODEL_NAMES.join(', ')}${values.skill ? `, got '${values.skill}'` : ''}\n\n${USAGE}`);
+  }
+  const defaults = TRAINING_CONFIGS[name];
+  const runDir = join(values.runs ?? 'runs', name);
+  const outDir = values.out ?? 'models';
+  const scenario = SCENARIOS[name];
+
+  let config: PpoConfig;
+  let state: PolicyState;
+  let startSteps = 0;
+  let priorSeconds = 0;
+  if (values.resume) {
+    const cp = loadCheckpoint(runDir);
+    config = { ...cp.config, totalSteps: integerOption('steps', values.steps, cp.config.totalSteps) };
+    state = cp.state;
+    startSteps = cp.steps;
+    priorSeconds = cp.wallSeconds;
+    console.error(`resuming ${name} from ${startSteps.toLocaleString('en-US')} steps (${runDir})`);
+  } else {
+    config = {
+      ...defaults.ppo,
+      totalSteps: integerOption('steps', values.steps, defaults.ppo.totalSteps),
+      seed: integerOption('seed', values.seed, defaults.ppo.seed),
+      numEnvs: integerOption('envs', values.envs, defaults.ppo.numEnvs),
+    };
+    if (config.numEnvs < 1 || config.totalSteps < 1) throw new UsageError('--envs and --steps must be at least 1');
+    state = createPolicyState(config);
+  }
+
+  const selfPlaySteps = Math.round((defaults.selfPlayFraction ?? 0) * config.totalSteps);
+  const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : HEURISTIC_POLICY);
+  const env = new VecEnv(scenario, config.numEnvs, config.seed + startSteps, opponentAt(startSteps), { horizonSteps: config.horizonSteps });
+  const bar = new ProgressBar(config.totalSteps, 'steps');
+  const started = performance.now();
+  const wall = () => priorSeconds + (performance.now() - started) / 1000;
+  let lastCheckpoint = performance.now();
+  let lastReturn: number | null = null;
+
+  await trainPpo(
+    env,
+    state,
+    config,
+    {
+      opponentFor: opponentAt,
+      onUpdate(stats) {
+        appendCurve(runDir, stats);
+        if (stats.meanReturn !== null) lastReturn = stats.meanReturn;
+        bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}`);
+        if (performance.now() - lastCheckpoint > 60_000 || stats.steps >= config.totalSteps) {
+          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state });
+          writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
+          lastCheckpoint = performance.now();
+        }
+      },
+    },
+    startSteps,
+  );
+
+  const curve = readCurve(runDir);
+  const steps = curve.at(-1)?.steps ?? startSteps;
+  exportModel(outDir, state, {
+    name,
+    kind: name === 'flat' ? 'flat' : 'skill',
+    scenario: name,
+    opponent: scenario.opponent === 'self' ? `self-play for ${selfPlaySteps} steps, then heuristic` : 'heuristic',
+    steps,
+    wallSeconds: wall(),
+    config,
+    curve,
+    evaluation: null,
+  });
+  bar.done(`trained ${name}: ${steps.toLocaleString('en-US')} steps in ${formatDuration(wall())}; wrote ${join(outDir, `${name}.onnx`)}, ${name}.json and ${name}.curve.svg (run files in ${runDir})`);
+});

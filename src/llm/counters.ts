@@ -1,0 +1,123 @@
+/**
+ * Per-episode counters of a language-model strategist: requests, calls, cache hits,
+ * failures by kind, latency percentiles and token counts. Plain data out (snapshot()).
+ */
+import { INVALID_ANSWER_KINDS, type InvalidAnswerKind } from './answer';
+import type { CallFailureKind } from './chat';
+import { EVENT_TRIGGERS, type Trigger } from './timing';
+
+/** Every way a decision can fail: the call (timeout, 429, 5xx, network, other HTTP) or the answer. */
+export const FAILURE_KINDS = ['timeout', 'rate-limit', 'server', 'network', 'http', ...INVALID_ANSWER_KINDS] as const;
+export type FailureKind = Exclude<CallFailureKind, 'aborted'> | InvalidAnswerKind;
+
+export interface LatencySummary {
+  /** Calls with a latency (answered over the network, valid or not). */
+  readonly samples: number;
+  readonly p50: number | null;
+  readonly p95: number | null;
+  readonly max: number | null;
+}
+
+export interface LlmCountersSnapshot {
+  /** Decisions asked for: calls plus cache hits. */
+  readonly requests: number;
+  /** Calls that went to the model. */
+  readonly calls: number;
+  readonly cacheHits: number;
+  /** Valid answers (from the model or the cache). */
+  readonly answers: number;
+  /** Answers that reached the team (valid, applied at their tick). */
+  readonly applied: number;
+  /** Failed decisions (the team kept its skills), total and by kind. */
+  readonly failed: number;
+  readonly failures: Readonly<Record<FailureKind, number>>;
+  /** Requests by what asked for them (several events on one tick count each). */
+  readonly triggers: Readonly<Record<Trigger, number>>;
+  /** Decisions due while a call was out, folded into the next request. */
+  readonly coalesced: number;
+  /** Decisions not asked for because the strategist was backing off after failures or a 429. */
+  readonly backedOff: number;
+  /** Requests sent again without response_format because the server refused it. */
+  readonly formatFallbacks: number;
+  /** Calls still out when the episode ended (abandoned, not failures). */
+  readonly abandoned: number;
+  readonly latencyMs: LatencySummary;
+  readonly tokens: { readonly prompt: number; readonly completion: number };
+}
+
+/** Nearest-rank percentile of sorted numbers; null when empty. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+
+export class LlmCounters {
+  requests = 0;
+  calls = 0;
+  cacheHits = 0;
+  answers = 0;
+  applied = 0;
+  coalesced = 0;
+  backedOff = 0;
+  formatFallbacks = 0;
+  abandoned = 0;
+  promptTokens = 0;
+  completionTokens = 0;
+  readonly failures: Record<FailureKind, number> = zeros(FAILURE_KINDS);
+  readonly triggers: Record<Trigger, number> = zeros(['periodic', ...EVENT_TRIGGERS] as const);
+  private readonly latencies: number[] = [];
+
+  fail(kind: FailureKind): void {
+    this.failures[kind]++;
+  }
+
+  latency(ms: number): void {
+    this.latencies.push(ms);
+  }
+
+  tokens(prompt: number | undefined, completion: number | undefined): void {
+    this.promptTokens += prompt ?? 0;
+    this.completionTokens += completion ?? 0;
+  }
+
+  snapshot(): LlmCountersSnapshot {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
+    return {
+      requests: this.requests,
+      calls: this.calls,
+      cacheHits: this.cacheHits,
+      answers: this.answers,
+      applied: this.applied,
+      failed: Object.values(this.failures).reduce((a, b) => a + b, 0),
+      failures: { ...this.failures },
+      triggers: { ...this.triggers },
+      coalesced: this.coalesced,
+      backedOff: this.backedOff,
+      formatFallbacks: this.formatFallbacks,
+      abandoned: this.abandoned,
+      latencyMs: {
+        samples: sorted.length,
+        p50: round(percentile(sorted, 50)),
+        p95: round(percentile(sorted, 95)),
+        max: round(sorted.length ? sorted[sorted.length - 1]! : null),
+      },
+      tokens: { prompt: this.promptTokens, completion: this.completionTokens },
+    };
+  }
+}
+
+/** A few lines for the terminal. */
+export function formatCounters(label: string, s: LlmCountersSnapshot): string {
+  const failures = FAILURE_KINDS.filter((k) => s.failures[k] > 0).map((k) => `${k} ${s.failures[k]}`);
+  const triggers = (Object.keys(s.triggers) as Trigger[]).filter((k) => s.triggers[k] > 0).map((k) => `${k} ${s.triggers[k]}`);
+  const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
+  return [
+    `${label}: ${s.requests} requests (${triggers.join(', ') || 'none'}), ${s.calls} calls, ${s.cacheHits} cache hits, ${s.answers} valid answers, ${s.applied} applied`,
+    `  failures: ${s.failed}${failures.length ? ` (${failures.join(', ')})` : ''}; coalesced ${s.coalesced}, backed off ${s.backedOff}, abandoned ${s.abandoned}${s.formatFallbacks ? `, format fallbacks ${s.formatFallbacks}` : ''}`,
+    `  latency p50 ${ms(s.latencyMs.p50)}, p95 ${ms(s.latencyMs.p95)} over ${s.latencyMs.samples} calls; tokens: prompt ${s.tokens.prompt}, completion ${s.tokens.completion}`,
+  ].join('\n');
+}

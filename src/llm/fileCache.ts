@@ -1,0 +1,83 @@
+/**
+ * The decision cache on disk (Node only): one JSON Lines file, one answer per line,
+ * appended as answers come and read once per process. Later lines win, so 'refresh'
+ * simply appends. Several processes (tournament workers) may append to the same file.
+ *
+ * Line schema: {"key": sha256 hex of the key material, "model", "temperature", "text",
+ * "promptTokens"?, "completionTokens"?, "latencyMs", "at": ISO time}.
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { CacheKey, CachedAnswer, DecisionCacheStore } from './cache';
+
+export const CACHE_FILE_NAME = 'decisions.jsonl';
+
+const line = z.object({
+  key: z.string().regex(/^[0-9a-f]{64}$/),
+  model: z.string(),
+  temperature: z.number(),
+  text: z.string(),
+  promptTokens: z.number().optional(),
+  completionTokens: z.number().optional(),
+  latencyMs: z.number().min(0),
+});
+
+const hashOf = (key: CacheKey) => createHash('sha256').update(key.material).digest('hex');
+
+export class FileCacheStore implements DecisionCacheStore {
+  private static readonly open = new Map<string, FileCacheStore>();
+  private readonly map = new Map<string, CachedAnswer>();
+  /** Lines that could not be read (skipped). */
+  readonly skippedLines: number = 0;
+
+  /** The store of `dir`, shared within the process. */
+  static at(dir: string): FileCacheStore {
+    const file = resolve(dir, CACHE_FILE_NAME);
+    let store = FileCacheStore.open.get(file);
+    if (!store) FileCacheStore.open.set(file, (store = new FileCacheStore(file)));
+    return store;
+  }
+
+  constructor(readonly file: string) {
+    if (!existsSync(file)) return;
+    let skipped = 0;
+    for (const text of readFileSync(file, 'utf8').split('\n')) {
+      if (!text.trim()) continue;
+      let parsed;
+      try {
+        parsed = line.safeParse(JSON.parse(text));
+      } catch {
+        parsed = null;
+      }
+      if (!parsed?.success) {
+        skipped++;
+        continue;
+      }
+      const { key, model: _model, temperature: _temperature, ...answer } = parsed.data;
+      this.map.set(key, answer);
+    }
+    this.skippedLines = skipped;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(key: CacheKey): CachedAnswer | undefined {
+    return this.map.get(hashOf(key));
+  }
+
+  set(key: CacheKey, answer: CachedAnswer): void {
+    const hash = hashOf(key);
+    this.map.set(hash, answer);
+    mkdirSync(dirname(this.file), { recursive: true });
+    const record = { key: hash, model: key.model, temperature: key.temperature, ...answer, at: new Date().toISOString() };
+    appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+  }
+}
+
+export function defaultCacheDir(root = process.cwd()): string {
+  return join(root, '.cache', 'llm');
+}

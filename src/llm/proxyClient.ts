@@ -1,0 +1,95 @@
+/**
+ * The page's chat client: it asks the product's own server (POST /api/llm), which holds the
+ * key and talks to the model. No SDK, no Node modules, no key: only fetch.
+ */
+import { type CallFailureKind, CALL_FAILURE_KINDS, type ChatClient, ChatError, type ChatRequest, type ChatResponse, chatResponseSchema, parseRetryAfter } from './chat';
+
+export const LLM_PROXY_PATH = '/api/llm';
+export const LLM_STATUS_PATH = '/api/llm/status';
+
+/** What GET /api/llm/status says (never the key). */
+export interface LlmStatus {
+  readonly configured: boolean;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly keySet?: boolean;
+  readonly format?: 'compact' | 'json';
+  readonly temperature?: number;
+  readonly timeoutMs?: number;
+  readonly rateHz?: number;
+  readonly events?: readonly string[];
+  /** Why it is not available, and how to configure one. */
+  readonly error?: string;
+  readonly help?: string;
+}
+
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ProxyClientOptions {
+  /** Default '/api/llm' on the page's origin. */
+  readonly endpoint?: string;
+  /** The model's name as the status reported it (the proxy chooses the model). */
+  readonly model?: string;
+  readonly fetch?: FetchLike;
+}
+
+function kindOf(status: number, bodyKind: unknown): CallFailureKind {
+  if (typeof bodyKind === 'string' && (CALL_FAILURE_KINDS as readonly string[]).includes(bodyKind)) return bodyKind as CallFailureKind;
+  if (status === 429) return 'rate-limit';
+  if (status === 504 || status === 408) return 'timeout';
+  if (status >= 500) return 'server';
+  return 'http';
+}
+
+export class ProxyChatClient implements ChatClient {
+  readonly model: string;
+  private readonly endpoint: string;
+  private readonly fetchImpl: FetchLike;
+
+  constructor(options: ProxyClientOptions = {}) {
+    this.endpoint = options.endpoint ?? LLM_PROXY_PATH;
+    this.model = options.model ?? 'proxy';
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+        signal,
+      });
+    } catch (err) {
+      if (signal.aborted) throw new ChatError('aborted', 'the call was aborted');
+      throw new ChatError('network', `cannot reach ${this.endpoint}: ${(err as Error).message}`);
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      if (signal.aborted) throw new ChatError('aborted', 'the call was aborted');
+      throw new ChatError(response.ok ? 'server' : kindOf(response.status, null), `${this.endpoint} answered HTTP ${response.status} without JSON`, response.status);
+    }
+    if (!response.ok) {
+      const error = (body as { error?: { kind?: unknown; message?: unknown } } | null)?.error;
+      const message = typeof error?.message === 'string' ? error.message : `HTTP ${response.status}`;
+      throw new ChatError(kindOf(response.status, error?.kind), message, response.status, parseRetryAfter(response.headers));
+    }
+    const parsed = chatResponseSchema.safeParse(body);
+    if (!parsed.success) throw new ChatError('server', `${this.endpoint} sent an answer of the wrong shape`);
+    return parsed.data;
+  }
+}
+
+/** Ask the server whether a model is configured (and how to configure one if not). */
+export async function fetchLlmStatus(endpoint: string = LLM_STATUS_PATH, fetchImpl: FetchLike = (i, init) => fetch(i, init)): Promise<LlmStatus> {
+  try {
+    const response = await fetchImpl(endpoint, { headers: { accept: 'application/json' } });
+    if (!response.ok) return { configured: false, error: `${endpoint} answered HTTP ${response.status}: the server has no language-model proxy` };
+    return (await response.json()) as LlmStatus;
+  } catch (err) {
+    return { configured: false, error: `cannot reach ${endpoint}: ${(err as Error).message}` };
+  }
+}

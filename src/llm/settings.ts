@@ -1,0 +1,143 @@
+/**
+ * The language-model settings, read and validated in one place. They come from the
+ * environment of the process that talks to the model (the CLI, the server); the page never
+ * sees them. Browser-safe: the environment is passed in.
+ *
+ *   OPENAI_BASE_URL   any OpenAI-compatible server (default https://api.openai.com/v1 when
+ *                     only OPENAI_API_KEY is set)
+ *   OPENAI_API_KEY    may be empty for local servers (Ollama, vLLM, llama.cpp)
+ *   LLM_MODEL         the model name, e.g. gemma3:27b
+ *   LLM_TEMPERATURE   default 0.1
+ *   LLM_FORMAT        compact ("1,3", default) or json (skills and a rationale)
+ *   LLM_TIMEOUT_MS    per call, default 2000
+ *   LLM_RATE_HZ       fixed decision rate, default 2 (0: events only)
+ *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health
+ *   LLM_MAX_TOKENS    answer bound, default 16 (compact) or 120 (json); 0 sends none
+ *   LLM_TIMING        headless timing: realtime (default), ticks:N or lockstep
+ *   LLM_CACHE         decision cache: use (default), refresh or off
+ *   LLM_CACHE_DIR     default .cache/llm
+ */
+import { z } from 'zod';
+import { CACHE_MODES, type CacheMode } from './cache';
+import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
+import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseTimingMode } from './timing';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface LlmSettings {
+  readonly baseUrl: string;
+  /** '' when the server needs none. Never sent to a page. */
+  readonly apiKey: string;
+  readonly model: string;
+  readonly temperature: number;
+  readonly format: AnswerFormat;
+  readonly timeoutMs: number;
+  readonly rateHz: number;
+  readonly events: readonly EventTrigger[];
+  /** undefined: the format's default. */
+  readonly maxTokens?: number;
+  readonly timing: TimingMode;
+  readonly cache: CacheMode;
+  readonly cacheDir?: string;
+}
+
+export type SettingsResult =
+  | { readonly ok: true; readonly settings: LlmSettings }
+  | { readonly ok: false; readonly configured: boolean; readonly error: string; readonly help: string };
+
+/** How to point Hillmind at a model, for errors, the CLI and the page. */
+export const LLM_SETUP_HELP = [
+  'set OPENAI_BASE_URL and LLM_MODEL (and OPENAI_API_KEY where the server needs one), for example:',
+  '  OpenAI:    OPENAI_API_KEY=sk-... LLM_MODEL=gpt-4o-mini',
+  '  Ollama:    OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b',
+  '  vLLM:      OPENAI_BASE_URL=http://localhost:8000/v1 LLM_MODEL=google/gemma-3-27b-it',
+  '  llama.cpp: OPENAI_BASE_URL=http://localhost:8080/v1 LLM_MODEL=gemma-3-27b',
+].join('\n');
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The process environment where there is one (Node), else empty (a page). */
+export function processEnv(): Env {
+  const proc = (globalThis as { process?: { env?: Env } }).process;
+  return proc?.env ?? {};
+}
+
+const trimmed = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+const number = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ message: `${name} must be a number` })
+    .refine((n) => Number.isFinite(n) && n >= min && n <= max, { message: `${name} must be between ${min} and ${max}` });
+
+const schema = z.object({
+  baseUrl: z.url({ protocol: /^https?$/, message: 'OPENAI_BASE_URL must be an http(s) URL, e.g. http://localhost:11434/v1' }),
+  apiKey: z.string(),
+  model: z.string().min(1, 'LLM_MODEL must name a model'),
+  temperature: number('LLM_TEMPERATURE', 0, 2).default(0.1),
+  format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).default('compact'),
+  timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(2000),
+  rateHz: number('LLM_RATE_HZ', 0, 50).default(2),
+  events: z
+    .string()
+    .default('all')
+    .transform((v, ctx) => {
+      const parsed = parseEventTriggers(v);
+      if (!parsed) ctx.addIssue({ code: 'custom', message: 'LLM_EVENTS must be all, none or a list of elimination, respawn, contested, low-health' });
+      return parsed ?? [];
+    }),
+  maxTokens: number('LLM_MAX_TOKENS', 0, 100_000).optional(),
+  timing: z
+    .string()
+    .default('realtime')
+    .transform((v, ctx) => {
+      const parsed = parseTimingMode(v);
+      if (!parsed) ctx.addIssue({ code: 'custom', message: `LLM_TIMING must be ${TIMING_HELP}` });
+      return parsed ?? ({ kind: 'realtime' } as TimingMode);
+    }),
+  cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default('use'),
+  cacheDir: z.string().optional(),
+});
+
+/** Read and validate the settings; says what is missing or wrong. */
+export function readLlmSettings(env: Env = processEnv()): SettingsResult {
+  const baseUrl = trimmed(env.OPENAI_BASE_URL);
+  const apiKey = trimmed(env.OPENAI_API_KEY) ?? '';
+  const model = trimmed(env.LLM_MODEL);
+  if (!model || (!baseUrl && !apiKey)) {
+    const missing = [!baseUrl && !apiKey ? 'OPENAI_BASE_URL' : null, !model ? 'LLM_MODEL' : null].filter(Boolean).join(' and ');
+    return { ok: false, configured: false, error: `no language model is configured (${missing} not set)`, help: LLM_SETUP_HELP };
+  }
+  const parsed = schema.safeParse({
+    baseUrl: baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+    apiKey,
+    model,
+    temperature: trimmed(env.LLM_TEMPERATURE),
+    format: trimmed(env.LLM_FORMAT)?.toLowerCase(),
+    timeoutMs: trimmed(env.LLM_TIMEOUT_MS),
+    rateHz: trimmed(env.LLM_RATE_HZ),
+    events: trimmed(env.LLM_EVENTS),
+    maxTokens: trimmed(env.LLM_MAX_TOKENS),
+    timing: trimmed(env.LLM_TIMING),
+    cache: trimmed(env.LLM_CACHE)?.toLowerCase(),
+    cacheDir: trimmed(env.LLM_CACHE_DIR),
+  });
+  if (!parsed.success) {
+    const message = parsed.error.issues.map((i) => i.message).join('; ');
+    return { ok: false, configured: true, error: `the language-model settings are invalid: ${message}`, help: LLM_SETUP_HELP };
+  }
+  const { maxTokens, cacheDir, ...rest } = parsed.data;
+  return {
+    ok: true,
+    settings: { ...rest, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) },
+  };
+}
+
+/** The base URL without credentials or query, safe to show. */
+export function publicBaseUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

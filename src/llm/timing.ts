@@ -1,0 +1,66 @@
+/**
+ * When a strategist's answer applies, in game ticks, and what asks for a decision.
+ *
+ * Timing modes:
+ * - live: the page's real-time play. The game never waits; an answer applies at the first
+ *   tick after it arrives.
+ * - realtime: a headless emulation of live play at 1x. An answer that took L ms applies
+ *   at requestTick + ceil(L / tick length); while a call is out the simulation runs no
+ *   further ahead of the wall clock than that mapping allows, so the result is what live
+ *   play at 1x would have given, however fast the simulation runs otherwise.
+ * - ticks:N: an answer applies exactly N ticks after its request (the simulation waits if it
+ *   is not there yet). Reproducible whatever the server's speed.
+ * - lockstep: the simulation waits for each answer, which applies at its request tick
+ *   (ticks:0; the study's setting, as if the model answered instantly).
+ */
+
+export type TimingMode =
+  | { readonly kind: 'live' }
+  | { readonly kind: 'realtime' }
+  | { readonly kind: 'ticks'; readonly ticks: number }
+  | { readonly kind: 'lockstep' };
+
+export const TIMING_HELP = 'realtime, ticks:N (N >= 0 ticks of delay) or lockstep';
+
+/** Parse `realtime`, `ticks:N`, `lockstep` (and `live`, the page's mode); null when invalid. */
+export function parseTimingMode(text: string): TimingMode | null {
+  const value = text.trim().toLowerCase();
+  if (value === 'live' || value === 'realtime' || value === 'lockstep') return { kind: value };
+  const m = /^ticks:(\d{1,6})$/.exec(value);
+  return m ? { kind: 'ticks', ticks: Number(m[1]) } : null;
+}
+
+export function formatTimingMode(mode: TimingMode): string {
+  return mode.kind === 'ticks' ? `ticks:${mode.ticks}` : mode.kind;
+}
+
+/** Ticks of delay fixed in advance, or null when the delay follows the wall clock. */
+export function fixedDelayTicks(mode: TimingMode): number | null {
+  if (mode.kind === 'lockstep') return 0;
+  if (mode.kind === 'ticks') return mode.ticks;
+  return null;
+}
+
+/** Game ticks that `ms` of wall-clock latency spans at 1x: at least one (an answer arrives after its request). */
+export function latencyTicks(ms: number, tickHz: number): number {
+  return Math.max(1, Math.ceil((Math.max(0, ms) * tickHz) / 1000 - 1e-9));
+}
+
+/** The wall-clock milliseconds that `ticks` game ticks last at 1x. */
+export function ticksToMs(ticks: number, tickHz: number): number {
+  return (ticks * 1000) / tickHz;
+}
+
+/** What can ask for a decision besides the fixed rate. */
+export const EVENT_TRIGGERS = ['elimination', 'respawn', 'contested', 'low-health'] as const;
+export type EventTrigger = (typeof EVENT_TRIGGERS)[number];
+export type Trigger = 'periodic' | EventTrigger;
+
+/** Parse `all`, `none` or a comma list of trigger names; null when a name is unknown. */
+export function parseEventTriggers(text: string): EventTrigger[] | null {
+  const value = text.trim().toLowerCase();
+  if (value === 'all') return [...EVENT_TRIGGERS];
+  if (value === 'none' || value === '') return [];
+  const names = value.split(',').map((s) => s.trim());
+  return names.every((n): n is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(n)) ? [...new Set(names)] : null;
+}

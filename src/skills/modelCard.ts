@@ -1,0 +1,70 @@
+/**
+ * The card beside every shipped policy (models/<name>.json): what it reads and writes,
+ * how it was trained, how to reproduce it, and how well it does. Loading checks the card
+ * against this build's specs and runs the card's probe through the model, so a corrupted
+ * or mismatched file fails with a message that names the problem.
+ */
+import { z } from 'zod';
+
+export const MODEL_CARD_FORMAT = 'hillmind-policy';
+export const MODEL_CARD_VERSION = 1;
+export const POLICY_INPUT = 'obs';
+export const POLICY_OUTPUT = 'action_mean';
+export const POLICY_OUTPUT_LAYOUT = ['move_mean', 'turn_mean', 'strafe_mean', 'dash_logit', 'fire_logit'] as const;
+
+export const modelCardSchema = z.object({
+  format: z.literal(MODEL_CARD_FORMAT),
+  version: z.literal(MODEL_CARD_VERSION),
+  name: z.string(),
+  kind: z.enum(['skill', 'flat']),
+  obsSpecVersion: z.number().int(),
+  actionSpecVersion: z.number().int(),
+  io: z.object({
+    input: z.string(),
+    output: z.string(),
+    inputShape: z.tuple([z.string(), z.number().int()]),
+    outputShape: z.tuple([z.string(), z.number().int()]),
+    outputLayout: z.array(z.string()),
+  }),
+  network: z.object({ hidden: z.array(z.number().int()), activation: z.string() }),
+  /** Log standard deviations of the Gaussian heads at the end of training (play is deterministic). */
+  logStd: z.array(z.number()),
+  /** A few observations and the outputs they gave at export: the loader checks them. */
+  probe: z.object({ inputs: z.array(z.array(z.number())), outputs: z.array(z.array(z.number())), tolerance: z.number() }),
+  training: z.object({
+    scenario: z.string(),
+    opponent: z.string(),
+    config: z.record(z.string(), z.unknown()),
+    seed: z.number().int(),
+    steps: z.number().int(),
+    wallSeconds: z.number(),
+    stepsPerSecond: z.number(),
+    reproduce: z.string(),
+  }),
+  curve: z.object({
+    /** Every update's mean episodic return, downsampled to at most 200 points. */
+    points: z.array(z.object({ steps: z.number(), meanReturn: z.number().nullable() })),
+    finalMeanReturn: z.number().nullable(),
+    plot: z.string(),
+  }),
+  evaluation: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: z.string(),
+});
+
+export type ModelCard = z.infer<typeof modelCardSchema>;
+
+/** Parse a card's JSON text; throws an Error naming the file and the problem. */
+export function parseModelCard(text: string, source: string): ModelCard {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = modelCardSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${source} is not a valid model card at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}

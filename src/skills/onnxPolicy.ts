@@ -1,0 +1,92 @@
+/**
+ * Trained policies at play time: an ONNX model run by onnxruntime (onnxruntime-node
+ * headless, onnxruntime-web in the browser; both have this API). Play is deterministic:
+ * the Gaussian means are the continuous actions, and dash/fire are on when their logit is
+ * positive.
+ */
+import { ACTION_SPEC_VERSION, type Action, OBS_SIZE, OBS_SPEC_VERSION, clampUnit } from '../sim';
+import { type ModelCard, POLICY_INPUT, POLICY_OUTPUT, POLICY_OUTPUT_LAYOUT } from './modelCard';
+import type { Policy } from './policy';
+
+/** The part of onnxruntime's API we use (identical in onnxruntime-node and onnxruntime-web). */
+export interface OrtTensor {
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+export interface OrtSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+}
+export interface OrtModule {
+  InferenceSession: { create(model: Uint8Array): Promise<OrtSession> };
+  Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensor;
+}
+
+/** Check a card against this build's observation and action specs. */
+export function checkCard(card: ModelCard, source: string): void {
+  const problems: string[] = [];
+  if (card.obsSpecVersion !== OBS_SPEC_VERSION) problems.push(`observation spec v${card.obsSpecVersion}, this build uses v${OBS_SPEC_VERSION}`);
+  if (card.actionSpecVersion !== ACTION_SPEC_VERSION) problems.push(`action spec v${card.actionSpecVersion}, this build uses v${ACTION_SPEC_VERSION}`);
+  if (card.io.input !== POLICY_INPUT || card.io.inputShape[1] !== OBS_SIZE) {
+    problems.push(`input ${card.io.input}[${card.io.inputShape.join(', ')}], expected ${POLICY_INPUT}[batch, ${OBS_SIZE}]`);
+  }
+  if (card.io.output !== POLICY_OUTPUT || card.io.outputShape[1] !== POLICY_OUTPUT_LAYOUT.length) {
+    problems.push(`output ${card.io.output}[${card.io.outputShape.join(', ')}], expected ${POLICY_OUTPUT}[batch, ${POLICY_OUTPUT_LAYOUT.length}]`);
+  }
+  if (problems.length) throw new Error(`${source} does not fit this build: ${problems.join('; ')}. Retrain it (${card.training.reproduce}).`);
+}
+
+/** Turn model outputs (means and logits) into actions. */
+export function outputsToActions(out: Float32Array, count: number, actions: readonly Action[]): void {
+  const width = POLICY_OUTPUT_LAYOUT.length;
+  for (let i = 0; i < count; i++) {
+    const o = i * width;
+    const a = actions[i]!;
+    a.move = clampUnit(out[o]!);
+    a.turn = clampUnit(out[o + 1]!);
+    a.strafe = clampUnit(out[o + 2]!);
+    a.dash = out[o + 3]! > 0 ? 1 : 0;
+    a.fire = out[o + 4]! > 0 ? 1 : 0;
+  }
+}
+
+/**
+ * Load a model with its card: the card must fit this build, the file must be a model with
+ * the documented input and output, and the card's probe must reproduce.
+ */
+export async function loadOnnxPolicy(ort: OrtModule, bytes: Uint8Array, card: ModelCard, source: string): Promise<Policy> {
+  checkCard(card, source);
+  let session: OrtSession;
+  try {
+    session = await ort.InferenceSession.create(bytes);
+  } catch (err) {
+    throw new Error(`${source} is not a valid ONNX model: ${(err as Error).message}`);
+  }
+  if (!session.inputNames.includes(POLICY_INPUT) || !session.outputNames.includes(POLICY_OUTPUT)) {
+    throw new Error(
+      `${source} has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}]; expected input '${POLICY_INPUT}' and output '${POLICY_OUTPUT}'`,
+    );
+  }
+  const run = async (obs: Float32Array, count: number): Promise<Float32Array> => {
+    const result = await session.run({ [POLICY_INPUT]: new ort.Tensor('float32', obs, [count, OBS_SIZE]) });
+    return result[POLICY_OUTPUT]!.data as Float32Array;
+  };
+
+  const probe = card.probe;
+  const probeOut = await run(Float32Array.from(probe.inputs.flat()), probe.inputs.length);
+  probe.outputs.flat().forEach((expected, i) => {
+    const got = probeOut[i]!;
+    if (!(Math.abs(got - expected) <= probe.tolerance)) {
+      throw new Error(`${source} does not reproduce its card's probe (output ${i}: ${got} vs ${expected}); the file is corrupted or not the model its card describes`);
+    }
+  });
+
+  return {
+    name: card.name,
+    kind: 'onnx',
+    async act(obs, count, out) {
+      outputsToActions(await run(obs.slice(0, count * OBS_SIZE), count), count, out);
+    },
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * The game as a multi-agent RL environment, in PettingZoo's parallel shape: reset(seed)
+ * gives every agent's observation; step(actions) advances one decision (4 physics ticks,
+ * the skills' 12.5 Hz) and gives observations, rewards, terminations, truncations and
+ * infos per agent. VecEnv batches many environments into flat arrays for rollouts.
+ */
+import {
+  type Action,
+  DEFAULT_CONFIG,
+  type GameConfig,
+  OBS_SIZE,
+  Rng,
+  type SimEvent,
+  type World,
+  createWorld,
+  deriveSeed,
+  idleAction,
+  observe,
+  step,
+} from '../sim';
+import type { Scenario } from './scenarios';
+
+export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+export interface EnvStep {
+  readonly observations: Record<string, Float32Array>;
+  readonly rewards: Record<string, number>;
+  readonly terminations: Record<string, boolean>;
+  readonly truncations: Record<string, boolean>;
+  readonly infos: Record<string, { readonly alive: boolean; readonly outcome: string | null }>;
+}
+
+export interface EnvOptions {
+  readonly config?: GameConfig;
+  /** Decision steps before the episode is truncated (the study's horizon: 200). */
+  readonly horizonSteps?: number;
+}
+
+export class KothParallelEnv {
+  readonly possibleAgents: readonly AgentName[] = AGENT_NAMES;
+  /** Agents still in the episode (PettingZoo semantics: finished agents leave). */
+  agents: AgentName[] = [];
+  world: World;
+  private readonly config: GameConfig;
+  private readonly horizon: number;
+  private readonly actions: Action[] = AGENT_NAMES.map(() => idleAction());
+  private readonly before = AGENT_NAMES.map(() => new Float32Array(OBS_SIZE));
+  private readonly events: SimEvent[] = [];
+  private steps = 0;
+
+  constructor(
+    readonly scenario: Scenario,
+    options: EnvOptions = {},
+  ) {
+    this.config = options.config ?? DEFAULT_CONFIG;
+    this.horizon = options.horizonSteps ?? 200;
+    this.world = createWorld(0, this.config);
+  }
+
+  reset(seed: number): Record<string, Float32Array> {
+    this.world = createWorld(seed >>> 0, this.config);
+    this.scenario.setup(this.world, new Rng(deriveSeed(seed, 'scenario', this.scenario.name)));
+    this.agents = [...AGENT_NAMES];
+    this.steps = 0;
+    const observations: Record<string, Float32Array> = {};
+    AGENT_NAMES.forEach((name, id) => (observations[name] = observe(this.world, id, this.before[id]!).slice()));
+    return observations;
+  }
+
+  step(actions: Partial<Record<AgentName, Action>>): EnvStep {
+    const { world } = this;
+    AGENT_NAMES.forEach((name, id) => {
+      const a = this.agents.includes(name) ? actions[name] : undefined;
+      Object.assign(this.actions[id]!, a ?? idleAction());
+      observe(world, id, this.before[id]!);
+    });
+    this.events.length = 0;
+    for (let t = 0; t < this.config.skillEveryTicks && !world.outcome; t++) step(world, this.actions, this.events);
+    this.steps++;
+
+    const over = world.outcome !== null;
+    const truncated = !over && this.steps >= this.horizon;
+    const outcome = world.outcome ? (world.outcome.kind === 'draw' ? 'draw' : world.outcome.team === 0 ? 'blue' : 'red') : null;
+    const result: EnvStep = { observations: {}, rewards: {}, terminations: {}, truncations: {}, infos: {} };
+    for (const name of this.agents) {
+      const id = AGENT_NAMES.indexOf(name);
+      const after = observe(world, id, new Float32Array(OBS_SIZE));
+      const view = { world, agent: world.agents[id]!, events: this.events, before: this.before[id]!, after };
+      result.observations[name] = after;
+      result.rewards[name] = this.scenario.reward(view);
+      result.terminations[name] = over || (this.scenario.finished?.(view) ?? false);
+      result.truncations[name] = truncated;
+      result.infos[name] = { alive: world.agents[id]!.alive, outcome };
+    }
+    this.agents = this.agents.filter((n) => !result.terminations[n] && !result.truncations[n]);
+    return result;
+  }
+}
+
+/** Drives the agents that do not learn (the heuristic team, in skill scenarios). */
+export interface OpponentDriver {
+  act(obs: Float32Array, count: number, out: Action[]): void;
+}
+
+export interface CompletedEpisode {
+  readonly return: number;
+  readonly length: number;
+}
+
+/**
+ * Many environments stepped together, with learner slots laid out in flat arrays:
+ * slot = env * learnersPerEnv + learner. Episodes reset themselves when they end.
+ */
+export class VecEnv {
+  readonly envs: KothParallelEnv[];
+  learnerNames: readonly AgentName[];
+  readonly obs: Float32Array;
+  readonly rewards: Float32Array;
+  /** 1 when the slot's episode ended on this step (no bootstrapping past it). */
+  readonly dones: Uint8Array;
+  /** 1 when the slot's sample counts: in the episode and alive at decision time. */
+  readonly active: Uint8Array;
+  readonly completed: CompletedEpisode[] = [];
+  private readonly slotReturn: Float64Array;
+  private readonly slotLength: Uint32Array;
+  private readonly opponentObs = new Float32Array(4 * OBS_SIZE);
+  private readonly opponentActions: Action[] = AGENT_NAMES.map(() => idleAction());
+  private readonly stepActions: Partial<Record<AgentName, Action>>[];
+  private nextEpisode = 0;
+
+  constructor(
+    scenario: Scenario,
+    readonly numEnvs: number,
+    private readonly seed: number,
+    private opponent: OpponentDriver | 'self',
+    options: EnvOptions = {},
+  ) {
+    this.envs = Array.from({ length: numEnvs }, () => new KothParallelEnv(scenario, options));
+    this.learnerNames = opponent === 'self' ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+    // Sized for the largest layout (self-play), so switching opponents keeps the buffers.
+    const maxSlots = numEnvs * AGENT_NAMES.length;
+    this.obs = new Float32Array(maxSlots * OBS_SIZE);
+    this.rewards = new Float32Array(maxSlots);
+    this.dones = new Uint8Array(maxSlots);
+    this.active = new Uint8Array(maxSlots);
+    this.slotReturn = new Float64Array(maxSlots);
+    this.slotLength = new Uint32Array(maxSlots);
+    this.stepActions = this.envs.map(() => ({}));
+  }
+
+  get learnersPerEnv(): number {
+    return this.learnerNames.length;
+  }
+
+  get slots(): number {
+    return this.numEnvs * this.learnersPerEnv;
+  }
+
+  /** Switch between self-play and a fixed opponent (resets every environment). */
+  setOpponent(opponent: OpponentDriver | 'self'): void {
+    this.opponent = opponent;
+    this.learnerNames = opponent === 'self' ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+    this.reset();
+  }
+
+  reset(): void {
+    this.envs.forEach((_, e) => this.resetEnv(e));
+  }
+
+  private resetEnv(e: number): void {
+    const observations = this.envs[e]!.reset(deriveSeed(this.seed, 'episode', this.nextEpisode++));
+    this.learnerNames.forEach((name, l) => {
+      const slot = e * this.learnersPerEnv + l;
+      this.obs.set(observations[name]!, slot * OBS_SIZE);
+      this.active[slot] = 1;
+      this.slotReturn[slot] = 0;
+      this.slotLength[slot] = 0;
+    });
+  }
+
+  /** Apply one action per slot (5 numbers each), step every environment, fill the arrays. */
+  step(actions: Float32Array): void {
+    const per = this.learnersPerEnv;
+    this.envs.forEach((env, e) => {
+      const stepActions = this.stepActions[e]!;
+      this.learnerNames.forEach((name, l) => {
+        const k = (e * per + l) * 5;
+        stepActions[name] = { move: actions[k]!, turn: actions[k + 1]!, strafe: actions[k + 2]!, dash: actions[k + 3]!, fire: actions[k + 4]! };
+      });
+      if (this.opponent !== 'self') this.driveOpponents(env, stepActions, this.opponent);
+      const result = env.step(stepActions);
+      let episodeOver = env.agents.length === 0 || env.world.outcome !== null;
+      this.learnerNames.forEach((name, l) => {
+        const slot = e * per + l;
+        const reward = result.rewards[name];
+        this.rewards[slot] = reward ?? 0;
+        this.dones[slot] = reward === undefined ? 0 : result.terminations[name] || result.truncations[name] ? 1 : 0;
+        if (reward !== undefined) {
+          this.slotReturn[slot]! += reward;
+          this.slotLength[slot]!++;
+          this.obs.set(result.observations[name]!, slot * OBS_SIZE);
+        }
+        if (this.dones[slot]) {
+          this.completed.push({ return: this.slotReturn[slot]!, length: this.slotLength[slot]! });
+        }
+      });
+      // Every learner gone: the episode is over for this environment.
+      if (!this.learnerNames.some((n) => env.agents.includes(n))) episodeOver = true;
+      if (episodeOver) this.resetEnv(e);
+      this.learnerNames.forEach((name, l) => {
+        const slot = e * per + l;
+        const id = AGENT_NAMES.indexOf(name);
+        this.active[slot] = env.agents.includes(name) && env.world.agents[id]!.alive ? 1 : 0;
+      });
+    });
+  }
+
+  private driveOpponents(env: KothParallelEnv, out: Partial<Record<AgentName, Action>>, driver: OpponentDriver): void {
+    const ids = [2, 3];
+    ids.forEach((id, k) => observe(env.world, id, this.opponentObs, k * OBS_SIZE));
+    const actions = ids.map((id) => this.opponentActions[id]!);
+    driver.act(this.opponentObs, ids.length, actions);
+    ids.forEach((id, k) => (out[AGENT_NAMES[id]!] = actions[k]!));
+  }
+}

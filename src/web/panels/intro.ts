@@ -1,0 +1,60 @@
+/** The short introduction for newcomers, the controls, and the team types. */
+import { teamEntries } from '../../teams';
+import { el, setHidden } from '../dom';
+import type { Stores } from '../stores';
+
+export function introPanel(stores: Stores): HTMLElement {
+  const close = el('button', { type: 'button', class: 'ghost', id: 'intro-close', text: 'Hide' });
+  const teams = el(
+    'dl',
+    { class: 'team-types' },
+    ...teamEntries().flatMap((e) => [el('dt', { text: e.id }), el('dd', { text: e.description })]),
+  );
+  const root = el(
+    'section',
+    { class: 'intro', id: 'intro' },
+    el(
+      'div',
+      { class: 'intro-col' },
+      el('h2', { text: 'How a match works' }),
+      el(
+        'p',
+        { text: 'Two teams of two meet in an arena with one circular zone. A team wins by holding the zone alone for 8 seconds in total. Each elimination halves that team\'s progress; eliminated agents come back at their base after 2 s. Green crosses restore health and return 10 s after they are taken. After 60 s without a winner the match is a draw.' },
+      ),
+      el('p', { text: 'Pick a team for each side and press Start. Choose "human" for blue to play yourself beside an AI teammate. Every match can be saved as a replay and watched again here.' }),
+    ),
+    el('div', { class: 'intro-col' }, el('h2', { text: 'Team types' }), teams),
+    el('div', { class: 'intro-close' }, close),
+  );
+  close.addEventListener('click', () => stores.app.setState({ introOpen: false }));
+  const render = () => setHidden(root, !stores.app.getState().introOpen);
+  stores.app.subscribe(render);
+  render();
+  return root;
+}
+
+export function controlsPanel(): HTMLElement {
+  const row = (keys: string, what: string) => el('tr', {}, el('td', {}, el('kbd', { text: keys })), el('td', { text: what }));
+  return el(
+    'section',
+    { class: 'panel', id: 'controls-panel' },
+    el('h2', { text: 'Controls' }),
+    el(
+      'table',
+      { class: 'keys' },
+      el(
+        'tbody',
+        {},
+        row('W A S D', 'move (up, left, down, right)'),
+        row('Mouse', 'aim where you point'),
+        row('← →', 'turn instead of the mouse'),
+        row('Click / Space', 'fire'),
+        row('Shift', 'dash'),
+        row('P', 'pause or resume'),
+        row('.', 'one tick forward (paused)'),
+        row('[ ]', 'slower / faster'),
+      ),
+    ),
+    el('p', { class: 'hint', text: 'Second person: I J K L move, U O turn, Enter fires, right Shift dashes. Gamepad: left stick moves, right stick aims, RT or A fires, LB or B dashes.' }),
+  );
+}

@@ -1,0 +1,127 @@
+/** Matchup picker, seed, start; then pause, step, speed and saving the match's replay. */
+import { HUMAN_TEAM_ID } from '../../teams/human';
+import { teamEntries } from '../../teams';
+import { el, panel, setHidden, setText } from '../dom';
+import type { GameSession } from '../session';
+import { SPEEDS, type Stores, isSpeed } from '../stores';
+
+export interface SetupActions {
+  start(): void;
+  saveReplay(): void;
+}
+
+function teamOptions(select: HTMLSelectElement, ids: readonly string[], labels: Record<string, string> = {}): void {
+  for (const entry of teamEntries()) {
+    if (!ids.includes(entry.id)) continue;
+    select.append(el('option', { value: entry.id, title: entry.description, text: labels[entry.id] ?? entry.id }));
+  }
+}
+
+function description(id: string): string {
+  return teamEntries().find((e) => e.id === id)?.description ?? '';
+}
+
+export function setupPanel(stores: Stores, session: GameSession, actions: SetupActions): HTMLElement {
+  const all = teamEntries().map((e) => e.id as string);
+  const ai = all.filter((id) => id !== HUMAN_TEAM_ID);
+
+  const blue = el('select', { id: 'blue-team', 'aria-label': 'Blue team' });
+  teamOptions(blue, all, { [HUMAN_TEAM_ID]: 'human (you play)' });
+  const blueInfo = el('p', { class: 'hint', id: 'blue-info' });
+  const teammate = el('select', { id: 'teammate-team', 'aria-label': 'Your AI teammate' });
+  teamOptions(teammate, ai);
+  const twoPlayers = el('input', { type: 'checkbox', id: 'two-players' });
+  const humanRow = el(
+    'div',
+    { class: 'human-options', id: 'human-options' },
+    el('label', { class: 'field' }, el('span', { text: 'Your teammate' }), teammate),
+    el('label', { class: 'check' }, twoPlayers, el('span', { text: 'A second person plays the other blue agent' })),
+  );
+  const red = el('select', { id: 'red-team', 'aria-label': 'Red team' });
+  teamOptions(red, ai);
+  const redInfo = el('p', { class: 'hint', id: 'red-info' });
+  const seed = el('input', { type: 'number', id: 'seed', min: 0, max: 4294967295, step: 1, 'aria-label': 'Seed' });
+  const dice = el('button', { type: 'button', class: 'ghost', id: 'random-seed', title: 'A random seed', text: 'Random' });
+  const start = el('button', { type: 'button', class: 'primary', id: 'start', text: 'Start match' });
+
+  blue.addEventListener('change', () => stores.app.setState({ blue: blue.value }));
+  red.addEventListener('change', () => stores.app.setState({ red: red.value }));
+  teammate.addEventListener('change', () => stores.app.setState({ teammate: teammate.value }));
+  twoPlayers.addEventListener('change', () => stores.app.setState({ twoPlayers: twoPlayers.checked }));
+  seed.addEventListener('change', () => {
+    const n = Number(seed.value);
+    if (Number.isInteger(n) && n >= 0 && n <= 0xffffffff) stores.app.setState({ seed: n });
+    else seed.value = String(stores.app.getState().seed);
+  });
+  dice.addEventListener('click', () => stores.app.setState({ seed: Math.floor(Math.random() * 100000) }));
+  start.addEventListener('click', () => actions.start());
+
+  // Playback.
+  const pause = el('button', { type: 'button', id: 'pause', text: 'Pause' });
+  const stepBtn = el('button', { type: 'button', id: 'step', text: 'Step', title: 'Play one tick (pauses)' });
+  const speeds = el('div', { class: 'segmented', role: 'group', 'aria-label': 'Speed', id: 'speed' });
+  const speedButtons = SPEEDS.map((s) => {
+    const b = el('button', { type: 'button', 'data-speed': s, text: `${s}x` });
+    b.addEventListener('click', () => stores.app.setState({ speed: s }));
+    speeds.append(b);
+    return b;
+  });
+  const save = el('button', { type: 'button', id: 'save-replay', text: 'Save replay' });
+  pause.addEventListener('click', () => session.togglePause());
+  stepBtn.addEventListener('click', () => session.stepOnce());
+  save.addEventListener('click', () => actions.saveReplay());
+
+  const render = () => {
+    const s = stores.app.getState();
+    blue.value = s.blue;
+    red.value = s.red;
+    teammate.value = s.teammate;
+    twoPlayers.checked = s.twoPlayers;
+    if (document.activeElement !== seed) seed.value = String(s.seed);
+    setHidden(humanRow, s.blue !== HUMAN_TEAM_ID);
+    setText(blueInfo, description(s.blue));
+    setText(redInfo, description(s.red));
+    const running = s.mode === 'live' || s.mode === 'replay';
+    start.disabled = s.mode === 'loading';
+    setText(start, s.mode === 'loading' ? 'Starting…' : s.mode === 'live' ? 'Restart match' : 'Start match');
+    pause.disabled = !running || session.done;
+    stepBtn.disabled = !running || session.done;
+    setText(pause, s.paused ? 'Resume' : 'Pause');
+    pause.classList.toggle('active', s.paused);
+    for (const b of speedButtons) {
+      const v = Number(b.dataset.speed);
+      b.classList.toggle('active', isSpeed(v) && v === s.speed);
+      b.setAttribute('aria-pressed', String(v === s.speed));
+    }
+    save.disabled = s.mode !== 'live';
+  };
+  stores.app.subscribe(render);
+  // The done state lives in the hud; refresh the buttons when the match ends.
+  stores.hud.subscribe((h, before) => {
+    if (h.outcome !== before.outcome) render();
+  });
+  render();
+
+  return el(
+    'div',
+    { class: 'stack' },
+    panel(
+      'Match',
+      'match-panel',
+      el('label', { class: 'field' }, el('span', { class: 'team-tag blue', text: 'Blue' }), blue),
+      blueInfo,
+      humanRow,
+      el('label', { class: 'field' }, el('span', { class: 'team-tag red', text: 'Red' }), red),
+      redInfo,
+      el('div', { class: 'field seed-row' }, el('label', { for: 'seed', text: 'Seed' }), seed, dice),
+      start,
+    ),
+    panel(
+      'Playback',
+      'playback-panel',
+      el('div', { class: 'row' }, pause, stepBtn),
+      el('div', { class: 'field' }, el('span', { text: 'Speed' }), speeds),
+      save,
+    ),
+  );
+}

@@ -1,0 +1,520 @@
+/**
+ * The page's match driver, with no DOM and no Phaser: it builds a live match (the same
+ * Match class Node runs) or plays a replay, advances it from the display frame loop at
+ * 50 ticks per second of wall time times the chosen speed, collects effects for the
+ * renderer and publishes what the panels show into the stores.
+ */
+import { Match, type ReplayFile, parseReplay } from '../match';
+import { type SimEvent, type World, createWorld, hashWorld, teamAgents } from '../sim';
+import type { Decision, TeamController } from '../teams';
+import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
+import { agentName, clock, describeEvent } from './describe';
+import { FrameStats } from './frameStats';
+import { ReplayPlayer } from './replayPlayer';
+import {
+  type AgentCard,
+  type FeedEntry,
+  type HudState,
+  type Stores,
+  clearFeed,
+  pushDecision,
+  pushFeed,
+  resetStrategist,
+  setDecisions,
+} from './stores';
+import { EFFECT_MS, type Effect, type RenderView } from './view';
+
+/** Longest frame the loop catches up on (a hidden tab must not fast-forward the match). */
+const MAX_DELTA_MS = 250;
+/** Most ticks played in one display frame (8x at 30 fps is about 14). */
+const MAX_TICKS_PER_FRAME = 48;
+/** The panels refresh at most this often while a match runs. */
+const HUD_EVERY_MS = 100;
+const MAX_EFFECTS = 256;
+
+interface Source {
+  readonly world: World;
+  readonly events: readonly SimEvent[];
+  readonly done: boolean;
+  advance(): void | Promise<void>;
+}
+
+export interface HookAgent {
+  readonly id: number;
+  readonly team: 0 | 1;
+  readonly x: number;
+  readonly y: number;
+  readonly angle: number;
+  readonly health: number;
+  readonly alive: boolean;
+}
+
+/** What the test hook reports. */
+export interface SessionSnapshot {
+  readonly mode: string;
+  readonly tick: number;
+  readonly hash: string | null;
+  readonly done: boolean;
+  readonly outcome: 'blue' | 'red' | 'draw' | null;
+  readonly paused: boolean;
+  readonly speed: number;
+  readonly humanAgents: readonly number[];
+  readonly agents: readonly HookAgent[];
+  readonly error: string | null;
+}
+
+export class GameSession {
+  readonly stats = new FrameStats();
+  private match: Match | null = null;
+  private player: ReplayPlayer | null = null;
+  private preview: World;
+  private humanAgents: number[] = [];
+  /** Who plays each agent, for the cards. */
+  private controllerNames: string[] = [];
+  private accumulator = 0;
+  private alpha = 1;
+  private prev = new Float64Array(0);
+  private effects: Effect[] = [];
+  private clockMs = 0;
+  private pending = false;
+  private generation = 0;
+  private lastHud = -Infinity;
+  private endHandled = false;
+
+  constructor(
+    readonly stores: Stores,
+    private readonly input: HumanInputSource,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.preview = createWorld(stores.app.getState().seed);
+    this.snapshot(this.preview);
+    stores.app.subscribe((s, before) => {
+      if (s.seed !== before.seed && Number.isInteger(s.seed) && s.seed >= 0 && s.seed <= 0xffffffff) {
+        this.preview = createWorld(s.seed);
+        if (!this.source()) this.snapshot(this.preview);
+      }
+    });
+  }
+
+  /** The world on screen: the match, the replay, or a preview of the chosen seed. */
+  get world(): World {
+    return this.source()?.world ?? this.preview;
+  }
+
+  get currentMatch(): Match | null {
+    return this.match;
+  }
+
+  get currentReplay(): ReplayPlayer | null {
+    return this.player;
+  }
+
+  get done(): boolean {
+    return this.source()?.done ?? false;
+  }
+
+  private source(): Source | null {
+    return this.match ?? this.player;
+  }
+
+  /** Start a new match from the choices in the app store (replaces what was on screen). */
+  async start(): Promise<void> {
+    const gen = ++this.generation;
+    const app = this.stores.app.getState();
+    this.stores.app.setState({ mode: 'loading', error: null, replay: null, replayCheck: null, paused: false });
+    try {
+      if (app.red === HUMAN_TEAM_ID) throw new Error('people play on the blue side; choose an AI team for red');
+      if (!Number.isInteger(app.seed) || app.seed < 0 || app.seed > 0xffffffff) throw new Error('the seed must be a whole number from 0 to 4294967295');
+      const human = app.blue === HUMAN_TEAM_ID;
+      const humanSlots = human ? (app.twoPlayers ? [0, 1] : [0]) : [];
+      const match = await Match.create(
+        { blue: app.blue, red: app.red, seed: app.seed },
+        {
+          onDecision: (d) => this.onDecision(gen, d),
+          ...(human
+            ? { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: app.teammate, humanSlots, input: this.input }) } }
+            : {}),
+        },
+      );
+      if (gen !== this.generation) return;
+      this.match = match;
+      this.player = null;
+      const blueIds = teamAgents(match.world, 0).map((a) => a.id);
+      this.humanAgents = humanSlots.map((slot) => blueIds[slot]!);
+      this.controllerNames = match.world.agents.map((a) => {
+        const person = this.humanAgents.indexOf(a.id);
+        if (person >= 0) return humanSlots.length > 1 ? `Player ${person + 1}` : 'You';
+        const controller: TeamController = match.controllers[a.team];
+        return human && a.team === 0 ? `${app.teammate} (AI teammate)` : controller.id;
+      });
+      resetStrategist(this.stores.strategist, [human ? `${HUMAN_TEAM_ID} + ${app.teammate}` : app.blue, app.red], [humanSlots, []]);
+      this.resetView(match.world);
+      clearFeed(this.stores.feed);
+      pushFeed(this.stores.feed, [{ tick: 0, text: `Match started: ${human ? 'you' : app.blue} vs ${app.red}, seed ${app.seed}`, tone: 'neutral' }]);
+      this.stores.app.setState({ mode: 'live', paused: false });
+      this.publishHud(true);
+    } catch (err) {
+      if (gen !== this.generation) return;
+      this.match = null;
+      this.player = null;
+      this.snapshot(this.preview);
+      this.stores.app.setState({ mode: 'idle', error: `Could not start ${app.blue} vs ${app.red}: ${message(err)}` });
+    }
+  }
+
+  /** Load replay JSON text; errors are shown in the page and leave the screen as it was. */
+  loadReplay(text: string, name: string): boolean {
+    let replay: ReplayFile;
+    try {
+      replay = parseReplay(text, name);
+    } catch (err) {
+      this.stores.app.setState({ error: `Could not load the replay: ${message(err)}` });
+      return false;
+    }
+    this.generation++;
+    this.match = null;
+    this.player = new ReplayPlayer(replay);
+    this.humanAgents = [];
+    this.controllerNames = this.player.world.agents.map((a) => (a.team === 0 ? replay.teams.blue : replay.teams.red));
+    resetStrategist(this.stores.strategist, [replay.teams.blue, replay.teams.red]);
+    this.resetView(this.player.world);
+    clearFeed(this.stores.feed);
+    pushFeed(this.stores.feed, [
+      { tick: 0, text: `Replay loaded: ${replay.teams.blue} vs ${replay.teams.red}, seed ${replay.seed}, ${clock(replay.ticks, replay.config.tickHz)}`, tone: 'neutral' },
+    ]);
+    this.stores.app.setState({
+      mode: 'replay',
+      paused: false,
+      error: null,
+      replayCheck: null,
+      replay: {
+        name,
+        blue: replay.teams.blue,
+        red: replay.teams.red,
+        seed: replay.seed,
+        ticks: replay.ticks,
+        outcome: replay.outcome,
+        finalHash: replay.finalHash,
+      },
+    });
+    this.publishHud(true);
+    return true;
+  }
+
+  /** The live match's replay as JSON text, or null when no match is live. */
+  replayText(): string | null {
+    return this.match ? JSON.stringify(this.match.replay()) : null;
+  }
+
+  /** A file name for the live match's replay. */
+  replayFileName(): string {
+    const m = this.match;
+    if (!m) return 'hillmind-replay.json';
+    return `hillmind-${m.controllers[0].id}-vs-${m.controllers[1].id}-seed${m.world.seed}-t${m.world.tick}.json`;
+  }
+
+  setPaused(paused: boolean): void {
+    this.stores.app.setState({ paused });
+    this.publishHud(true);
+  }
+
+  togglePause(): void {
+    this.setPaused(!this.stores.app.getState().paused);
+  }
+
+  /** Play exactly one tick (pauses first), then show the world as it is. */
+  stepOnce(): void {
+    const src = this.source();
+    if (!src || src.done || this.pending) return;
+    if (!this.stores.app.getState().paused) this.stores.app.setState({ paused: true });
+    this.tickOnce(src);
+    this.snapshot(src.world);
+    this.accumulator = 0;
+    this.alpha = 1;
+    this.publishHud(true);
+  }
+
+  /** Jump a replay to `tick`. */
+  seek(tick: number): void {
+    const player = this.player;
+    if (!player) return;
+    player.seek(tick);
+    this.effects = [];
+    this.snapshot(player.world);
+    this.accumulator = 0;
+    this.alpha = 1;
+    this.endHandled = false;
+    clearFeed(this.stores.feed);
+    pushFeed(this.stores.feed, [{ tick: player.world.tick, text: `Jumped to ${clock(player.world.tick, player.world.config.tickHz)}`, tone: 'neutral' }]);
+    setDecisions(this.stores.strategist, player.decisionsSoFar(0), player.decisionsSoFar(1));
+    this.stores.app.setState({ replayCheck: null });
+    if (player.done) this.handleEnd();
+    this.publishHud(true);
+  }
+
+  /** One display frame: play the ticks wall time and speed call for. */
+  frame(deltaMs: number): void {
+    const src = this.source();
+    const app = this.stores.app.getState();
+    if (!src || app.paused || this.pending || src.done) return;
+    const frameStart = this.now();
+    const delta = Math.min(Math.max(deltaMs, 0), MAX_DELTA_MS);
+    this.clockMs += delta;
+    const tickMs = 1000 / src.world.config.tickHz;
+    this.accumulator += delta * app.speed;
+    let ticks = 0;
+    let simMs = 0;
+    while (this.accumulator >= tickMs && ticks < MAX_TICKS_PER_FRAME && !src.done && !this.pending && this.source() === src) {
+      this.accumulator -= tickMs;
+      simMs += this.tickOnce(src);
+      ticks++;
+    }
+    if (ticks === MAX_TICKS_PER_FRAME) this.accumulator = Math.min(this.accumulator, tickMs);
+    this.alpha = src.done ? 1 : Math.min(1, this.accumulator / tickMs);
+    if (src === this.match) this.stats.record(simMs, ticks, frameStart);
+    this.publishHud(src.done);
+  }
+
+  /** What the renderer draws now. */
+  view(): RenderView {
+    const world = this.world;
+    this.pruneEffects();
+    return {
+      world,
+      alpha: this.source() ? this.alpha : 1,
+      prev: this.prev,
+      effects: this.effects,
+      clock: this.clockMs,
+      labels: this.labels(world),
+      humanAgents: this.humanAgents,
+    };
+  }
+
+  /** State for the test hook. */
+  snapshotState(): SessionSnapshot {
+    const src = this.source();
+    const world = this.world;
+    const app = this.stores.app.getState();
+    return {
+      mode: app.mode,
+      tick: world.tick,
+      hash: src ? hashWorld(world) : null,
+      done: src?.done ?? false,
+      outcome: outcomeOf(world),
+      paused: app.paused,
+      speed: app.speed,
+      humanAgents: [...this.humanAgents],
+      agents: world.agents.map((a) => ({ id: a.id, team: a.team, x: a.x, y: a.y, angle: a.angle, health: a.health, alive: a.alive })),
+      error: app.error,
+    };
+  }
+
+  private labels(world: World): (string | null)[] {
+    const match = this.match;
+    if (match) {
+      const slots = [0, 0];
+      return world.agents.map((a) => {
+        const slot = slots[a.team]!++;
+        const person = this.humanAgents.indexOf(a.id);
+        if (person >= 0) return this.humanAgents.length > 1 ? `P${person + 1}` : 'YOU';
+        return match.controllers[a.team].currentSkills[slot] ?? null;
+      });
+    }
+    if (this.player) return this.player.skills();
+    return world.agents.map(() => null);
+  }
+
+  private onDecision(gen: number, decision: Decision): void {
+    if (gen === this.generation) pushDecision(this.stores.strategist, decision);
+  }
+
+  /** Play one tick; returns the milliseconds spent in the simulation and controllers. */
+  private tickOnce(src: Source): number {
+    this.snapshot(src.world);
+    const start = this.now();
+    let result: void | Promise<void>;
+    try {
+      result = src.advance();
+    } catch (err) {
+      this.fail(err);
+      return this.now() - start;
+    }
+    const spent = this.now() - start;
+    if (result instanceof Promise) {
+      // A controller is waiting (model inference): hold the loop until it answers.
+      this.pending = true;
+      const gen = this.generation;
+      result.then(
+        () => {
+          if (gen !== this.generation) return;
+          this.pending = false;
+          this.afterTick(src);
+        },
+        (err: unknown) => {
+          if (gen !== this.generation) return;
+          this.pending = false;
+          this.fail(err);
+        },
+      );
+    } else this.afterTick(src);
+    return spent;
+  }
+
+  private afterTick(src: Source): void {
+    const world = src.world;
+    const feed: Omit<FeedEntry, 'id'>[] = [];
+    for (const e of src.events) {
+      this.addEffect(world, e);
+      const line = describeEvent(world, e);
+      if (line) feed.push(line);
+      if (e.type === 'respawn') this.snapshotAgent(world, e.agent);
+    }
+    pushFeed(this.stores.feed, feed);
+    if (this.player && src === this.player) {
+      for (const d of this.player.replay.decisions) if (d.tick === world.tick - 1) pushDecision(this.stores.strategist, d);
+    }
+    if (src.done) this.handleEnd();
+  }
+
+  private handleEnd(): void {
+    if (this.endHandled) return;
+    this.endHandled = true;
+    this.alpha = 1;
+    if (this.player) this.stores.app.setState({ replayCheck: this.player.check() });
+    this.publishHud(true);
+  }
+
+  private fail(err: unknown): void {
+    this.stores.app.setState({ paused: true, error: `The match stopped: ${message(err)}` });
+  }
+
+  private addEffect(world: World, e: SimEvent): void {
+    const born = this.clockMs;
+    const push = (effect: Effect) => {
+      if (this.effects.length >= MAX_EFFECTS) this.effects.shift();
+      this.effects.push(effect);
+    };
+    switch (e.type) {
+      case 'shot':
+        push({ kind: 'tracer', born, fromX: e.fromX, fromY: e.fromY, toX: e.toX, toY: e.toY, team: world.agents[e.agent]!.team, hit: e.target >= 0 });
+        break;
+      case 'hit': {
+        const t = world.agents[e.target]!;
+        push({ kind: 'hit', born, x: t.x, y: t.y });
+        break;
+      }
+      case 'kill': {
+        const t = world.agents[e.target]!;
+        push({ kind: 'kill', born, x: t.x, y: t.y, team: t.team });
+        break;
+      }
+      case 'respawn': {
+        const a = world.agents[e.agent]!;
+        push({ kind: 'respawn', born, x: a.x, y: a.y, team: a.team });
+        break;
+      }
+      case 'pickup': {
+        const p = world.pickups[e.pickup]!;
+        push({ kind: 'pickup', born, x: p.x, y: p.y });
+        break;
+      }
+      case 'pickupReturn': {
+        const p = world.pickups[e.pickup]!;
+        push({ kind: 'pickupReturn', born, x: p.x, y: p.y });
+        break;
+      }
+      case 'dash':
+        push({ kind: 'dash', born, agent: e.agent });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private pruneEffects(): void {
+    const now = this.clockMs;
+    let keep = 0;
+    for (const e of this.effects) if (now - e.born < EFFECT_MS[e.kind]) this.effects[keep++] = e;
+    this.effects.length = keep;
+  }
+
+  private resetView(world: World): void {
+    this.effects = [];
+    this.accumulator = 0;
+    this.alpha = 1;
+    this.pending = false;
+    this.endHandled = false;
+    this.lastHud = -Infinity;
+    this.stats.reset();
+    this.snapshot(world);
+  }
+
+  private snapshot(world: World): void {
+    if (this.prev.length !== world.agents.length * 3) this.prev = new Float64Array(world.agents.length * 3);
+    for (const a of world.agents) this.snapshotAgent(world, a.id);
+  }
+
+  private snapshotAgent(world: World, id: number): void {
+    const a = world.agents[id]!;
+    this.prev[id * 3] = a.x;
+    this.prev[id * 3 + 1] = a.y;
+    this.prev[id * 3 + 2] = a.angle;
+  }
+
+  /** Refresh the panels' store (throttled unless forced). */
+  publishHud(force = false): void {
+    const t = this.now();
+    if (!force && t - this.lastHud < HUD_EVERY_MS) return;
+    this.lastHud = t;
+    this.stores.hud.setState(this.hud());
+  }
+
+  private hud(): HudState {
+    const world = this.world;
+    const hz = world.config.tickHz;
+    const labels = this.labels(world);
+    const agents: AgentCard[] = world.agents.map((a) => ({
+      id: a.id,
+      team: a.team,
+      name: agentName(world, a.id),
+      controller: this.source() ? (this.controllerNames[a.id] ?? '') : '',
+      human: this.humanAgents.includes(a.id),
+      skill: this.humanAgents.includes(a.id) ? null : (labels[a.id] ?? null),
+      health: a.health,
+      maxHealth: world.config.agent.maxHealth,
+      alive: a.alive,
+      respawnIn: a.alive ? 0 : a.respawnTimer / hz,
+      kills: a.stats.kills,
+      deaths: a.stats.deaths,
+      shots: a.stats.shots,
+      hits: a.stats.hits,
+      inZone: a.inZone,
+    }));
+    const src = this.source();
+    const teams: [string, string] = this.match
+      ? [this.match.controllers[0].id, this.match.controllers[1].id]
+      : this.player
+        ? [this.player.replay.teams.blue, this.player.replay.teams.red]
+        : ['', ''];
+    return {
+      tick: world.tick,
+      tickHz: hz,
+      episodeTicks: world.timings.episode,
+      progress: [world.progress[0] / hz, world.progress[1] / hz],
+      winSeconds: world.config.winHoldSeconds,
+      zoneStatus: world.zoneStatus,
+      outcome: src ? outcomeOf(world) : null,
+      teams,
+      agents,
+    };
+  }
+}
+
+function outcomeOf(world: World): 'blue' | 'red' | 'draw' | null {
+  const o = world.outcome;
+  return !o ? null : o.kind === 'draw' ? 'draw' : o.team === 0 ? 'blue' : 'red';
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
