@@ -1,3 +1,4 @@
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // COOP/COEP make the page cross-origin isolated, which onnxruntime-web's threaded wasm needs.
@@ -6,7 +7,22 @@ const isolationHeaders = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+// The LLM proxy (/api/llm, /api/llm/status) on the dev server, as on `npm start`: the key
+// stays in this process. Loaded through Vite's own module loader, so neither the config nor
+// a test run imports the SDK.
+function llmProxy(): Plugin {
+  return {
+    name: 'hillmind-llm-proxy',
+    apply: 'serve',
+    async configureServer(server) {
+      const proxy = (await server.ssrLoadModule('/src/server/llmProxy.ts')) as typeof import('./src/server/llmProxy');
+      server.middlewares.use(proxy.routesMiddleware(proxy.llmProxyRoutes()));
+    },
+  };
+}
+
 export default defineConfig({
+  plugins: process.env.VITEST ? [] : [llmProxy()],
   server: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   preview: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   build: { outDir: 'dist', target: 'es2022', chunkSizeWarningLimit: 4096 },

@@ -12,11 +12,13 @@ export function parseCommandLine<T extends ParseArgsConfig['options']>(options: 
   }
 }
 
-/** A non-negative integer option, or a UsageError naming it. */
-export function integerOption(name: string, value: string | undefined, fallback: number): number {
+/** A non-negative integer option (at most `max`), or a UsageError naming it. */
+export function integerOption(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got '${value}'`);
+  const n = value.trim() === '' ? NaN : Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > max) {
+    throw new UsageError(`--${name} must be an integer from 0 to ${max}, got '${value}'`);
+  }
   return n;
 }
 

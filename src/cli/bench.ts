@@ -5,6 +5,23 @@
 import { type BenchRow, benchMatches, benchStep } from '../match/benchmarks';
 import { integerOption, parseCommandLine, runCli } from './args';
 
+/** The page at 1x in headless chromium: simulation plus controllers per display frame. */
+async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
+  const { benchBrowser, chromiumAvailable, CHROMIUM_PATH } = await import('../server/harness');
+  if (!chromiumAvailable()) {
+    console.log(`(skipped: no chromium at ${CHROMIUM_PATH}; apt-get install chromium or set CHROMIUM_PATH)`);
+    return [];
+  }
+  const f = await benchBrowser(Math.max(3, seconds));
+  const span = f.spanMs / 1000;
+  return [
+    { name: 'page frame at 1x, sim + controllers, median', value: f.medianMs, unit: 'ms/frame', target: 2, lowerIsBetter: true },
+    { name: 'page frame at 1x, sim + controllers, p95', value: f.p95Ms, unit: 'ms/frame', target: 2, lowerIsBetter: true },
+    { name: `page display frames (${f.renderer} renderer)`, value: span > 0 ? f.frames / span : 0, unit: 'frames/s' },
+    { name: 'page ticks at 1x', value: span > 0 ? f.ticks / span : 0, unit: 'ticks/s' },
+  ];
+}
+
 const USAGE = 'usage: npm run bench [-- --seconds <n>]';
 
 function formatRow(row: BenchRow): string {
@@ -27,6 +44,7 @@ runCli(async () => {
       ...(await benchMatches('bt-scripted', 'heuristic', seconds)),
       ...(await benchMatches('heuristic', 'heuristic', seconds)),
     ]],
+    ['browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];
   console.log(`Hillmind benchmarks (node ${process.version}, ${seconds} s per figure)`);
   for (const [title, run] of sections) {

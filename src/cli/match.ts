@@ -3,15 +3,20 @@
  * npm run match -- --verify <file>
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { CACHE_MODES, type LlmCountersSnapshot, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
 import { formatSummary, parseReplay, runMatch, verifyReplay } from '../match';
-import { TEAM_IDS, teamEntry } from '../teams';
+import { setModelSource } from '../skills';
+import { nodeModelSource } from '../skills/nodeModels';
+import { TEAM_IDS, llmStrategistOf, nodeLlmTeamEntry, registerTeam, teamEntry } from '../teams';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
+         [--llm-timing <realtime|ticks:N|lockstep>] [--llm-cache <use|refresh|off>]
        npm run match -- --verify <replay file>
 teams: ${TEAM_IDS.join(', ')}`;
 
 runCli(async () => {
+  setModelSource(nodeModelSource());
   const { values } = parseCommandLine(
     {
       blue: { type: 'string' },
@@ -20,6 +25,8 @@ runCli(async () => {
       json: { type: 'boolean' },
       replay: { type: 'string' },
       verify: { type: 'string' },
+      'llm-timing': { type: 'string' },
+      'llm-cache': { type: 'string' },
       help: { type: 'boolean' },
     },
     USAGE,
@@ -49,11 +56,29 @@ runCli(async () => {
       throw new UsageError((err as Error).message);
     }
   }
-  const seed = integerOption('seed', values.seed, 1);
+  const seed = integerOption('seed', values.seed, 1, 0xffffffff);
+  const timing = values['llm-timing'] === undefined ? undefined : parseHeadlessTiming(values['llm-timing']);
+  if (timing === null) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
+  const cache = values['llm-cache'];
+  if (cache !== undefined && !isCacheMode(cache)) throw new UsageError(`--llm-cache must be one of ${CACHE_MODES.join(', ')}, got '${cache}'`);
+  if (timing || cache) registerTeam(nodeLlmTeamEntry({ ...(timing ? { timing } : {}), ...(cache ? { cache } : {}) }));
   const match = await runMatch({ blue: values.blue, red: values.red, seed }, { record: Boolean(values.replay) });
   const summary = match.summary();
   if (values.replay) writeFileSync(values.replay, JSON.stringify(match.replay()));
-  console.log(values.json ? JSON.stringify(summary, null, 2) : formatSummary(summary));
+  // The language-model strategists' counters, when an llm team played.
+  const llm: Record<string, LlmCountersSnapshot> = {};
+  for (const [name, controller] of [['blue', match.controllers[0]], ['red', match.controllers[1]]] as const) {
+    const strategist = llmStrategistOf(controller);
+    if (!strategist) continue;
+    llm[name] = strategist.stats();
+    strategist.dispose();
+  }
+  const played = Object.keys(llm).length > 0;
+  if (values.json) console.log(JSON.stringify(played ? { ...summary, llm } : summary, null, 2));
+  else {
+    console.log(formatSummary(summary));
+    for (const [name, stats] of Object.entries(llm)) console.log(`\n${formatCounters(`llm ${name}`, stats)}`);
+  }
   if (values.replay && !values.json) console.log(`replay written to ${values.replay}`);
   return 0;
 });

@@ -20,7 +20,7 @@
 import { z } from 'zod';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
-import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseTimingMode } from './timing';
+import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -90,7 +90,7 @@ const schema = z.object({
     .string()
     .default('realtime')
     .transform((v, ctx) => {
-      const parsed = parseTimingMode(v);
+      const parsed = parseHeadlessTiming(v);
       if (!parsed) ctx.addIssue({ code: 'custom', message: `LLM_TIMING must be ${TIMING_HELP}` });
       return parsed ?? ({ kind: 'realtime' } as TimingMode);
     }),

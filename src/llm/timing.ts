@@ -30,6 +30,12 @@ export function parseTimingMode(text: string): TimingMode | null {
   return m ? { kind: 'ticks', ticks: Number(m[1]) } : null;
 }
 
+/** The modes a headless run may choose (live needs a frame loop that yields to the network). */
+export function parseHeadlessTiming(text: string): TimingMode | null {
+  const mode = parseTimingMode(text);
+  return mode && mode.kind !== 'live' ? mode : null;
+}
+
 export function formatTimingMode(mode: TimingMode): string {
   return mode.kind === 'ticks' ? `ticks:${mode.ticks}` : mode.kind;
 }

@@ -61,7 +61,7 @@ export class Match {
     const metrics = new MatchMetrics(world.agents.length);
     const recorder = options.record === false ? null : new ReplayRecorder(world.agents.length);
     const onDecision = (decision: Decision) => {
-      metrics.recordDecision(world, decision);
+      metrics.recordDecision(decision);
       recorder?.decisions.push(decision);
       options.onDecision?.(decision);
     };

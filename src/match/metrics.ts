@@ -51,29 +51,25 @@ export class MatchMetrics {
     this.lastSkill = Array.from({ length: agentCount }, () => null);
   }
 
-  /** Count a decision and the skill transitions it makes. */
-  recordDecision(world: World, decision: Decision): void {
+  /** Count a strategist decision. */
+  recordDecision(decision: Decision): void {
     this.decisionCount[decision.team]!++;
-    const members = world.agents.filter((a) => a.team === decision.team);
-    decision.skills.forEach((skill, slot) => {
-      const id = members[slot]!.id;
-      const previous = this.lastSkill[id];
-      if (previous && previous !== skill) {
-        const key = `${previous}->${skill}`;
-        this.transitions[id]![key] = (this.transitions[id]![key] ?? 0) + 1;
-      }
-      this.lastSkill[id] = skill;
-    });
   }
 
-  /** After each step: time per skill for living agents. */
+  /** After each step: time per skill for living agents, and every change of skill. */
   recordTick(world: World, controllers: readonly TeamController[]): void {
     for (const controller of controllers) {
       const skills = controller.currentSkills;
       let slot = 0;
       for (const agent of world.agents) {
         if (agent.team !== controller.team) continue;
-        const skill = skills[slot++];
+        const skill = skills[slot++] ?? null;
+        const previous = this.lastSkill[agent.id];
+        if (skill && previous && skill !== previous) {
+          const key = `${previous}->${skill}`;
+          this.transitions[agent.id]![key] = (this.transitions[agent.id]![key] ?? 0) + 1;
+        }
+        this.lastSkill[agent.id] = skill;
         if (!skill || !agent.alive) continue;
         const counts = this.skillTicks[agent.id]!;
         counts.set(skill, (counts.get(skill) ?? 0) + 1);

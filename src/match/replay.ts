@@ -17,7 +17,10 @@ import {
   type World,
   createWorld,
   hashWorld,
+  actionsEqual,
+  copyAction,
   idleAction,
+  sanitizeAction,
   step,
 } from '../sim';
 import { SKILL_IDS } from '../skills';
@@ -84,18 +87,24 @@ export class ReplayRecorder {
   readonly actions: ActionRow[] = [];
   readonly decisions: Decision[] = [];
   private readonly last: Action[];
+  private readonly scratch: Action = idleAction();
 
   constructor(agentCount: number) {
     // Start from a value no controller writes, so every agent's first action is recorded.
     this.last = Array.from({ length: agentCount }, () => ({ ...idleAction(), move: NaN }));
   }
 
-  /** Record the actions step() is about to apply; `tick` is world.tick before that step. */
+  /**
+   * Record the actions step() is about to apply; `tick` is world.tick before that step.
+   * Actions are stored as step() applies them (clamped, NaN as 0, binaries 0/1), so every
+   * recorded match survives JSON and replays exactly.
+   */
   record(tick: number, actions: readonly Action[]): void {
-    actions.forEach((a, agent) => {
+    actions.forEach((raw, agent) => {
+      const a = sanitizeAction(raw, this.scratch);
       const l = this.last[agent]!;
-      if (a.move === l.move && a.turn === l.turn && a.strafe === l.strafe && a.dash === l.dash && a.fire === l.fire) return;
-      Object.assign(l, a);
+      if (actionsEqual(a, l)) return;
+      copyAction(a, l);
       this.actions.push([tick, agent, a.move, a.turn, a.strafe, a.dash, a.fire]);
     });
   }
@@ -127,12 +136,13 @@ export function parseReplay(text: string, source = 'replay'): ReplayFile {
   } catch (err) {
     throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
   }
-  const header = z.object({ format: z.string(), version: z.number() }).safeParse(json);
-  if (!header.success || header.data.format !== REPLAY_FORMAT) {
+  const header = z.object({ format: z.literal(REPLAY_FORMAT), version: z.unknown().optional() }).safeParse(json);
+  if (!header.success) {
     throw new Error(`${source} is not a Hillmind replay: expected "format": "${REPLAY_FORMAT}"`);
   }
   if (header.data.version !== REPLAY_VERSION) {
-    throw new Error(`${source} is replay version ${header.data.version}; this build reads version ${REPLAY_VERSION}`);
+    const found = typeof header.data.version === 'number' ? `replay version ${header.data.version}` : `a replay without a numeric "version"`;
+    throw new Error(`${source} is ${found}; this build reads version ${REPLAY_VERSION}`);
   }
   const parsed = replaySchema.safeParse(json);
   if (!parsed.success) {

@@ -57,3 +57,13 @@ export function resetIdle(a: Action): void {
   a.dash = 0;
   a.fire = 0;
 }
+
+/** The action as step() applies it: continuous parts clamped (NaN as 0), binary parts 0 or 1. */
+export function sanitizeAction(from: Action, to: Action): Action {
+  to.move = clampUnit(from.move);
+  to.turn = clampUnit(from.turn);
+  to.strafe = clampUnit(from.strafe);
+  to.dash = from.dash > 0.5 ? 1 : 0;
+  to.fire = from.fire > 0.5 ? 1 : 0;
+  return to;
+}

@@ -93,7 +93,7 @@ const HEIGHT = 20;
 const LEFT_WALLS: Wall[] = [
   { minX: 8.5, minY: 3, maxX: 9.5, maxY: 7 },
   { minX: 8.5, minY: 13, maxX: 9.5, maxY: 17 },
-  { minX: 12.5, minY: 9.25, maxX: 13.5, maxY: 10.75 },
+  { minX: 11, minY: 9.25, maxX: 12, maxY: 10.75 },
 ];
 
 export const DEFAULT_CONFIG: GameConfig = {
@@ -132,7 +132,8 @@ export const DEFAULT_CONFIG: GameConfig = {
   },
   zone: {
     radius: 2.5,
-    spawnArea: { minX: 7, minY: 3, maxX: 25, maxY: 17 },
+    // Kept to the middle third so no zone sits on a base's doorstep.
+    spawnArea: { minX: 11, minY: 3, maxX: 21, maxY: 17 },
     wallClearance: 0.25,
   },
   respawnDelay: 2,

@@ -132,7 +132,10 @@ function resolveWalls(world: World, agent: Agent): void {
   agent.y = Math.min(Math.max(agent.y, r), height - r);
 }
 
-/** Agents are solid: overlapping pairs are pushed apart equally. */
+/**
+ * Agents are solid: overlapping pairs are pushed apart equally. When a wall takes back one
+ * agent's share (it is pinned), the other agent is pushed the rest of the way.
+ */
 function separateAgents(world: World): void {
   const { agents } = world;
   const minDist = 2 * world.config.agent.radius;
@@ -142,17 +145,10 @@ function separateAgents(world: World): void {
     for (let j = i + 1; j < agents.length; j++) {
       const b = agents[j]!;
       if (!b.alive) continue;
-      let dx = b.x - a.x;
-      let dy = b.y - a.y;
-      const d = Math.sqrt(dx * dx + dy * dy);
+      const d = Math.hypot(b.x - a.x, b.y - a.y);
       if (d >= minDist) continue;
-      if (d === 0) {
-        dx = 1;
-        dy = 0;
-      } else {
-        dx /= d;
-        dy /= d;
-      }
+      const dx = d === 0 ? 1 : (b.x - a.x) / d;
+      const dy = d === 0 ? 0 : (b.y - a.y) / d;
       const push = (minDist - d) / 2;
       a.x -= dx * push;
       a.y -= dy * push;
@@ -160,8 +156,21 @@ function separateAgents(world: World): void {
       b.y += dy * push;
       resolveWalls(world, a);
       resolveWalls(world, b);
+      pushApart(world, a, b, minDist) || pushApart(world, b, a, minDist);
     }
   }
+}
+
+/** Move `free` straight away from `fixed` until they touch; true when that left no overlap. */
+function pushApart(world: World, fixed: Agent, free: Agent, minDist: number): boolean {
+  const d = Math.hypot(free.x - fixed.x, free.y - fixed.y);
+  if (d >= minDist) return true;
+  const dx = d === 0 ? 1 : (free.x - fixed.x) / d;
+  const dy = d === 0 ? 0 : (free.y - fixed.y) / d;
+  free.x = fixed.x + dx * minDist;
+  free.y = fixed.y + dy * minDist;
+  resolveWalls(world, free);
+  return Math.hypot(free.x - fixed.x, free.y - fixed.y) >= minDist - 1e-9;
 }
 
 /**

@@ -1,3 +1,6 @@
 export * from './catalogue';
 export * from './policy';
 export * from './scripted';
+export * from './modelCard';
+export * from './modelSource';
+export * from './onnxPolicy';

@@ -5,3 +5,4 @@ export * from './heuristic';
 export * from './behaviorTree';
 export * from './randomStrategist';
 export * from './registry';
+export * from './llm';

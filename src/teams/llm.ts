@@ -38,7 +38,6 @@ import {
   cacheKey,
   fetchLlmStatus,
   fixedDelayTicks,
-  formatTimingMode,
   latencyTicks,
   parseAnswer,
   processEnv,
@@ -49,7 +48,7 @@ import {
 } from '../llm';
 import { type Team, type World, type ZoneStatus, healthLevel, teamSituation } from '../sim';
 import { SCRIPTED_SKILLS, type SkillId, type SkillSet } from '../skills';
-import { type Decision, type TeamContext, type TeamController, andThen } from './controller';
+import { type Decision, type DecisionSource, type TeamContext, type TeamController, andThen } from './controller';
 import { type DecisionTiming, HierarchicalController, type Strategist, type StrategistAnswer } from './hierarchical';
 import type { TeamEntry } from './registry';
 
@@ -516,7 +515,7 @@ export function defaultLlmTeamEntry(): TeamEntry {
  * skills it reproduces a match the model played, without the model.
  */
 export class RecordedStrategist implements Strategist {
-  readonly source;
+  readonly source: DecisionSource;
   readonly periodTicks = 1;
   private readonly byTick = new Map<number, Decision>();
 
@@ -535,5 +534,3 @@ export class RecordedStrategist implements Strategist {
     return d ? { skills: d.skills, ...(d.rationale ? { rationale: d.rationale } : {}) } : null;
   }
 }
-
-export { formatTimingMode };

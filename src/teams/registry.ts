@@ -2,12 +2,13 @@
  * The team ids users type (`--blue bt-scripted`), what each is, and how to build it.
  * Teams that need something not present (trained models, an LLM, a person) say so.
  */
-import { SCRIPTED_SKILLS } from '../skills';
+import { SCRIPTED_SKILLS, loadModel, loadSkillSet } from '../skills';
 import { BehaviorTreeStrategist } from './behaviorTree';
 import type { TeamContext, TeamController } from './controller';
 import { FlatController } from './flat';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController } from './hierarchical';
+import { defaultLlmTeamEntry } from './llm';
 import { RandomStrategist } from './randomStrategist';
 
 export const TEAM_IDS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'human'] as const;
@@ -25,6 +26,15 @@ const RANDOM_PERIOD_SECONDS = 0.5;
 
 function unavailable(id: TeamId, reason: string): never {
   throw new Error(`team '${id}' is not available: ${reason}`);
+}
+
+/** Load what a model-backed team needs, or say why the team is unavailable. */
+async function withModels<T>(id: TeamId, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    return unavailable(id, (err as Error).message);
+  }
 }
 
 const entries: Record<TeamId, TeamEntry> = {
@@ -60,18 +70,23 @@ const entries: Record<TeamId, TeamEntry> = {
   bt: {
     id: 'bt',
     description: 'Behavior tree choosing among the four trained RL skills (the study\'s BT baseline).',
-    create: () => unavailable('bt', 'it needs the trained skill models in models/ (npm run train)'),
+    create: async (ctx) =>
+      new HierarchicalController(
+        'bt',
+        ctx.team,
+        new BehaviorTreeStrategist(ctx.config.skillEveryTicks),
+        await withModels('bt', () => loadSkillSet()),
+        ctx.onDecision,
+      ),
   },
   flat: {
     id: 'flat',
     description: 'One trained RL policy per agent, no strategist (the study\'s flat RL).',
-    create: () => unavailable('flat', 'it needs models/flat.onnx (npm run train -- --skill flat)'),
+    create: async (ctx) => new FlatController('flat', ctx.team, await withModels('flat', () => loadModel('flat'))),
   },
-  llm: {
-    id: 'llm',
-    description: 'A language model choosing skills at 2 Hz and on events (the study\'s LLM+RL).',
-    create: () => unavailable('llm', 'set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL'),
-  },
+  // Available where a model is configured (OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL in
+  // Node; the server's proxy in the page); otherwise creating it says how to configure one.
+  llm: defaultLlmTeamEntry(),
   human: {
     id: 'human',
     description: 'A person controls an agent in the browser beside an AI teammate.',

@@ -202,7 +202,7 @@ export class ArenaScene extends Phaser.Scene {
     while (this.labels.length < world.agents.length) {
       this.labels.push(
         this.add
-          .text(0, 0, '', { fontFamily: 'system-ui, sans-serif', fontSize: '12px', color: '#dbe4f0', stroke: '#0b0f17', strokeThickness: 3 })
+          .text(0, 0, '', { fontFamily: 'system-ui, sans-serif', fontSize: '15px', fontStyle: 'bold', color: '#dbe4f0', stroke: '#0b0f17', strokeThickness: 4 })
           .setOrigin(0.5, 1)
           .setDepth(10),
       );

@@ -19,7 +19,7 @@ import {
 export const ZONE = { x: 16, y: 10 } as const;
 
 /** A zone spot clear of DEFAULT_CONFIG's walls, for scenarios in the real arena. */
-export const ARENA_ZONE = { x: 23, y: 10 } as const;
+export const ARENA_ZONE = { x: 16, y: 10 } as const;
 
 /** Far from the zone, the pickups and each other: where idle agents wait. */
 export const PARKED = [

@@ -55,7 +55,7 @@ describe('match summary and metrics', () => {
   // decision comes after tick 0 (bt-scripted usually keeps navigate at tick 0), each agent's
   // first switch away from navigate is never counted. Skill time does count that navigate
   // time, so transitions and skill time disagree (and the transition entropy is biased).
-  it.fails('counts every change of the skill an agent actually runs as a transition', async () => {
+  it('counts every change of the skill an agent actually runs as a transition', async () => {
     for (const seed of [1, 2, 4]) {
       const match = await Match.create({ blue: 'bt-scripted', red: 'random', seed }, { record: false });
       const changes = [0, 0, 0, 0];

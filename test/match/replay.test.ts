@@ -95,7 +95,7 @@ describe('replays', () => {
   // stores the NaN (and, since NaN !== NaN, a row on every tick); JSON turns it into null,
   // so the written replay no longer parses ("malformed at actions.0.2"). Recording the
   // clamped values (or NaN as 0) would keep such a match replayable.
-  it.fails('a match where a policy wrote NaN still verifies after a JSON round trip', () => {
+  it('a match where a policy wrote NaN still verifies after a JSON round trip', () => {
     const world = createWorld(1);
     const recorder = new ReplayRecorder(world.agents.length);
     const actions = world.agents.map(() => ({ ...idleAction(), move: 1 }));
@@ -139,7 +139,7 @@ describe('parseReplay errors', () => {
   // Minor BUG (src/match/replay.ts, parseReplay's header check): a file with the right
   // "format" but a missing or non-numeric "version" is called "not a Hillmind replay"
   // instead of naming the bad version field.
-  it.fails('a right-format file with a missing or string version is reported as a version problem', () => {
+  it('a right-format file with a missing or string version is reported as a version problem', () => {
     for (const version of [undefined, '1']) {
       expect(() => parseReplay(JSON.stringify({ ...good, version }))).toThrow(/version/);
     }

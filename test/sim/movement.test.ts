@@ -121,7 +121,7 @@ describe('movement', () => {
   // teammate or enemy standing against a wall keeps overlapping it by a tick's movement
   // (0.1 m here; down to 0.77 m apart in bt-scripted/heuristic matches). Agents are meant
   // to be solid. Remove `.fails` once separation pushes the free agent the whole way.
-  it.fails('an agent pushing another against a wall does not overlap it (solid agents)', () => {
+  it('an agent pushing another against a wall does not overlap it (solid agents)', () => {
     const wall = { minX: 12, minY: 5, maxX: 13, maxY: 15 };
     const world = scenario(testConfig({ walls: [wall] }));
     place(world, 1, wall.minX - R, 10, 0);

@@ -1,10 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { TEAM_IDS, createTeam, isTeamId, teamEntries, teamEntry } from '../../src/teams';
 
 const ctx = { team: 1 as const, seed: 3, config: DEFAULT_CONFIG };
 
 describe('team registry', () => {
+  // 'llm' becomes available where a model is configured: make sure none is, here.
+  beforeAll(() => {
+    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'LLM_MODEL']) vi.stubEnv(name, '');
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+  });
+
   it('lists the documented team ids, each with a description', () => {
     expect([...TEAM_IDS].sort()).toEqual(['bt', 'bt-scripted', 'flat', 'heuristic', 'human', 'llm', 'random']);
     expect(teamEntries().map((e) => e.id)).toEqual([...TEAM_IDS]);

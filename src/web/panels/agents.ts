@@ -11,6 +11,7 @@ interface CardNodes {
   health: HTMLElement;
   healthText: HTMLElement;
   kd: HTMLElement;
+  accuracy: HTMLElement;
   status: HTMLElement;
 }
 
@@ -21,16 +22,17 @@ function card(): CardNodes {
   const health = el('div', { class: 'hp-fill' });
   const healthText = el('span', { class: 'mono hp-text' });
   const kd = el('span', { class: 'mono kd' });
+  const accuracy = el('span', { class: 'mono' });
   const status = el('span', { class: 'agent-status' });
   const root = el(
     'div',
     { class: 'agent-card' },
     el('div', { class: 'agent-head' }, name, skill),
-    controller,
+    el('div', { class: 'agent-sub' }, controller, status),
     el('div', { class: 'hp' }, el('div', { class: 'hp-bar' }, health), healthText),
-    el('div', { class: 'agent-foot' }, kd, status),
+    el('div', { class: 'agent-foot' }, kd, accuracy),
   );
-  return { root, name, controller, skill, health, healthText, kd, status };
+  return { root, name, controller, skill, health, healthText, kd, accuracy, status };
 }
 
 function skillText(a: AgentCard): string {
@@ -60,7 +62,9 @@ export function agentsPanel(stores: Stores): HTMLElement {
       c.health.style.width = `${Math.max(0, (100 * a.health) / a.maxHealth).toFixed(0)}%`;
       c.health.className = `hp-fill ${a.health / a.maxHealth > 0.66 ? 'high' : a.health / a.maxHealth > 0.33 ? 'mid' : 'low'}`;
       setText(c.healthText, `${Math.round(a.health)}`);
-      setText(c.kd, `K ${a.kills} · D ${a.deaths} · ${a.shots > 0 ? Math.round((100 * a.hits) / a.shots) : 0}% hit`);
+      setText(c.kd, `K ${a.kills} · D ${a.deaths}`);
+      setText(c.accuracy, a.shots > 0 ? `${Math.round((100 * a.hits) / a.shots)}% of ${a.shots} shots` : 'no shots');
+      c.accuracy.title = 'hits as a share of shots fired';
       setText(c.status, !a.alive ? `back in ${a.respawnIn.toFixed(1)} s` : a.inZone ? 'in zone' : '');
     });
   };

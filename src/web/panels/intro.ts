@@ -19,9 +19,9 @@ export function introPanel(stores: Stores): HTMLElement {
       el('h2', { text: 'How a match works' }),
       el(
         'p',
-        { text: 'Two teams of two meet in an arena with one circular zone. A team wins by holding the zone alone for 8 seconds in total. Each elimination halves that team\'s progress; eliminated agents come back at their base after 2 s. Green crosses restore health and return 10 s after they are taken. After 60 s without a winner the match is a draw.' },
+        { text: 'Two teams of two fight over one circular zone. Hold it alone for 8 s in total to win; each elimination halves your team\'s progress, and the eliminated agent is back at base 2 s later. Green crosses restore health and return 10 s after they are taken. 60 s without a winner is a draw.' },
       ),
-      el('p', { text: 'Pick a team for each side and press Start. Choose "human" for blue to play yourself beside an AI teammate. Every match can be saved as a replay and watched again here.' }),
+      el('p', { text: 'Pick a team for each side and press Start. Choose "human" for blue to play yourself beside an AI teammate (controls on the left). Save any match as a replay and watch it again here.' }),
     ),
     el('div', { class: 'intro-col' }, el('h2', { text: 'Team types' }), teams),
     el('div', { class: 'intro-close' }, close),

@@ -29,7 +29,23 @@ export function strategistPanel(stores: Stores): HTMLElement {
       const people = t.humanSlots.map((slot) => `${team === 0 ? 'Blue' : 'Red'} ${slot + 1}`);
       const personLine = people.length > 0 ? `${people.join(' and ')}: played by a person. ` : '';
       if (!d) {
-        setText(b.latest, t.controller ? `${personLine}No decision yet${t.controller === 'heuristic' ? ' (this team has no strategist: each agent goes to the zone and shoots)' : ''}.` : 'Start a match to see decisions.');
+        const starting = stores.hud
+          .getState()
+          .agents.filter((a) => a.team === team && !a.human && a.skill)
+          .map((a) => `${a.name} → ${skillName(a.skill!)}`)
+          .join(', ');
+        setText(
+          b.latest,
+          !t.controller
+            ? 'Start a match to see decisions.'
+            : starting
+              ? `${personLine}${starting} · starting skills, no change yet`
+              : t.controller === 'heuristic'
+                ? 'No strategist: each agent goes to the zone and shoots.'
+                : t.controller === 'flat'
+                  ? 'No strategist: each agent runs one trained policy on its own.'
+                  : `${personLine}No decision yet.`,
+        );
       } else {
         const skills = d.skills
           .map((skill, slot) => (t.humanSlots.includes(slot) ? null : `${team === 0 ? 'Blue' : 'Red'} ${slot + 1} → ${skillName(skill)}`))
@@ -45,6 +61,10 @@ export function strategistPanel(stores: Stores): HTMLElement {
     });
   };
   stores.strategist.subscribe(render);
+  // Starting skills come from the agent cards until the first decision.
+  stores.hud.subscribe((h, before) => {
+    if (h.teams !== before.teams || h.tick < before.tick) render();
+  });
   render();
   return panel('Strategists', 'strategist-panel', ...blocks.map((b) => b.root));
 }

@@ -1,0 +1,32 @@
+/**
+ * npm start: serve the built app and its API on http://localhost:5173 (PORT overrides,
+ * HOST picks the interface; default is this machine only). `npm start` builds first.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { llmProxyRoutes } from '../server/llmProxy';
+import { type Route, createAppServer, healthRoute, listen } from '../server/server';
+import { runCli } from './args';
+
+const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
+
+/** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
+const routes: Route[] = [
+  healthRoute(),
+  ...llmProxyRoutes(),
+];
+
+runCli(async () => {
+  if (!existsSync(resolve(root, 'index.html'))) {
+    throw new Error(`${root} has no built app: run npm run build (npm start builds it for you)`);
+  }
+  const port = Number(process.env.PORT ?? 5173);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${process.env.PORT}'`);
+  const running = await listen(createAppServer({ root, routes }), port, process.env.HOST ?? '127.0.0.1');
+  console.log(`Hillmind is running at ${running.url}  (Ctrl+C to stop)`);
+  await new Promise<void>((done) => {
+    const stop = () => void running.close().then(done);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+});

@@ -1,0 +1,16 @@
+/**
+ * Language-model plumbing that knows no team: prompts, answer parsing and validation, the
+ * chat contract and the page's proxy client, timing, the decision cache's addressing,
+ * counters and settings. Browser-safe; the SDK client and the disk cache are Node-only
+ * (./node), loaded where they are needed.
+ */
+export * from './chat';
+export * from './prompt';
+export * from './answer';
+export * from './timing';
+export * from './counters';
+export * from './cache';
+export * from './settings';
+export * from './proxyClient';
+export * from './tokens';
+export * from './localClient';

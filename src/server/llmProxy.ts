@@ -1,0 +1,233 @@
+/**
+ * The language-model proxy: the page's strategist asks POST /api/llm, and this server,
+ * which alone holds the key, forwards the request to the configured model through the
+ * openai SDK. Requests are validated (shape, 32 KiB), rate-limited per client, and sent
+ * with the server's model; answers and errors never carry the key.
+ *
+ *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
+ *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs}
+ *                         -> 400 invalid, 413 too large, 429 rate-limited (Retry-After),
+ *                            502 model server error, 503 no model configured, 504 timeout;
+ *                            error bodies are {error: {kind, message}}
+ *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ...} or
+ *                         {configured: false, error, help}
+ *
+ * Mounted by the product's server (src/cli/serve.ts) and by Vite's dev server (vite.config.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ChatClient, ChatError, type Env, type LlmSettings, type LlmStatus, chatRequestSchema, processEnv, publicBaseUrl, readLlmSettings } from '../llm';
+import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
+import { createOpenAiClient } from '../llm/node';
+
+import type { Route } from './server';
+
+export type { Route };
+
+export interface LlmProxyOptions {
+  /** Where the settings come from; default the process environment. */
+  readonly env?: Env;
+  /** A client instead of the SDK one the settings describe (tests). */
+  readonly client?: ChatClient;
+  /** Largest request body; default 32 KiB. */
+  readonly maxBodyBytes?: number;
+  /** Per client (remote address): sustained requests per second and burst; default 8/s, 16. */
+  readonly rate?: { readonly perSecond: number; readonly burst: number };
+  /** Clock in ms (tests); default Date.now. */
+  readonly now?: () => number;
+}
+
+export const LLM_PROXY_MAX_BODY = 32 * 1024;
+
+interface ErrorBody {
+  readonly error: { readonly kind: string; readonly message: string; readonly help?: string };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+function fail(res: ServerResponse, status: number, kind: string, message: string, headers?: Record<string, string>, help?: string): void {
+  const body: ErrorBody = { error: { kind, message, ...(help ? { help } : {}) } };
+  send(res, status, body, headers);
+}
+
+/** Token buckets per client key. */
+class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** 0 when allowed (a token is taken), else milliseconds until the next token. */
+  take(key: string): number {
+    const t = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: t };
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((t - bucket.at) / 1000) * this.perSecond);
+    bucket.at = t;
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > 10_000) this.prune(t);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - bucket.tokens) / this.perSecond) * 1000);
+  }
+
+  private prune(t: number): void {
+    for (const [key, b] of this.buckets) if (t - b.at > (this.burst / this.perSecond) * 1000) this.buckets.delete(key);
+  }
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The status a page may see: never the key. */
+export function llmStatus(env: Env = processEnv()): LlmStatus {
+  const result = readLlmSettings(env);
+  if (!result.ok) return { configured: false, error: result.error, help: result.help };
+  const s = result.settings;
+  return {
+    configured: true,
+    model: s.model,
+    baseUrl: publicBaseUrl(s.baseUrl),
+    keySet: s.apiKey !== '',
+    format: s.format,
+    temperature: s.temperature,
+    timeoutMs: s.timeoutMs,
+    rateHz: s.rateHz,
+    events: [...s.events],
+  };
+}
+
+/** The routes of the proxy, ready for a node:http router or a connect middleware. */
+export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
+  const env = options.env ?? processEnv();
+  const result = readLlmSettings(env);
+  const settings: LlmSettings | null = result.ok ? result.settings : null;
+  const maxBody = options.maxBodyBytes ?? LLM_PROXY_MAX_BODY;
+  const now = options.now ?? Date.now;
+  const limiter = new RateLimiter(options.rate?.perSecond ?? 8, options.rate?.burst ?? 16, now);
+  let client: ChatClient | null = options.client ?? null;
+  const status = llmStatus(env);
+  /** Whatever the upstream said, without the key. */
+  const scrub = (text: string) => (settings?.apiKey ? text.split(settings.apiKey).join('[key]') : text);
+
+  const complete: Route = {
+    method: 'POST',
+    path: LLM_PROXY_PATH,
+    async handle(req, res) {
+      const waitMs = limiter.take(req.socket.remoteAddress ?? 'unknown');
+      if (waitMs > 0) {
+        req.resume();
+        fail(res, 429, 'rate-limit', 'too many requests from this client', { 'retry-after': String(Math.ceil(waitMs / 1000)) });
+        return;
+      }
+      let text: string;
+      try {
+        text = await readBody(req, maxBody);
+      } catch (err) {
+        if (err instanceof BodyTooLarge) {
+          fail(res, 413, 'http', `the request is larger than ${maxBody} bytes`, { connection: 'close' });
+          req.destroy();
+          return;
+        }
+        throw err;
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        fail(res, 400, 'http', 'the request is not JSON');
+        return;
+      }
+      const parsed = chatRequestSchema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        fail(res, 400, 'http', `invalid request at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+        return;
+      }
+      if (!settings && !options.client) {
+        fail(res, 503, 'unavailable', result.ok ? 'no language model is configured' : result.error, {}, result.ok ? undefined : result.help);
+        return;
+      }
+      client ??= createOpenAiClient(settings!);
+      const abort = new AbortController();
+      let timedOut = false;
+      const limitMs = Math.round((settings?.timeoutMs ?? 2000) * 1.5) + 500;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        abort.abort();
+      }, limitMs);
+      // The page gave up (its own timeout): stop waiting for the model too.
+      res.on('close', () => {
+        if (!res.writableEnded) abort.abort();
+      });
+      const started = now();
+      try {
+        const answer = await client.complete(parsed.data, abort.signal);
+        send(res, 200, { ...answer, latencyMs: now() - started });
+      } catch (err) {
+        const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
+        if (timedOut || error.kind === 'timeout') fail(res, 504, 'timeout', 'the model did not answer in time');
+        else if (error.kind === 'aborted') fail(res, 499, 'aborted', 'the request was abandoned');
+        else if (error.kind === 'rate-limit') {
+          const seconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : 1;
+          fail(res, 429, 'rate-limit', 'the model server is rate-limiting', { 'retry-after': String(seconds) });
+        } else if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
+          fail(res, 502, 'http', `the model server refused the server's credentials (HTTP ${error.status}): check OPENAI_API_KEY`);
+        } else fail(res, 502, error.kind, scrub(error.message));
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+
+  const statusRoute: Route = {
+    method: 'GET',
+    path: LLM_STATUS_PATH,
+    handle(_req, res) {
+      send(res, 200, status);
+    },
+  };
+
+  return [complete, statusRoute];
+}
+
+type Next = (err?: unknown) => void;
+
+/** A connect-style middleware (Vite's dev and preview servers) serving `routes`. */
+export function routesMiddleware(routes: readonly Route[]): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+  return (req, res, next) => {
+    const path = (req.url ?? '').split('?')[0];
+    const route = routes.find((r) => r.path === path && r.method === req.method);
+    if (!route) {
+      next();
+      return;
+    }
+    Promise.resolve(route.handle(req, res)).catch(() => {
+      if (!res.headersSent) fail(res, 500, 'server', 'the proxy failed');
+      else res.end();
+    });
+  };
+}
