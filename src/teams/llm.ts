@@ -119,7 +119,6 @@ type Answer = StrategistAnswer | null;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const defaultNow = () => performance.now();
-const RECORD_HISTORY = 50;
 
 export class LlmStrategist implements Strategist {
   readonly source = 'llm' as const;
@@ -130,7 +129,7 @@ export class LlmStrategist implements Strategist {
   readonly timeoutMs: number;
   readonly events: ReadonlySet<EventTrigger>;
   private readonly counters = new LlmCounters();
-  /** The latest requests' fates, newest last. */
+  /** Every request's fate this episode, oldest first. */
   readonly records: LlmDecisionRecord[] = [];
   private readonly now: () => number;
   private readonly eventGapTicks: number;
@@ -394,7 +393,6 @@ export class LlmStrategist implements Strategist {
 
   private record(record: LlmDecisionRecord): void {
     this.records.push(record);
-    if (this.records.length > RECORD_HISTORY) this.records.shift();
     this.options.onRecord?.(record);
   }
 }
@@ -483,7 +481,17 @@ export function nodeLlmTeamEntry(overrides: NodeLlmOverrides = {}): TeamEntry {
 }
 
 /** `llm` in the page: decisions through the product's server (POST /api/llm), live timing. */
-export function proxyLlmTeamEntry(options: { readonly endpoint?: string; readonly statusEndpoint?: string; readonly skills?: SkillSet; readonly onRecord?: (r: LlmDecisionRecord) => void } = {}): TeamEntry {
+export interface ProxyLlmOptions {
+  /** Default '/api/llm' and '/api/llm/status' on the page's origin. */
+  readonly endpoint?: string;
+  readonly statusEndpoint?: string;
+  /** Default live (the page's frame loop); headless users of the proxy pick another. */
+  readonly timing?: TimingMode;
+  readonly skills?: SkillSet;
+  readonly onRecord?: (record: LlmDecisionRecord) => void;
+}
+
+export function proxyLlmTeamEntry(options: ProxyLlmOptions = {}): TeamEntry {
   return llmTeamEntry(async () => {
     const status = await fetchLlmStatus(options.statusEndpoint);
     if (!status.configured || !status.model) throw llmUnavailable(status.error ?? 'the server has no language model configured', status.help);
@@ -494,7 +502,7 @@ export function proxyLlmTeamEntry(options: { readonly endpoint?: string; readonl
       ...(status.timeoutMs !== undefined ? { timeoutMs: status.timeoutMs } : {}),
       ...(status.rateHz !== undefined ? { rateHz: status.rateHz } : {}),
       ...(status.events ? { events: status.events.filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)) } : {}),
-      timing: { kind: 'live' },
+      timing: options.timing ?? { kind: 'live' },
       ...(options.skills ? { skills: options.skills } : {}),
       ...(options.onRecord ? { onRecord: options.onRecord } : {}),
     };

@@ -101,6 +101,16 @@ function main(): void {
   stores.app.subscribe((s, before) => {
     if (s.mode !== before.mode && s.mode === 'replay') input.active = false;
   });
+  // A replay file dropped anywhere on the page plays.
+  window.addEventListener('dragover', (e) => {
+    if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+  });
+  window.addEventListener('drop', (e) => {
+    const file = e.dataTransfer?.files[0];
+    if (!file) return;
+    e.preventDefault();
+    void file.text().then((text) => session.loadReplay(text, file.name));
+  });
 
   const board = scoreboard(stores);
   const status = el('div', { class: 'status-line', id: 'status-line' });
@@ -117,7 +127,7 @@ function main(): void {
       'main',
       { class: 'layout' },
       el('aside', { class: 'side left' }, setupPanel(stores, session, { start: () => void start(), saveReplay }), replayPanel(stores, session), controlsPanel()),
-      el('section', { class: 'center' }, board.root, el('div', { class: 'arena-wrap' }, arena, board.result), status),
+      el('section', { class: 'center' }, board, el('div', { class: 'arena-wrap' }, arena), status),
       el('aside', { class: 'side right' }, agentsPanel(stores), strategistPanel(stores), feedPanel(stores)),
     ),
   );

@@ -7,7 +7,7 @@
 import * as Phaser from 'phaser';
 import type { GameConfig, World } from '../sim';
 import { spawnPose } from '../sim';
-import { PAD, PX_PER_M, toPx } from './layout';
+import { PAD, PX_PER_M, canvasSize, toPx } from './layout';
 import { EFFECT_MS, type Effect, type RenderView, interpolatedPose } from './view';
 
 export const COLORS = {
@@ -71,6 +71,9 @@ export class ArenaScene extends Phaser.Scene {
 
   private drawStatic(config: GameConfig): void {
     this.drawnConfig = config;
+    // A replay may bring another arena size.
+    const size = canvasSize(config);
+    if (this.scale.width !== size.width || this.scale.height !== size.height) this.scale.resize(size.width, size.height);
     const g = this.staticLayer;
     g.clear();
     const w = config.arena.width * PX_PER_M;

@@ -256,9 +256,15 @@ export class GameSession {
   frame(deltaMs: number): void {
     const src = this.source();
     const app = this.stores.app.getState();
-    if (!src || app.paused || this.pending || src.done) return;
-    const frameStart = this.now();
+    if (!src || this.pending) return;
     const delta = Math.min(Math.max(deltaMs, 0), MAX_DELTA_MS);
+    if (src.done) {
+      // Let the last effects fade out.
+      this.clockMs += delta;
+      return;
+    }
+    if (app.paused) return;
+    const frameStart = this.now();
     this.clockMs += delta;
     const tickMs = 1000 / src.world.config.tickHz;
     this.accumulator += delta * app.speed;

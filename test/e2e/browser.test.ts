@@ -83,6 +83,8 @@ suite('the product in a real browser', () => {
     expect(await page.locator('#controls-panel').innerText()).toMatch(/W A S D[\s\S]*Shift/);
     expect(await page.locator('#arena canvas').count()).toBe(1);
     expect(await page.evaluate(() => window.__hillmind!.renderer)).toBe('Canvas');
+    // COOP/COEP from the server make the page cross-origin isolated (threaded WebAssembly needs it).
+    expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
     expect(await page.locator('#error').isVisible()).toBe(false);
     await page.screenshot({ path: join(ARTIFACTS, 'browser-start.png') });
     await page.close();

@@ -13,7 +13,7 @@ export type FakeBehaviour =
   /** A completion: `text` (or the careful answer), after `delayMs`. */
   | { readonly kind: 'answer'; readonly text?: string; readonly delayMs?: number }
   /** An error status with an OpenAI-style error body; `retryAfter` sets the header. */
-  | { readonly kind: 'status'; readonly status: number; readonly retryAfter?: string; readonly delayMs?: number }
+  | { readonly kind: 'status'; readonly status: number; readonly retryAfter?: string; readonly delayMs?: number; readonly message?: string }
   /** HTTP 200 whose body is not a chat completion. */
   | { readonly kind: 'bad-body' }
   /** Close the connection without an answer. */
@@ -105,7 +105,7 @@ export class FakeOpenAiServer {
         await wait(behaviour.delayMs);
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (behaviour.retryAfter !== undefined) headers['retry-after'] = behaviour.retryAfter;
-        res.writeHead(behaviour.status, headers).end(JSON.stringify({ error: { message: `fake status ${behaviour.status}`, type: 'fake' } }));
+        res.writeHead(behaviour.status, headers).end(JSON.stringify({ error: { message: behaviour.message ?? `fake status ${behaviour.status}`, type: 'fake' } }));
         return;
       }
       case 'answer': {

@@ -7,7 +7,7 @@ import type { Stores } from '../stores';
 export function replayPanel(stores: Stores, session: GameSession): HTMLElement {
   const file = el('input', { type: 'file', id: 'replay-file', accept: '.json,application/json', class: 'file-input' });
   const pick = el('label', { for: 'replay-file', class: 'button', text: 'Load replay…' });
-  const info = el('p', { class: 'hint', id: 'replay-info', text: 'Replays come from "Save replay" here or from the match command with --replay.' });
+  const info = el('p', { class: 'hint', id: 'replay-info', text: 'Replays come from "Save replay" here or from the match command with --replay. You can also drop a file on the page.' });
   const scrub = el('input', { type: 'range', id: 'replay-scrub', min: 0, max: 0, step: 1, value: 0, 'aria-label': 'Replay position' });
   const time = el('span', { class: 'mono', id: 'replay-time' });
   const scrubRow = el('div', { class: 'scrub' }, scrub, time);

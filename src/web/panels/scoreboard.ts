@@ -1,6 +1,6 @@
-/** Both teams' zone progress and the clock, above the arena; the result when the match ends. */
+/** Both teams' zone progress and the clock, above the arena; the result in its place at the end. */
 import { clock } from '../describe';
-import { el, setHidden, setText } from '../dom';
+import { el, setText } from '../dom';
 import type { Stores } from '../stores';
 
 function side(team: 'blue' | 'red') {
@@ -11,14 +11,12 @@ function side(team: 'blue' | 'red') {
   return { root, name, fill, value };
 }
 
-export function scoreboard(stores: Stores): { root: HTMLElement; result: HTMLElement } {
+export function scoreboard(stores: Stores): HTMLElement {
   const blue = side('blue');
   const red = side('red');
   const time = el('div', { class: 'sb-clock mono', id: 'clock' });
   const zone = el('div', { class: 'sb-zone', id: 'zone-status' });
   const root = el('section', { class: 'scoreboard', id: 'scoreboard' }, blue.root, el('div', { class: 'sb-center' }, time, zone), red.root);
-  const resultText = el('div', { class: 'result-text', id: 'result' });
-  const result = el('div', { class: 'result', hidden: true }, resultText, el('div', { class: 'result-hint', text: 'Start again, change the matchup, or save the replay.' }));
 
   const render = () => {
     const h = stores.hud.getState();
@@ -32,19 +30,23 @@ export function scoreboard(stores: Stores): { root: HTMLElement; result: HTMLEle
       setText(s.value, `${seconds.toFixed(1)} / ${h.winSeconds} s`);
     });
     const left = Math.max(0, h.episodeTicks - h.tick);
-    setText(time, clock(left, h.tickHz));
     time.title = `${clock(h.tick, h.tickHz)} played, tick ${h.tick}`;
-    const status = h.zoneStatus === 'empty' ? 'Zone empty' : h.zoneStatus === 'contested' ? 'Zone contested' : `${h.zoneStatus === 'blue' ? 'Blue' : 'Red'} holds the zone`;
-    setText(zone, app.mode === 'idle' ? 'Ready' : app.mode === 'loading' ? 'Starting…' : app.paused && !h.outcome ? `Paused · ${status}` : status);
-    zone.className = `sb-zone ${h.zoneStatus}`;
-    setHidden(result, h.outcome === null);
     if (h.outcome) {
-      setText(resultText, h.outcome === 'draw' ? 'Draw: time is up' : `${h.outcome === 'blue' ? 'Blue' : 'Red'} wins`);
-      result.className = `result ${h.outcome}`;
+      // The result takes the clock's place.
+      setText(time, h.outcome === 'draw' ? 'Draw' : `${h.outcome === 'blue' ? 'Blue' : 'Red'} wins`);
+      time.className = `sb-clock result ${h.outcome}`;
+      setText(zone, `after ${clock(h.tick, h.tickHz)} · ${h.outcome === 'draw' ? 'time is up' : `${h.winSeconds} s held`}`);
+      zone.className = 'sb-zone';
+      return;
     }
+    setText(time, clock(left, h.tickHz));
+    time.className = 'sb-clock mono';
+    const status = h.zoneStatus === 'empty' ? 'Zone empty' : h.zoneStatus === 'contested' ? 'Zone contested' : `${h.zoneStatus === 'blue' ? 'Blue' : 'Red'} holds the zone`;
+    setText(zone, app.mode === 'idle' ? 'Ready' : app.mode === 'loading' ? 'Starting…' : app.paused ? `Paused · ${status}` : status);
+    zone.className = `sb-zone ${h.zoneStatus}`;
   };
   stores.hud.subscribe(render);
   stores.app.subscribe(render);
   render();
-  return { root, result };
+  return root;
 }

@@ -1,0 +1,47 @@
+/**
+ * npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir>
+ *                       [--workers N] [--seed S] [--resume]
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { setModelSource } from '../skills';
+import { nodeModelSource } from '../skills/nodeModels';
+import { describeSettings, reportText, runTournament } from '../tournament/run';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { ProgressBar } from './progress';
+
+const USAGE = 'usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume]';
+
+runCli(async () => {
+  const { values } = parseCommandLine(
+    { teams: { type: 'string' }, episodes: { type: 'string' }, out: { type: 'string' }, workers: { type: 'string' }, seed: { type: 'string' }, resume: { type: 'boolean' } },
+    USAGE,
+  );
+  if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
+  const teams = values.teams.split(',').map((t) => t.trim()).filter(Boolean);
+  const episodes = integerOption('episodes', values.episodes, 0);
+  if (episodes < 1) throw new UsageError('--episodes must be at least 1');
+  const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism()));
+  const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, 0xffffffff) };
+  setModelSource(nodeModelSource());
+
+  let bar: ProgressBar | null = null;
+  const started = performance.now();
+  const result = await runTournament({
+    settings,
+    out: values.out,
+    workers,
+    resume: Boolean(values.resume),
+    onProgress(done, total) {
+      bar ??= new ProgressBar(total, 'episodes');
+      bar.update(done, `${workers} worker${workers > 1 ? 's' : ''}`);
+    },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  (bar as ProgressBar | null)?.done(
+    `${result.played} episodes played${result.skipped ? `, ${result.skipped} already recorded` : ''} in ${seconds.toFixed(1)} s (${(result.played / seconds).toFixed(1)} episodes/s)`,
+  );
+  console.log(`\n${describeSettings(settings)}\n`);
+  console.log(reportText(result.summary));
+  console.log(`\nrecords: ${join(values.out, 'episodes.jsonl')}\nreports: ${join(values.out, 'report.md')}, ${join(values.out, 'report.html')}`);
+});

@@ -1,0 +1,89 @@
+/**
+ * Episode records: one JSON object per line in episodes.jsonl, appended and flushed as each
+ * episode ends, so a killed run loses at most the line it was writing. Reading skips (and
+ * repair truncates) a torn last line.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import type { MatchSummary } from '../match';
+import type { PlannedEpisode } from './plan';
+
+export interface EpisodeRecord {
+  readonly key: string;
+  readonly matchup: string;
+  readonly a: string;
+  readonly b: string;
+  readonly index: number;
+  readonly seed: number;
+  readonly blue: string;
+  readonly red: string;
+  /** The winning team id, or null for a draw. */
+  readonly winner: string | null;
+  readonly winnerSide: 'blue' | 'red' | 'draw';
+  readonly durationSeconds: number;
+  readonly progress: MatchSummary['progress'];
+  readonly decisions: MatchSummary['decisions'];
+  readonly agents: MatchSummary['agents'];
+  /** LLM call counters per side, when an LLM team played. */
+  readonly llm?: Record<string, unknown>;
+  readonly hash: string;
+}
+
+export function toRecord(episode: PlannedEpisode, summary: MatchSummary, llm?: Record<string, unknown>): EpisodeRecord {
+  return {
+    key: episode.key,
+    matchup: `${episode.a} vs ${episode.b}`,
+    a: episode.a,
+    b: episode.b,
+    index: episode.index,
+    seed: episode.seed,
+    blue: episode.blue,
+    red: episode.red,
+    winner: summary.winner === 'draw' ? null : summary[summary.winner],
+    winnerSide: summary.winner,
+    durationSeconds: summary.durationSeconds,
+    progress: summary.progress,
+    decisions: summary.decisions,
+    agents: summary.agents,
+    ...(llm ? { llm } : {}),
+    hash: summary.hash,
+  };
+}
+
+/** Read every complete record; a torn last line (from a killed run) is cut off the file. */
+export function readRecords(path: string): EpisodeRecord[] {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  if (end < text.length) truncateSync(path, Buffer.byteLength(text.slice(0, end)));
+  const records: EpisodeRecord[] = [];
+  text
+    .slice(0, end)
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line) return;
+      try {
+        records.push(JSON.parse(line) as EpisodeRecord);
+      } catch {
+        throw new Error(`${path} line ${i + 1} is not a JSON record; fix or remove it before resuming`);
+      }
+    });
+  return records;
+}
+
+/** Appends records durably, one line each. */
+export class RecordWriter {
+  private readonly fd: number;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'a');
+  }
+
+  append(record: EpisodeRecord): void {
+    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    fsyncSync(this.fd);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Running a tournament: check every team can play before the first episode, write the
+ * manifest, play the planned episodes not yet recorded on a pool of worker threads, append
+ * each record as it ends, and write the reports.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { DEFAULT_CONFIG } from '../sim';
+import { SKILL_IDS } from '../skills';
+import { DEFAULT_MODEL_DIR } from '../skills/nodeModels';
+import { createTeam, teamEntry } from '../teams';
+import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
+import { type EpisodeRecord, RecordWriter, readRecords } from './records';
+import { reportHtml, reportMarkdown, reportText } from './report';
+import { type TournamentSummary, summarizeTournament } from './summary';
+
+export const MANIFEST_FORMAT = 'hillmind-tournament';
+
+export interface Manifest {
+  readonly format: typeof MANIFEST_FORMAT;
+  readonly version: 1;
+  readonly settings: TournamentSettings;
+  readonly code: { readonly version: string };
+  /** Fingerprints of what decides results: the game config and every model the teams use. */
+  readonly fingerprints: Record<string, string>;
+  readonly createdAt: string;
+}
+
+const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex').slice(0, 16);
+
+/** Which model files a team plays with. */
+function modelsOf(team: string): string[] {
+  if (team === 'flat') return ['flat'];
+  if (team === 'bt' || team === 'llm') return [...SKILL_IDS];
+  return [];
+}
+
+function fingerprints(teams: readonly string[]): Record<string, string> {
+  const result: Record<string, string> = { config: digest(JSON.stringify(DEFAULT_CONFIG)) };
+  for (const name of new Set(teams.flatMap(modelsOf))) {
+    const path = join(DEFAULT_MODEL_DIR, `${name}.onnx`);
+    if (existsSync(path)) result[`model:${name}`] = digest(readFileSync(path));
+  }
+  return result;
+}
+
+function codeVersion(): string {
+  try {
+    return (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Every team must exist and be able to play here: fail before any episode otherwise. */
+export async function checkTeams(teams: readonly string[]): Promise<void> {
+  if (teams.length < 2) throw new Error(`a tournament needs at least two teams, got ${teams.length}`);
+  const seen = new Set<string>();
+  for (const id of teams) {
+    if (seen.has(id)) throw new Error(`team '${id}' is listed twice`);
+    seen.add(id);
+    teamEntry(id);
+    await createTeam(id, { team: 0, seed: 1, config: DEFAULT_CONFIG });
+  }
+}
+
+/** Refuse to resume into a directory made with other settings. */
+function checkManifest(path: string, expected: Manifest): void {
+  const found = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+  const differences: string[] = [];
+  const s = found.settings;
+  if (s.teams.join(',') !== expected.settings.teams.join(',')) differences.push(`--teams ${s.teams.join(',')} (now ${expected.settings.teams.join(',')})`);
+  if (s.episodes !== expected.settings.episodes) differences.push(`--episodes ${s.episodes} (now ${expected.settings.episodes})`);
+  if (s.seed !== expected.settings.seed) differences.push(`--seed ${s.seed} (now ${expected.settings.seed})`);
+  for (const key of new Set([...Object.keys(found.fingerprints), ...Object.keys(expected.fingerprints)])) {
+    if (found.fingerprints[key] !== expected.fingerprints[key]) differences.push(`${key} changed since the run started`);
+  }
+  if (differences.length) {
+    throw new Error(`cannot resume: this tournament was started with ${differences.join('; ')}. Use the original settings, or a new --out directory.`);
+  }
+}
+
+export interface RunOptions {
+  readonly settings: TournamentSettings;
+  readonly out: string;
+  readonly workers: number;
+  readonly resume: boolean;
+  /** Episodes played at once within a worker (so batched inference can group them). */
+  readonly perWorker?: number;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export interface RunResult {
+  readonly records: readonly EpisodeRecord[];
+  readonly summary: TournamentSummary;
+  readonly played: number;
+  readonly skipped: number;
+}
+
+export function describeSettings(settings: TournamentSettings): string {
+  return `teams ${settings.teams.join(', ')}; ${settings.episodes} episodes per matchup, sides swapped every other episode; tournament seed ${settings.seed}.`;
+}
+
+export async function runTournament(options: RunOptions): Promise<RunResult> {
+  const { settings, out } = options;
+  await checkTeams(settings.teams);
+  mkdirSync(out, { recursive: true });
+  const manifestPath = join(out, 'manifest.json');
+  const recordsPath = join(out, 'episodes.jsonl');
+  const manifest: Manifest = {
+    format: MANIFEST_FORMAT,
+    version: 1,
+    settings,
+    code: { version: codeVersion() },
+    fingerprints: fingerprints(settings.teams),
+    createdAt: new Date().toISOString(),
+  };
+  if (existsSync(manifestPath) || existsSync(recordsPath)) {
+    if (!options.resume) throw new Error(`${out} already holds a tournament: add --resume to continue it, or choose a new --out`);
+    if (existsSync(manifestPath)) checkManifest(manifestPath, manifest);
+  }
+  if (!existsSync(manifestPath)) writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+
+  const plan = planEpisodes(settings);
+  const planned = new Set(plan.map((e) => e.key));
+  const existing = readRecords(recordsPath).filter((r) => planned.has(r.key));
+  const done = new Set(existing.map((r) => r.key));
+  const todo: PlannedEpisode[] = plan.filter((e) => !done.has(e.key));
+  const records: EpisodeRecord[] = [...existing];
+  options.onProgress?.(records.length, plan.length);
+
+  if (todo.length > 0) {
+    const writer = new RecordWriter(recordsPath);
+    const pool = new Piscina({
+      filename: new URL('./worker.ts', import.meta.url).href,
+      minThreads: options.workers,
+      maxThreads: options.workers,
+      concurrentTasksPerWorker: options.perWorker ?? 4,
+    });
+    try {
+      await Promise.all(
+        todo.map(async (episode) => {
+          const record = (await pool.run(episode)) as EpisodeRecord;
+          writer.append(record);
+          records.push(record);
+          options.onProgress?.(records.length, plan.length);
+        }),
+      );
+    } finally {
+      writer.close();
+      await pool.destroy();
+    }
+  }
+
+  const summary = summarizeTournament(records, settings.teams, settings.seed);
+  const title = `Tournament: ${settings.teams.join(', ')}`;
+  writeFileSync(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
+  writeFileSync(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
+  return { records, summary, played: todo.length, skipped: existing.length };
+}
+
+export { reportText };

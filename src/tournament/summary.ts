@@ -1,0 +1,158 @@
+/**
+ * What a tournament's records say: per matchup wins, losses and draws with 95% Wilson
+ * intervals and p-values; per team K/D, shots, accuracy, pickups, skill use and
+ * skill-transition entropy; Bradley-Terry ratings with bootstrap intervals.
+ */
+import { SKILL_IDS, type SkillId } from '../skills';
+import {
+  type TeamRating,
+  bradleyTerryRatings,
+  oneProportionZTest,
+  shannonEntropy,
+  twoProportionZTest,
+  wilsonInterval,
+} from '../stats';
+import { matchups } from './plan';
+import type { EpisodeRecord } from './records';
+
+export interface Interval {
+  readonly estimate: number;
+  readonly lower: number;
+  readonly upper: number;
+}
+
+export interface MatchupSummary {
+  readonly a: string;
+  readonly b: string;
+  readonly episodes: number;
+  readonly aWins: number;
+  readonly bWins: number;
+  readonly draws: number;
+  readonly aRate: Interval;
+  readonly bRate: Interval;
+  readonly drawRate: Interval;
+  /** Two-proportion z-test of a's win rate against b's (null when undefined). */
+  readonly pTwoProportion: number | null;
+  /** The study's test: a's share of decisive games against 50% (null without decisive games). */
+  readonly pDecisive: number | null;
+  readonly meanDurationSeconds: number;
+}
+
+export interface TeamSummary {
+  readonly team: string;
+  readonly agentEpisodes: number;
+  readonly kills: number;
+  readonly deaths: number;
+  /** Kills per death (Infinity without deaths). */
+  readonly kd: number;
+  readonly shotsPerEpisode: number;
+  readonly accuracy: number | null;
+  readonly pickupsPerEpisode: number;
+  /** Share of skill time per skill (empty for teams without skills). */
+  readonly skillShare: Partial<Record<SkillId, number>>;
+  /** Entropy in bits of the team's skill-transition distribution (null without transitions). */
+  readonly transitionEntropyBits: number | null;
+}
+
+export interface TournamentSummary {
+  readonly episodes: number;
+  readonly matchups: readonly MatchupSummary[];
+  readonly teams: readonly TeamSummary[];
+  /** null when the results cannot support ratings (e.g. a team that won every game). */
+  readonly ratings: readonly TeamRating[] | null;
+  readonly ratingsNote: string | null;
+}
+
+function interval(successes: number, n: number): Interval {
+  return n > 0 ? wilsonInterval(successes, n) : { estimate: NaN, lower: NaN, upper: NaN };
+}
+
+function safeP(test: () => { p: number }): number | null {
+  try {
+    return test().p;
+  } catch {
+    return null;
+  }
+}
+
+export function summarizeMatchup(records: readonly EpisodeRecord[], a: string, b: string): MatchupSummary {
+  const mine = records.filter((r) => r.a === a && r.b === b);
+  const n = mine.length;
+  const aWins = mine.filter((r) => r.winner === a).length;
+  const bWins = mine.filter((r) => r.winner === b).length;
+  const draws = n - aWins - bWins;
+  return {
+    a,
+    b,
+    episodes: n,
+    aWins,
+    bWins,
+    draws,
+    aRate: interval(aWins, n),
+    bRate: interval(bWins, n),
+    drawRate: interval(draws, n),
+    pTwoProportion: n > 0 ? safeP(() => twoProportionZTest(aWins, n, bWins, n)) : null,
+    pDecisive: aWins + bWins > 0 ? safeP(() => oneProportionZTest(aWins, aWins + bWins, 0.5)) : null,
+    meanDurationSeconds: n ? mine.reduce((s, r) => s + r.durationSeconds, 0) / n : NaN,
+  };
+}
+
+export function summarizeTeam(records: readonly EpisodeRecord[], team: string): TeamSummary {
+  let agentEpisodes = 0;
+  let kills = 0;
+  let deaths = 0;
+  let shots = 0;
+  let hits = 0;
+  let pickups = 0;
+  const skillSeconds = new Map<SkillId, number>();
+  const transitions: Record<string, number> = {};
+  for (const record of records) {
+    for (const agent of record.agents) {
+      if (agent.controller !== team) continue;
+      agentEpisodes++;
+      kills += agent.kills;
+      deaths += agent.deaths;
+      shots += agent.shots;
+      hits += agent.hits;
+      pickups += agent.pickups;
+      for (const skill of SKILL_IDS) skillSeconds.set(skill, (skillSeconds.get(skill) ?? 0) + (agent.skillSeconds[skill] ?? 0));
+      for (const [key, count] of Object.entries(agent.skillTransitions)) transitions[key] = (transitions[key] ?? 0) + count;
+    }
+  }
+  const totalSkill = [...skillSeconds.values()].reduce((s, v) => s + v, 0);
+  const skillShare: Partial<Record<SkillId, number>> = {};
+  if (totalSkill > 0) for (const [skill, seconds] of skillSeconds) skillShare[skill] = seconds / totalSkill;
+  const transitionCount = Object.values(transitions).reduce((s, v) => s + v, 0);
+  return {
+    team,
+    agentEpisodes,
+    kills,
+    deaths,
+    kd: deaths > 0 ? kills / deaths : kills > 0 ? Infinity : NaN,
+    shotsPerEpisode: agentEpisodes ? shots / agentEpisodes : NaN,
+    accuracy: shots > 0 ? hits / shots : null,
+    pickupsPerEpisode: agentEpisodes ? pickups / agentEpisodes : NaN,
+    skillShare,
+    transitionEntropyBits: transitionCount > 0 ? shannonEntropy(Object.values(transitions)) : null,
+  };
+}
+
+export function summarizeTournament(records: readonly EpisodeRecord[], teams: readonly string[], seed: number): TournamentSummary {
+  const pairs = matchups(teams);
+  const matchupSummaries = pairs.map(([a, b]) => summarizeMatchup(records, a, b));
+  let ratings: readonly TeamRating[] | null = null;
+  let ratingsNote: string | null = null;
+  try {
+    const results = matchupSummaries.filter((m) => m.episodes > 0).map((m) => ({ a: m.a, b: m.b, winsA: m.aWins, winsB: m.bWins, draws: m.draws }));
+    ratings = bradleyTerryRatings(results, { seed, bootstrapSamples: 500 }).ratings;
+  } catch (err) {
+    ratingsNote = (err as Error).message;
+  }
+  return {
+    episodes: records.length,
+    matchups: matchupSummaries,
+    teams: teams.map((t) => summarizeTeam(records, t)),
+    ratings,
+    ratingsNote,
+  };
+}

@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings } from '../../src/llm';
+import { DEFAULT_CONFIG } from '../../src/sim';
+import { createTeam, llmStrategistOf } from '../../src/teams';
+import { FakeOpenAiServer } from './fakeOpenAiServer';
+
+describe('LLM settings', () => {
+  it('not configured: says what is missing and how to configure OpenAI, Ollama, vLLM or llama.cpp', () => {
+    const result = readLlmSettings({});
+    expect(result).toMatchObject({ ok: false, configured: false });
+    if (result.ok) return;
+    expect(result.error).toMatch(/OPENAI_BASE_URL and LLM_MODEL not set/);
+    expect(result.help).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
+    expect(result.help).toMatch(/OpenAI:[\s\S]*vLLM:[\s\S]*llama\.cpp:/);
+    expect(readLlmSettings({ OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toMatchObject({ ok: false, error: expect.stringMatching(/LLM_MODEL not set/) });
+    expect(readLlmSettings({ OPENAI_BASE_URL: '  ', LLM_MODEL: '' })).toMatchObject({ ok: false, configured: false });
+  });
+
+  it('a local server needs no key; OpenAI itself needs only the key and a model', () => {
+    const local = readLlmSettings({ OPENAI_BASE_URL: 'http://localhost:11434/v1', LLM_MODEL: 'gemma3:27b' });
+    expect(local).toMatchObject({ ok: true, settings: { baseUrl: 'http://localhost:11434/v1', apiKey: '', model: 'gemma3:27b' } });
+    const openai = readLlmSettings({ OPENAI_API_KEY: 'sk-x', LLM_MODEL: 'gpt-4o-mini' });
+    expect(openai).toMatchObject({ ok: true, settings: { baseUrl: OPENAI_DEFAULT_BASE_URL, apiKey: 'sk-x' } });
+  });
+
+  it('defaults: temperature 0.1, compact answers, 2 s timeout, 2 Hz, all events, realtime, cache on', () => {
+    const result = readLlmSettings({ OPENAI_BASE_URL: 'http://h/v1', LLM_MODEL: 'm' });
+    expect(result.ok && result.settings).toEqual({
+      baseUrl: 'http://h/v1',
+      apiKey: '',
+      model: 'm',
+      temperature: 0.1,
+      format: 'compact',
+      timeoutMs: 2000,
+      rateHz: 2,
+      events: ['elimination', 'respawn', 'contested', 'low-health'],
+      timing: { kind: 'realtime' },
+      cache: 'use',
+    });
+  });
+
+  it('reads every setting and rejects bad values with a message naming the variable', () => {
+    const ok = readLlmSettings({
+      OPENAI_BASE_URL: 'http://h/v1',
+      LLM_MODEL: 'm',
+      LLM_TEMPERATURE: '0',
+      LLM_FORMAT: 'JSON',
+      LLM_TIMEOUT_MS: '500',
+      LLM_RATE_HZ: '0',
+      LLM_EVENTS: 'elimination, contested',
+      LLM_MAX_TOKENS: '0',
+      LLM_TIMING: 'ticks:12',
+      LLM_CACHE: 'refresh',
+      LLM_CACHE_DIR: '/tmp/x',
+    });
+    expect(ok).toMatchObject({
+      ok: true,
+      settings: { temperature: 0, format: 'json', timeoutMs: 500, rateHz: 0, events: ['elimination', 'contested'], maxTokens: 0, timing: { kind: 'ticks', ticks: 12 }, cache: 'refresh', cacheDir: '/tmp/x' },
+    });
+    const bad = (extra: Record<string, string>) => {
+      const r = readLlmSettings({ OPENAI_BASE_URL: 'http://h/v1', LLM_MODEL: 'm', ...extra });
+      return r.ok ? '' : r.error;
+    };
+    expect(bad({ OPENAI_BASE_URL: 'ftp://h' })).toMatch(/OPENAI_BASE_URL must be an http/);
+    expect(bad({ LLM_TEMPERATURE: 'warm' })).toMatch(/LLM_TEMPERATURE/);
+    expect(bad({ LLM_TEMPERATURE: '3' })).toMatch(/LLM_TEMPERATURE must be between 0 and 2/);
+    expect(bad({ LLM_FORMAT: 'xml' })).toMatch(/LLM_FORMAT must be one of compact, json/);
+    expect(bad({ LLM_TIMING: 'live' })).toMatch(/LLM_TIMING must be realtime, ticks:N/);
+    expect(bad({ LLM_EVENTS: 'explosions' })).toMatch(/LLM_EVENTS/);
+    expect(bad({ LLM_CACHE: 'maybe' })).toMatch(/LLM_CACHE must be one of use, refresh, off/);
+    expect(bad({ LLM_TIMEOUT_MS: '0' })).toMatch(/LLM_TIMEOUT_MS/);
+  });
+
+  it('parses timing modes and event lists', () => {
+    expect(parseTimingMode('lockstep')).toEqual({ kind: 'lockstep' });
+    expect(parseTimingMode('ticks:0')).toEqual({ kind: 'ticks', ticks: 0 });
+    expect(parseTimingMode('ticks:-1')).toBeNull();
+    expect(parseTimingMode('ticks')).toBeNull();
+    expect(parseEventTriggers('none')).toEqual([]);
+    expect(parseEventTriggers('all')).toHaveLength(4);
+    expect(parseEventTriggers('respawn,nope')).toBeNull();
+  });
+});
+
+describe("the registry's llm team", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+  const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG };
+
+  it("without a model: refused with 'not available' and how to configure one", async () => {
+    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'LLM_MODEL']) vi.stubEnv(name, '');
+    await expect(createTeam('llm', ctx)).rejects.toThrow(/^team 'llm' is not available: no language model is configured.*; set OPENAI_BASE_URL and LLM_MODEL/s);
+    await expect(createTeam('llm', ctx)).rejects.toThrow(LLM_SETUP_HELP);
+  });
+
+  it('with OPENAI_BASE_URL and LLM_MODEL in the environment: available, key optional', async () => {
+    const fake = await FakeOpenAiServer.start();
+    try {
+      vi.stubEnv('OPENAI_BASE_URL', fake.url);
+      vi.stubEnv('OPENAI_API_KEY', '');
+      vi.stubEnv('LLM_MODEL', 'gemma3:27b');
+      vi.stubEnv('LLM_RATE_HZ', '5');
+      const team = await createTeam('llm', ctx);
+      const strategist = llmStrategistOf(team)!;
+      expect(team.id).toBe('llm');
+      expect(strategist.model).toBe('gemma3:27b');
+      expect(strategist.periodTicks).toBe(10);
+      expect(strategist.temperature).toBe(0.1);
+      expect(strategist.timing).toEqual({ kind: 'realtime' });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('invalid settings are refused with the reason', async () => {
+    vi.stubEnv('OPENAI_BASE_URL', 'http://localhost:11434/v1');
+    vi.stubEnv('LLM_MODEL', 'm');
+    vi.stubEnv('LLM_FORMAT', 'yaml');
+    await expect(createTeam('llm', ctx)).rejects.toThrow(/team 'llm' is not available: the language-model settings are invalid: LLM_FORMAT/);
+  });
+});
