@@ -138,6 +138,8 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       minThreads: options.workers,
       maxThreads: options.workers,
       concurrentTasksPerWorker: options.perWorker ?? 4,
+      // The worker is TypeScript: give its thread the same loader the CLI runs under.
+      execArgv: [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), ...(process.execArgv.some((a) => a.includes('tsx')) ? [] : ['--import', 'tsx'])],
     });
     try {
       await Promise.all(

@@ -202,6 +202,21 @@ suite('the product in a real browser', () => {
     await page.close();
   });
 
+  it('lets a second person play the other blue agent', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=human&teammate=heuristic&players=2&autostart=1');
+    await page.waitForFunction(() => window.__hillmind!.state().mode === 'live');
+    const s0 = await state(page);
+    expect(s0.humanAgents).toEqual([0, 1]);
+    await page.keyboard.down('KeyL');
+    await page.waitForTimeout(400);
+    await page.keyboard.up('KeyL');
+    const s1 = await state(page);
+    expect(s1.agents[1]!.x - s0.agents[1]!.x).toBeGreaterThan(0.8);
+    expect(Math.abs(s1.agents[0]!.x - s0.agents[0]!.x)).toBeLessThan(0.01);
+    expect(await page.locator('#agent-cards [data-agent="1"]').innerText()).toMatch(/Player 2/);
+    await page.close();
+  });
+
   it('plays a replay from the match command to the same final hash as Node', async () => {
     const file = join(tmp, 'cli-replay.json');
     const cli = spawnSync(

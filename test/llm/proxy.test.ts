@@ -84,12 +84,13 @@ describe('the LLM proxy', () => {
   });
 
   it('plays a whole match through the proxy, as the page does', async () => {
-    const base = await proxy(configured());
+    const base = await proxy({ ...configured(), LLM_TIMEOUT_MS: '5000' });
     fake.behaviour = { kind: 'answer' };
     registerTeam(proxyLlmTeamEntry({ endpoint: `${base}/api/llm`, statusEndpoint: `${base}/api/llm/status`, timing: { kind: 'lockstep' } }));
     try {
       const match = await runMatch({ blue: 'llm', red: 'heuristic', seed: 4, config: { ...createWorld(0).config, episodeSeconds: 8 } });
       const strategist = llmStrategistOf(match.controllers[0])!;
+      expect(strategist.timeoutMs).toBe(5000);
       expect(strategist.stats()).toMatchObject({ failed: 0 });
       expect(strategist.stats().answers).toBeGreaterThan(5);
       expect(match.replay().decisions.some((d) => d.source === 'llm')).toBe(true);

@@ -1,0 +1,142 @@
+/**
+ * The `llm` team in a real browser through the proxy: the page (served by Vite's dev
+ * server with the proxy plugin) gets its decisions from POST /api/llm, which forwards them
+ * to the OpenAI-compatible test server with the key; the key never reaches the page. In CI
+ * (CI=true) these tests fail when chromium is missing; elsewhere they are skipped.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, freePort, launchChromium, waitForHook } from '../../src/server/harness';
+import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SECRET = 'sk-e2e-do-not-leak-7f3a9c';
+const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
+const haveChromium = chromiumAvailable();
+if (!haveChromium && !inCi) console.warn(`llm proxy browser tests skipped: no chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
+const suite = haveChromium || inCi ? describe : describe.skip;
+
+/** Vite's dev server (with the LLM proxy plugin) on a free port, the model settings in its environment only. */
+async function startDevServer(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !k.startsWith('OPENAI_') && !k.startsWith('LLM_')));
+  const child: ChildProcess = spawn(process.execPath, ['node_modules/vite/bin/vite.js', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`vite exited (${child.exitCode}):\n${output}`);
+    try {
+      if ((await fetch(`${url}/api/llm/status`)).ok) return { url, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`vite did not answer within 30 s:\n${output}`);
+}
+
+suite('the llm team in the browser, through the proxy', () => {
+  let fake: FakeOpenAiServer;
+  let dev: { url: string; stop(): Promise<void> } | undefined;
+  let browser: Browser | undefined;
+  /** Everything the page received or sent: response bodies and request bodies. */
+  const traffic: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`no chromium at ${CHROMIUM_PATH}: CI must install it (.ci/run does)`);
+    fake = await FakeOpenAiServer.start();
+    dev = await startDevServer({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: SECRET, LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '5000' });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    await fake?.close();
+  });
+
+  async function open(query: string): Promise<Page> {
+    const page = await browser!.context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    page.on('request', (req) => {
+      const body = req.postData();
+      if (body) traffic.push(body);
+      traffic.push(JSON.stringify(req.headers()));
+    });
+    page.on('response', async (res) => {
+      traffic.push(JSON.stringify(await res.allHeaders().catch(() => ({}))));
+      try {
+        traffic.push((await res.body()).toString('utf8'));
+      } catch {
+        // redirects and aborted loads have no body
+      }
+    });
+    await page.goto(`${dev!.url}/${query}`);
+    await waitForHook(page, 60_000);
+    return page;
+  }
+
+  it('plays llm decisions that came through /api/llm, and the page never holds the key', async () => {
+    fake.behaviour = { kind: 'answer' };
+    const page = await open('?renderer=canvas&intro=0&blue=llm&red=heuristic&seed=3&speed=2&autostart=1');
+    await page.waitForFunction(() => window.__hillmind!.state().mode === 'live', undefined, { timeout: 30_000 });
+    // A decision by the language model shows in the strategist panel.
+    await page.waitForFunction(() => /language model/.test(document.querySelector('#strategist-blue')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    expect(fake.calls.length).toBeGreaterThan(0);
+    // The model server saw the key, from the server side.
+    expect(fake.calls[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(fake.calls[0]!.body).toMatchObject({ model: 'fake-gemma', temperature: 0.1 });
+
+    // The page's own view of the proxy: configured, no key.
+    const status = await page.evaluate(async () => (await fetch('/api/llm/status')).text());
+    expect(JSON.parse(status)).toMatchObject({ configured: true, model: 'fake-gemma', keySet: true });
+    expect(page.url()).not.toContain(SECRET);
+    const inPage = await page.evaluate(() => [document.documentElement.outerHTML, JSON.stringify(localStorage), JSON.stringify(sessionStorage), document.cookie, JSON.stringify(performance.getEntries().map((e) => e.name))].join('\n'));
+    expect(inPage).not.toContain(SECRET);
+    await page.close();
+
+    expect(traffic.some((t) => t.includes('"messages"'))).toBe(true);
+    expect(traffic.length).toBeGreaterThan(20);
+    for (const t of traffic) expect(t.includes(SECRET)).toBe(false);
+    expect(problems).toEqual([]);
+  });
+
+  it('where the server has no model, llm is refused in the page with how to configure one; other teams still play', async () => {
+    const page = await browser!.context.newPage();
+    await page.route('**/api/llm/status', (route) =>
+      route.fulfill({ json: { configured: false, error: 'no language model is configured (OPENAI_BASE_URL and LLM_MODEL not set)', help: 'set OPENAI_BASE_URL and LLM_MODEL, for example:\n  Ollama:    OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b' } }),
+    );
+    await page.goto(`${dev!.url}/?renderer=canvas&intro=0&blue=llm&red=heuristic&seed=3&autostart=1`);
+    await waitForHook(page, 60_000);
+    await page.waitForSelector('#error:not([hidden])', { timeout: 30_000 });
+    const text = await page.locator('#error').innerText();
+    expect(text).toMatch(/Could not start llm vs heuristic: team 'llm' is not available/);
+    expect(text).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
+    await page.click('#error button');
+    await page.selectOption('#blue-team', 'bt-scripted');
+    await page.click('#start');
+    await page.waitForFunction(() => window.__hillmind!.state().mode === 'live' && window.__hillmind!.state().tick > 10, undefined, { timeout: 30_000 });
+    await page.close();
+  });
+});

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runMatch } from '../../src/match';
+import { planEpisodes } from '../../src/tournament/plan';
+import { readRecords } from '../../src/tournament/records';
+import { runTournament } from '../../src/tournament/run';
+import { summarizeMatchup } from '../../src/tournament/summary';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'hillmind-tournament-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const settings = { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 6, seed: 3 };
+
+describe('tournament plan', () => {
+  it('pairs every team with every other, swaps sides every other episode, seeds each episode uniquely', () => {
+    const plan = planEpisodes(settings);
+    expect(plan).toHaveLength(3 * 6);
+    expect(new Set(plan.map((e) => e.key)).size).toBe(plan.length);
+    expect(new Set(plan.map((e) => e.seed)).size).toBe(plan.length);
+    for (const e of plan) {
+      expect(e.blue).toBe(e.index % 2 === 0 ? e.a : e.b);
+      expect(e.red).toBe(e.index % 2 === 0 ? e.b : e.a);
+    }
+    expect(planEpisodes(settings)).toEqual(plan);
+    expect(planEpisodes({ ...settings, seed: 4 })[0]!.seed).not.toBe(plan[0]!.seed);
+  });
+});
+
+describe('runTournament', () => {
+  it('records every episode once, each one replayable by npm run match with its seed', async () => {
+    const out = tempDir();
+    const result = await runTournament({ settings, out, workers: 2, resume: false });
+    const records = readRecords(join(out, 'episodes.jsonl'));
+    expect(records).toHaveLength(18);
+    expect(new Set(records.map((r) => r.key)).size).toBe(18);
+    expect(result.summary.matchups.map((m) => m.episodes)).toEqual([6, 6, 6]);
+    const r = records[0]!;
+    const again = await runMatch({ blue: r.blue, red: r.red, seed: r.seed }, { record: false });
+    expect(again.summary().hash).toBe(r.hash);
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(md).toContain('| bt-scripted vs heuristic | 6 |');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<svg');
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.settings).toEqual(settings);
+    expect(manifest.fingerprints.config).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('refuses unknown or unavailable teams before playing anything', async () => {
+    const out = tempDir();
+    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'nope'] }, out, workers: 1, resume: false })).rejects.toThrow(/unknown team id 'nope'/);
+    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'human'] }, out, workers: 1, resume: false })).rejects.toThrow(/not available/);
+    expect(existsSync(join(out, 'episodes.jsonl'))).toBe(false);
+  });
+
+  it('resumes after a torn last line without losing or duplicating episodes, and refuses changed settings', async () => {
+    const out = tempDir();
+    await runTournament({ settings: { ...settings, episodes: 2 }, out: join(out, 'x'), workers: 1, resume: false }).catch(() => {});
+    const first = await runTournament({ settings, out, workers: 1, resume: false });
+    const path = join(out, 'episodes.jsonl');
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    // Keep 7 whole records and half of the 8th, as a killed run would leave them.
+    writeFileSync(path, `${lines.slice(0, 7).join('\n')}\n${lines[7]!.slice(0, 40)}`);
+    await expect(runTournament({ settings, out, workers: 1, resume: false })).rejects.toThrow(/--resume/);
+    await expect(runTournament({ settings: { ...settings, episodes: 8 }, out, workers: 1, resume: true })).rejects.toThrow(/--episodes 6 \(now 8\)/);
+    const resumed = await runTournament({ settings, out, workers: 2, resume: true });
+    expect(resumed.skipped).toBe(7);
+    expect(resumed.played).toBe(11);
+    const records = readRecords(path);
+    expect(records.map((r) => r.key).sort()).toEqual(first.records.map((r) => r.key).sort());
+    const byKey = new Map(first.records.map((r) => [r.key, r.hash]));
+    for (const r of records) expect(r.hash).toBe(byKey.get(r.key));
+  });
+
+  it('a kill -9 of the command and --resume end with every planned episode exactly once', async () => {
+    const out = tempDir();
+    const args = ['--import', 'tsx', 'src/cli/tournament.ts', '--teams', 'bt-scripted,heuristic,random', '--episodes', '60', '--out', out, '--workers', '2'];
+    const child = spawn(process.execPath, args, { cwd: process.cwd(), stdio: 'ignore' });
+    const path = join(out, 'episodes.jsonl');
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        const n = existsSync(path) ? readFileSync(path, 'utf8').split('\n').length : 0;
+        if (n > 20 || child.exitCode !== null) {
+          clearInterval(poll);
+          child.kill('SIGKILL');
+          resolve();
+        }
+      }, 50);
+    });
+    await new Promise((r) => child.once('exit', r));
+    const before = readRecords(path).length;
+    expect(before).toBeLessThan(180);
+    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, out, workers: 2, resume: true });
+    expect(resumed.skipped).toBe(before);
+    const keys = readRecords(path).map((r) => r.key);
+    expect(keys).toHaveLength(180);
+    expect(new Set(keys).size).toBe(180);
+  });
+});
+
+describe('matchup summary', () => {
+  it('counts wins by team whatever the side, with Wilson intervals and the study test', () => {
+    const rec = (a: string, b: string, winner: string | null) => ({ a, b, winner, durationSeconds: 10 }) as never;
+    const records = [rec('x', 'y', 'x'), rec('x', 'y', 'x'), rec('x', 'y', 'y'), rec('x', 'y', null)];
+    const m = summarizeMatchup(records, 'x', 'y');
+    expect([m.aWins, m.bWins, m.draws]).toEqual([2, 1, 1]);
+    expect(m.aRate.estimate).toBe(0.5);
+    expect(m.aRate.lower).toBeLessThan(0.5);
+    expect(m.pDecisive).toBeGreaterThan(0.5); // 2 of 3 decisive: no evidence
+  });
+});
