@@ -3,6 +3,8 @@
  * one run, each beside its target and the ratio to it.
  */
 import { type BenchRow, benchMatches, benchStep } from '../match/benchmarks';
+import { benchTournament } from '../tournament/benchmarks';
+import { benchInference } from '../train/inferenceBenchmarks';
 import { integerOption, parseCommandLine, runCli } from './args';
 
 /** The page at 1x in headless chromium: simulation plus controllers per display frame. */
@@ -19,6 +21,58 @@ async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
     { name: 'page frame at 1x, sim + controllers, p95', value: f.p95Ms, unit: 'ms/frame', target: 2, lowerIsBetter: true },
     { name: `page display frames (${f.renderer} renderer)`, value: span > 0 ? f.frames / span : 0, unit: 'frames/s' },
     { name: 'page ticks at 1x', value: span > 0 ? f.ticks / span : 0, unit: 'ticks/s' },
+  ];
+}
+
+/**
+ * The LLM strategist without a model or network (an instant rule-reading client, lockstep):
+ * decisions per episode at 2 Hz and with events, prompt tokens, its own time per decision.
+ */
+async function benchLlm(seconds: number): Promise<BenchRow[]> {
+  const { RuleChatClient } = await import('../llm');
+  const { benchDecisionCost, promptTokenRows } = await import('../llm/bench');
+  const { runMatch } = await import('../match');
+  const { defaultLlmTeamEntry, llmStrategistOf, llmTeamEntry, registerTeam } = await import('../teams');
+  const rules = new RuleChatClient();
+  const prompts: string[] = [];
+  const client = {
+    model: 'rules',
+    complete: (request: Parameters<typeof rules.complete>[0]) => {
+      prompts.push(request.messages[request.messages.length - 1]!.content);
+      return rules.complete(request);
+    },
+  };
+  const perEpisode = async (events: boolean) => {
+    registerTeam(llmTeamEntry(() => ({ client, timing: { kind: 'lockstep' }, ...(events ? {} : { events: [] }) })));
+    let requests = 0;
+    let eventTriggered = 0;
+    let minutes = 0;
+    let episodes = 0;
+    const start = performance.now();
+    try {
+      while (episodes < 3 || (performance.now() - start < (seconds * 1000) / 2 && episodes < 200)) {
+        const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: episodes }, { record: false });
+        const stats = llmStrategistOf(match.controllers[0])!.stats();
+        requests += stats.requests;
+        eventTriggered += stats.requests - stats.triggers.periodic;
+        minutes += match.world.tick / match.world.config.tickHz / 60;
+        episodes++;
+      }
+    } finally {
+      registerTeam(defaultLlmTeamEntry());
+    }
+    return { perEpisode: requests / episodes, perMinute: requests / minutes, eventShare: eventTriggered / Math.max(1, requests), episodes };
+  };
+  const fixed = await perEpisode(false);
+  const withEvents = await perEpisode(true);
+  return [
+    { name: `llm decisions per episode, 2 Hz (${fixed.episodes} ep. vs bt-scripted)`, value: fixed.perEpisode, unit: 'decisions' },
+    { name: 'llm decisions per minute of play, 2 Hz', value: fixed.perMinute, unit: 'decisions/min' },
+    { name: `llm decisions per episode, 2 Hz + events (${withEvents.episodes} ep.)`, value: withEvents.perEpisode, unit: 'decisions' },
+    { name: 'llm decisions per minute of play, 2 Hz + events', value: withEvents.perMinute, unit: 'decisions/min' },
+    { name: 'llm decisions with an event among triggers', value: withEvents.eventShare * 100, unit: '%' },
+    ...promptTokenRows(prompts),
+    ...benchDecisionCost(seconds),
   ];
 }
 
@@ -44,6 +98,9 @@ runCli(async () => {
       ...(await benchMatches('bt-scripted', 'heuristic', seconds)),
       ...(await benchMatches('heuristic', 'heuristic', seconds)),
     ]],
+    ['policy inference (onnxruntime-node)', () => benchInference(seconds)],
+    ['tournaments (worker threads)', () => benchTournament(seconds)],
+    ['LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];
   console.log(`Hillmind benchmarks (node ${process.version}, ${seconds} s per figure)`);

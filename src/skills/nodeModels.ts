@@ -10,6 +10,8 @@ import type { ModelSource } from './modelSource';
 import { type OrtModule, loadOnnxPolicy } from './onnxPolicy';
 
 /** Where shipped models live; HILLMIND_MODELS points elsewhere (tests, experiments). */
+const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
+
 export const DEFAULT_MODEL_DIR = process.env.HILLMIND_MODELS ?? 'models';
 
 export function nodeModelSource(dir = DEFAULT_MODEL_DIR): ModelSource {
@@ -22,7 +24,9 @@ export function nodeModelSource(dir = DEFAULT_MODEL_DIR): ModelSource {
         if (!existsSync(path)) throw new Error(`${path} is missing: train it with npm run train -- --skill ${name}`);
       }
       const card = parseModelCard(readFileSync(cardPath, 'utf8'), cardPath);
-      return loadOnnxPolicy(ort as unknown as OrtModule, new Uint8Array(readFileSync(modelPath)), card, modelPath);
+      // One thread per session: these models are tiny, and thread hand-offs cost more than
+      // the arithmetic (tournament workers already use every core).
+      return loadOnnxPolicy(ort as unknown as OrtModule, new Uint8Array(readFileSync(modelPath)), card, modelPath, SESSION_OPTIONS);
     },
   };
 }

@@ -19,7 +19,7 @@ export interface OrtSession {
   run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
 }
 export interface OrtModule {
-  InferenceSession: { create(model: Uint8Array): Promise<OrtSession> };
+  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensor;
 }
 
@@ -55,11 +55,17 @@ export function outputsToActions(out: Float32Array, count: number, actions: read
  * Load a model with its card: the card must fit this build, the file must be a model with
  * the documented input and output, and the card's probe must reproduce.
  */
-export async function loadOnnxPolicy(ort: OrtModule, bytes: Uint8Array, card: ModelCard, source: string): Promise<Policy> {
+export async function loadOnnxPolicy(
+  ort: OrtModule,
+  bytes: Uint8Array,
+  card: ModelCard,
+  source: string,
+  sessionOptions: Record<string, unknown> = {},
+): Promise<Policy> {
   checkCard(card, source);
   let session: OrtSession;
   try {
-    session = await ort.InferenceSession.create(bytes);
+    session = await ort.InferenceSession.create(bytes, sessionOptions);
   } catch (err) {
     throw new Error(`${source} is not a valid ONNX model: ${(err as Error).message}`);
   }
@@ -82,11 +88,53 @@ export async function loadOnnxPolicy(ort: OrtModule, bytes: Uint8Array, card: Mo
     }
   });
 
+  return batchingPolicy(card.name, run);
+}
+
+interface PendingRequest {
+  readonly obs: Float32Array;
+  readonly count: number;
+  readonly out: readonly Action[];
+  readonly done: (error?: unknown) => void;
+}
+
+/**
+ * A policy whose calls made in the same turn of the event loop share one inference run:
+ * matches played side by side (a tournament worker) reach their skill ticks together, so
+ * their agents go through the model as one batch.
+ */
+export function batchingPolicy(name: string, run: (obs: Float32Array, count: number) => Promise<Float32Array>): Policy {
+  let pending: PendingRequest[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    const total = batch.reduce((n, r) => n + r.count, 0);
+    const obs = new Float32Array(total * OBS_SIZE);
+    let row = 0;
+    for (const r of batch) {
+      obs.set(r.obs, row * OBS_SIZE);
+      row += r.count;
+    }
+    try {
+      const out = await run(obs, total);
+      row = 0;
+      for (const r of batch) {
+        outputsToActions(out.subarray(row * POLICY_OUTPUT_LAYOUT.length), r.count, r.out);
+        row += r.count;
+        r.done();
+      }
+    } catch (err) {
+      for (const r of batch) r.done(err);
+    }
+  };
   return {
-    name: card.name,
+    name,
     kind: 'onnx',
-    async act(obs, count, out) {
-      outputsToActions(await run(obs.slice(0, count * OBS_SIZE), count), count, out);
+    act(obs, count, out) {
+      return new Promise<void>((resolve, reject) => {
+        if (pending.length === 0) queueMicrotask(() => void flush());
+        pending.push({ obs: obs.slice(0, count * OBS_SIZE), count, out, done: (error) => (error ? reject(error) : resolve()) });
+      });
     },
   };
 }

@@ -80,6 +80,7 @@ export class GameSession {
   private generation = 0;
   private lastHud = -Infinity;
   private endHandled = false;
+  private decisions: Decision[] = [];
 
   constructor(
     readonly stores: Stores,
@@ -330,8 +331,9 @@ export class GameSession {
     return world.agents.map(() => null);
   }
 
+  /** Decisions wait for the end of the tick, so panels never redraw inside the timed simulation. */
   private onDecision(gen: number, decision: Decision): void {
-    if (gen === this.generation) pushDecision(this.stores.strategist, decision);
+    if (gen === this.generation) this.decisions.push(decision);
   }
 
   /** Play one tick; returns the milliseconds spent in the simulation and controllers. */
@@ -376,6 +378,8 @@ export class GameSession {
       if (e.type === 'respawn') this.snapshotAgent(world, e.agent);
     }
     pushFeed(this.stores.feed, feed);
+    for (const d of this.decisions) pushDecision(this.stores.strategist, d);
+    this.decisions.length = 0;
     if (this.player && src === this.player) {
       for (const d of this.player.replay.decisions) if (d.tick === world.tick - 1) pushDecision(this.stores.strategist, d);
     }
@@ -446,6 +450,7 @@ export class GameSession {
 
   private resetView(world: World): void {
     this.effects = [];
+    this.decisions = [];
     this.accumulator = 0;
     this.alpha = 1;
     this.pending = false;

@@ -104,6 +104,8 @@ suite('the llm team in the browser, through the proxy', () => {
     // A decision by the language model shows in the strategist panel.
     await page.waitForFunction(() => /language model/.test(document.querySelector('#strategist-blue')?.textContent ?? ''), undefined, { timeout: 30_000 });
     expect(fake.calls.length).toBeGreaterThan(0);
+    // Each decision with when it was asked, on what, and how long the answer took.
+    expect(await page.locator('#strategist-blue').innerText()).toMatch(/by language model at \d+:\d\d\.\d \(asked at \d+:\d\d\.\d on [a-z+-]+, \d+ ms\)/);
     // The model server saw the key, from the server side.
     expect(fake.calls[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
     expect(fake.calls[0]!.body).toMatchObject({ model: 'fake-gemma', temperature: 0.1 });
@@ -130,6 +132,9 @@ suite('the llm team in the browser, through the proxy', () => {
     await page.goto(`${dev!.url}/?renderer=canvas&intro=0&blue=llm&red=heuristic&seed=3&autostart=1`);
     await waitForHook(page, 60_000);
     await page.waitForSelector('#error:not([hidden])', { timeout: 30_000 });
+    // The chooser marks it, and its hint says how to configure a model.
+    await page.waitForFunction(() => document.querySelector('#blue-team option[value="llm"]')?.textContent === 'llm (not configured)');
+    expect(await page.locator('#blue-info').innerText()).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
     const text = await page.locator('#error').innerText();
     expect(text).toMatch(/Could not start llm vs heuristic: team 'llm' is not available/);
     expect(text).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');

@@ -1,5 +1,6 @@
 /** Matchup picker, seed, start; then pause, step, speed and saving the match's replay. */
 import { HUMAN_TEAM_ID } from '../../teams/human';
+import { fetchLlmStatus } from '../../llm';
 import { teamEntries } from '../../teams';
 import { el, panel, setHidden, setText } from '../dom';
 import type { GameSession } from '../session';
@@ -17,8 +18,11 @@ function teamOptions(select: HTMLSelectElement, ids: readonly string[], labels: 
   }
 }
 
+/** Set when the server says it has no language model: why, and how to configure one. */
+let llmNote = '';
+
 function description(id: string): string {
-  return teamEntries().find((e) => e.id === id)?.description ?? '';
+  return (teamEntries().find((e) => e.id === id)?.description ?? '') + (id === 'llm' ? llmNote : '');
 }
 
 export function setupPanel(stores: Stores, session: GameSession, actions: SetupActions): HTMLElement {
@@ -96,6 +100,16 @@ export function setupPanel(stores: Stores, session: GameSession, actions: SetupA
     save.disabled = s.mode !== 'live';
   };
   stores.app.subscribe(render);
+  // Mark llm unavailable in the choosers where the server has no model, with how to configure one.
+  void fetchLlmStatus().then((status) => {
+    if (status.configured) return;
+    llmNote = ` Not available: ${status.error ?? 'no language model is configured'}. ${status.help ?? ''}`;
+    for (const option of [blue, teammate, red].flatMap((select) => [...select.options]).filter((o) => o.value === 'llm')) {
+      option.text = 'llm (not configured)';
+      option.title = llmNote.trim();
+    }
+    render();
+  });
   // The done state lives in the hud; refresh the buttons when the match ends.
   stores.hud.subscribe((h, before) => {
     if (h.outcome !== before.outcome) render();

@@ -2,6 +2,7 @@
 import { SKILLS, isSkillId } from '../../skills';
 import { SOURCE_LABELS, clock } from '../describe';
 import { el, panel, setText } from '../dom';
+import type { TimedDecision } from '../../teams';
 import type { Stores, TeamStrategy } from '../stores';
 
 function skillName(id: string): string {
@@ -51,7 +52,10 @@ export function strategistPanel(stores: Stores): HTMLElement {
           .map((skill, slot) => (t.humanSlots.includes(slot) ? null : `${team === 0 ? 'Blue' : 'Red'} ${slot + 1} → ${skillName(skill)}`))
           .filter((x) => x !== null)
           .join(', ');
-        setText(b.latest, `${personLine}${skills} · by ${SOURCE_LABELS[d.source]} at ${clock(d.tick, hz)}`);
+        // Asynchronous strategists (the language model) say when they were asked and how long the answer took.
+        const timing = (d as TimedDecision).timing;
+        const took = timing ? ` (asked at ${clock(timing.requestTick, hz)} on ${timing.trigger}, ${Math.round(timing.latencyMs)} ms${timing.cached ? ', cached' : ''})` : '';
+        setText(b.latest, `${personLine}${skills} · by ${SOURCE_LABELS[d.source]} at ${clock(d.tick, hz)}${took}`);
       }
       b.rationale.hidden = !d?.rationale;
       setText(b.rationale, d?.rationale ?? '');

@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Match, runMatch, verifyReplay } from '../../src/match';
+import { DEFAULT_CONFIG } from '../../src/sim';
+import { SKILL_IDS, loadSkillSet, setModelSource } from '../../src/skills';
+import { nodeModelSource } from '../../src/skills/nodeModels';
+import { createTeam } from '../../src/teams';
+import { MODEL_NAMES } from '../../src/train/scenarios';
+import { exportTinyModels, tempDir } from '../train/fixtures';
+
+const tmp = tempDir('model-teams');
+const ctx = { team: 0 as const, seed: 3, config: DEFAULT_CONFIG };
+
+afterAll(() => {
+  setModelSource(null); // leave no source behind for other tests
+  tmp.remove();
+});
+
+describe("model-backed teams ('bt' and 'flat') with models from the installed source", () => {
+  let match: Match;
+
+  beforeAll(async () => {
+    exportTinyModels(tmp.path, MODEL_NAMES);
+    setModelSource(nodeModelSource(tmp.path));
+    match = await runMatch({ blue: 'bt', red: 'flat', seed: 21 });
+  });
+
+  it('loads the four skills as ONNX policies', async () => {
+    const skills = await loadSkillSet();
+    for (const id of SKILL_IDS) {
+      expect(skills[id].kind, id).toBe('onnx');
+      expect(skills[id].name, id).toBe(id);
+    }
+    const mixed = await loadSkillSet({ retreat: 'scripted' });
+    expect(mixed.retreat.kind).toBe('scripted');
+    expect(mixed.combat.kind).toBe('onnx');
+  });
+
+  it('bt vs flat plays to the end; the bt agents report skills, the flat ones none', () => {
+    expect(match.done).toBe(true);
+    const summary = match.summary();
+    expect(summary.blue).toBe('bt');
+    expect(summary.red).toBe('flat');
+    expect(summary.ticks).toBeGreaterThan(0);
+    const blue = summary.agents.filter((a) => a.team === 'blue');
+    const red = summary.agents.filter((a) => a.team === 'red');
+    for (const a of blue) {
+      const seconds = Object.values(a.skillSeconds).reduce((s, v) => s + v!, 0);
+      expect(seconds, `agent ${a.agent}`).toBeGreaterThan(0);
+      expect(seconds).toBeLessThanOrEqual(summary.durationSeconds + 1e-9);
+      for (const skill of Object.keys(a.skillSeconds)) expect(SKILL_IDS).toContain(skill);
+    }
+    for (const a of red) expect(a.skillSeconds).toEqual({});
+    expect(summary.decisions.blue).toBeGreaterThan(0);
+    // The flat policy drives its agents: they moved off their spawn points.
+    const spawns = DEFAULT_CONFIG.arena.spawns[1];
+    const moved = match.world.agents.filter((a) => a.team === 1).some((a, i) => Math.hypot(a.x - spawns[i]!.x, a.y - spawns[i]!.y) > 0.5);
+    expect(moved || red.some((a) => a.shots > 0 || a.deaths > 0)).toBe(true);
+  });
+
+  it('the same seed gives the same match (hash), and the replay verifies', async () => {
+    const again = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { record: false });
+    expect(again.summary().hash).toBe(match.summary().hash);
+    const result = verifyReplay(JSON.parse(JSON.stringify(match.replay())));
+    expect(result.ok).toBe(true);
+    expect(result.actualHash).toBe(match.summary().hash);
+  });
+
+  it('without a model source (or without the files) creating them says they are not available', async () => {
+    setModelSource(null);
+    await expect(createTeam('bt', ctx)).rejects.toThrow(/^team 'bt' is not available: no trained models are available here/);
+    await expect(createTeam('flat', ctx)).rejects.toThrow(/^team 'flat' is not available: no trained models are available here/);
+    const empty = join(tmp.path, 'empty');
+    mkdirSync(empty, { recursive: true });
+    setModelSource(nodeModelSource(empty));
+    await expect(createTeam('flat', ctx)).rejects.toThrow(`team 'flat' is not available: ${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat`);
+    await expect(createTeam('bt', ctx)).rejects.toThrow(/^team 'bt' is not available: .*\.onnx is missing: train it with npm run train -- --skill /);
+    setModelSource(nodeModelSource(tmp.path));
+    expect((await createTeam('flat', ctx)).id).toBe('flat');
+    setModelSource(null);
+  });
+});

@@ -1,0 +1,224 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ortNode from 'onnxruntime-node';
+import * as ortWeb from 'onnxruntime-web';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Action, ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION, Rng, idleAction } from '../../src/sim';
+import { loadModel, setModelSource } from '../../src/skills/modelSource';
+import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
+import { nodeModelSource } from '../../src/skills/nodeModels';
+import { type OrtModule, type OrtSession, loadOnnxPolicy, outputsToActions } from '../../src/skills/onnxPolicy';
+import { exportModel } from '../../src/train/artifacts';
+import { exportPolicyOnnx, referenceForward } from '../../src/train/onnxExport';
+import type { PolicyState } from '../../src/train/ppo';
+import { exportInfo, sampleObservations, tempDir, tinyState } from '../train/fixtures';
+
+// One thread: the threaded wasm build would start workers that keep the process alive.
+ortWeb.env.wasm.numThreads = 1;
+
+const tmp = tempDir('onnx-policy');
+const dir = join(tmp.path, 'models');
+let state: PolicyState;
+let card: ModelCard;
+let bytes: Uint8Array;
+const modelPath = join(dir, 'combat.onnx');
+const cardPath = join(dir, 'combat.json');
+
+/** An OrtModule that records every raw output and every session (to release them). */
+function recording(ort: OrtModule) {
+  const outputs: Float32Array[] = [];
+  const sessions: OrtSession[] = [];
+  const module: OrtModule = {
+    Tensor: ort.Tensor,
+    InferenceSession: {
+      async create(model) {
+        const session = await ort.InferenceSession.create(model);
+        sessions.push(session);
+        return {
+          inputNames: session.inputNames,
+          outputNames: session.outputNames,
+          async run(feeds) {
+            const result = await session.run(feeds);
+            outputs.push(Float32Array.from(result.action_mean!.data as Float32Array));
+            return result;
+          },
+        };
+      },
+    },
+  };
+  return { module, outputs, sessions };
+}
+const recorders: ReturnType<typeof recording>[] = [];
+const record = (ort: unknown) => {
+  const r = recording(ort as OrtModule);
+  recorders.push(r);
+  return r;
+};
+
+const reference = (obs: Float32Array, count: number) => referenceForward({ mlp: state.policy, ...state.normalizer.snapshot() }, obs, count);
+const actionsOf = (count: number): Action[] => Array.from({ length: count }, () => idleAction());
+
+beforeAll(() => {
+  state = tinyState(3);
+  card = exportModel(dir, state, exportInfo('combat'));
+  bytes = new Uint8Array(readFileSync(modelPath));
+});
+
+afterAll(async () => {
+  setModelSource(null);
+  for (const r of recorders) for (const s of r.sessions) await (s as unknown as { release(): Promise<void> }).release();
+  tmp.remove();
+});
+
+describe('nodeModelSource', () => {
+  it('loads <dir>/<name>.onnx with its card into a Policy that acts as the reference network says', async () => {
+    const source = nodeModelSource(dir);
+    expect(source.where).toBe(`${dir}/`);
+    const policy = await source.load('combat');
+    expect(policy.name).toBe('combat');
+    expect(policy.kind).toBe('onnx');
+    const n = 64;
+    const obs = sampleObservations(n, 21);
+    const got = actionsOf(n);
+    await policy.act(obs, n, got);
+    const ref = reference(obs, n);
+    const want = actionsOf(n);
+    outputsToActions(ref, n, want);
+    for (let i = 0; i < n; i++) {
+      for (const key of ['move', 'turn', 'strafe'] as const) expect(Math.abs(got[i]![key] - want[i]![key]), `${key} ${i}`).toBeLessThan(1e-5);
+      // Binary parts agree wherever the logit is not within float noise of 0.
+      if (Math.abs(ref[i * 5 + 3]!) > 1e-4) expect(got[i]!.dash, `dash ${i}`).toBe(want[i]!.dash);
+      if (Math.abs(ref[i * 5 + 4]!) > 1e-4) expect(got[i]!.fire, `fire ${i}`).toBe(want[i]!.fire);
+    }
+    // The fixture exercises both sides of every threshold and the clamp.
+    expect(new Set(want.map((a) => a.fire))).toEqual(new Set([0, 1]));
+    expect(new Set(want.map((a) => a.dash))).toEqual(new Set([0, 1]));
+    expect(Array.from(ref).some((v, i) => i % 5 < 3 && Math.abs(v) > 1)).toBe(true);
+    expect(want.every((a) => Math.abs(a.move) <= 1 && Math.abs(a.turn) <= 1 && Math.abs(a.strafe) <= 1)).toBe(true);
+  });
+
+  it('acts on only `count` observations of a longer buffer', async () => {
+    const policy = await nodeModelSource(dir).load('combat');
+    const obs = sampleObservations(6, 5);
+    const three = actionsOf(3);
+    await policy.act(obs, 3, three);
+    const alone = actionsOf(3);
+    await policy.act(obs.slice(0, 3 * OBS_SIZE), 3, alone);
+    expect(three).toEqual(alone);
+  });
+
+  it('a missing model names the path and the train command', async () => {
+    const source = nodeModelSource(dir);
+    await expect(source.load('retreat')).rejects.toThrow(`${join(dir, 'retreat.onnx')} is missing: train it with npm run train -- --skill retreat`);
+    const lonely = join(tmp.path, 'lonely');
+    mkdirSync(lonely, { recursive: true });
+    copyFileSync(modelPath, join(lonely, 'combat.onnx'));
+    await expect(nodeModelSource(lonely).load('combat')).rejects.toThrow(`${join(lonely, 'combat.json')} is missing: train it with npm run train -- --skill combat`);
+  });
+
+  it('a corrupted model file fails with a message naming the file', async () => {
+    const rng = new Rng(17);
+    const cases: [string, Uint8Array][] = [
+      ['truncated', bytes.slice(0, Math.floor(bytes.length / 2))],
+      ['random', Uint8Array.from({ length: bytes.length }, () => Math.floor(rng.next() * 256))],
+      ['empty', new Uint8Array(0)],
+    ];
+    for (const [name, bad] of cases) {
+      const d = join(tmp.path, `corrupt-${name}`);
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, 'combat.onnx'), bad);
+      copyFileSync(cardPath, join(d, 'combat.json'));
+      const path = join(d, 'combat.onnx').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      await expect(nodeModelSource(d).load('combat'), name).rejects.toThrow(new RegExp(`^${path} (is not a valid ONNX model: \\S|does not reproduce its card's probe)`));
+    }
+  });
+
+  it('a malformed card names the field', async () => {
+    const good = JSON.parse(readFileSync(cardPath, 'utf8')) as Record<string, unknown>;
+    const cases: [string, unknown, RegExp][] = [
+      ['bad-shape', { ...good, io: { ...(good.io as object), inputShape: ['batch', '20'] } }, /combat\.json is not a valid model card at io\.inputShape\.1: /],
+      ['no-probe', { ...good, probe: undefined }, /combat\.json is not a valid model card at probe: /],
+      ['bad-kind', { ...good, kind: 'strategist' }, /combat\.json is not a valid model card at kind: /],
+      ['wrong-format', { ...good, format: 'something-else' }, /combat\.json is not a valid model card at format: /],
+    ];
+    for (const [name, json, message] of cases) {
+      const d = join(tmp.path, `card-${name}`);
+      mkdirSync(d, { recursive: true });
+      copyFileSync(modelPath, join(d, 'combat.onnx'));
+      writeFileSync(join(d, 'combat.json'), JSON.stringify(json));
+      await expect(nodeModelSource(d).load('combat'), name).rejects.toThrow(message);
+    }
+    expect(() => parseModelCard('{"format": ', 'x/combat.json')).toThrow(/^x\/combat\.json is not valid JSON: /);
+  });
+});
+
+describe('loadOnnxPolicy', () => {
+  it('onnxruntime-node, onnxruntime-web and the JS reference agree within 1e-5 on the outputs', async () => {
+    const node = record(ortNode);
+    const web = record(ortWeb);
+    const nodePolicy = await loadOnnxPolicy(node.module, bytes, card, modelPath);
+    const webPolicy = await loadOnnxPolicy(web.module, bytes, card, modelPath);
+    for (const n of [1, 37]) {
+      const obs = sampleObservations(n, 40 + n);
+      await nodePolicy.act(obs, n, actionsOf(n));
+      await webPolicy.act(obs, n, actionsOf(n));
+      const ref = reference(obs, n);
+      const nodeOut = node.outputs.at(-1)!;
+      const webOut = web.outputs.at(-1)!;
+      expect(nodeOut.length).toBe(n * 5);
+      expect(webOut.length).toBe(n * 5);
+      expect(ref.some((v) => Math.abs(v) > 0.5)).toBe(true);
+      for (let i = 0; i < ref.length; i++) {
+        expect(Math.abs(nodeOut[i]! - ref[i]!), `node ${i}`).toBeLessThan(1e-5);
+        expect(Math.abs(webOut[i]! - ref[i]!), `web ${i}`).toBeLessThan(1e-5);
+        expect(Math.abs(nodeOut[i]! - webOut[i]!), `node vs web ${i}`).toBeLessThan(1e-5);
+      }
+    }
+    // The first run of each was the card's probe.
+    expect(Array.from(node.outputs[0]!).every((v, i) => Math.abs(v - card.probe.outputs.flat()[i]!) <= 1e-5)).toBe(true);
+  });
+
+  it('refuses a card for another observation or action spec, naming it and how to retrain', async () => {
+    const node = record(ortNode);
+    const obsCard = { ...card, obsSpecVersion: OBS_SPEC_VERSION + 1 };
+    await expect(loadOnnxPolicy(node.module, bytes, obsCard, modelPath)).rejects.toThrow(
+      `${modelPath} does not fit this build: observation spec v${OBS_SPEC_VERSION + 1}, this build uses v${OBS_SPEC_VERSION}. Retrain it (npm run train -- --skill combat`,
+    );
+    const actCard = { ...card, actionSpecVersion: ACTION_SPEC_VERSION + 1 };
+    await expect(loadOnnxPolicy(node.module, bytes, actCard, modelPath)).rejects.toThrow(/does not fit this build: action spec v2, this build uses v1/);
+    const outCard = { ...card, io: { ...card.io, outputShape: ['batch', 4] as [string, number] } };
+    await expect(loadOnnxPolicy(node.module, bytes, outCard, modelPath)).rejects.toThrow(/output action_mean\[batch, 4\], expected action_mean\[batch, 5\]/);
+    // The spec check comes first: no session was even created.
+    expect(node.sessions).toHaveLength(0);
+  });
+
+  it('a valid model that is not the one its card describes fails the probe', async () => {
+    const other = tinyState(9);
+    const otherBytes = exportPolicyOnnx({ mlp: other.policy, ...other.normalizer.snapshot() });
+    await expect(loadOnnxPolicy(record(ortNode).module, otherBytes, card, modelPath)).rejects.toThrow(
+      new RegExp(`^${modelPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not reproduce its card's probe \\(output \\d+: `),
+    );
+    // A card whose probe was edited fails the same way with the right model.
+    const edited = { ...card, probe: { ...card.probe, outputs: card.probe.outputs.map((r, i) => (i === 3 ? r.map((v) => v + 0.01) : r)) } };
+    await expect(loadOnnxPolicy(record(ortNode).module, bytes, edited, modelPath)).rejects.toThrow(/does not reproduce its card's probe \(output 15: /);
+  });
+});
+
+describe('the installed model source', () => {
+  it('without one, loading says no models are available and how to train', async () => {
+    setModelSource(null);
+    await expect(loadModel('navigate')).rejects.toThrow("no trained models are available here: model 'navigate' cannot load (train it with npm run train -- --skill navigate)");
+  });
+
+  it('does not cache a failure: a model added later loads', async () => {
+    const later = join(tmp.path, 'later');
+    mkdirSync(later, { recursive: true });
+    setModelSource(nodeModelSource(later));
+    await expect(loadModel('secure')).rejects.toThrow(/secure\.onnx is missing/);
+    exportModel(later, tinyState(5), exportInfo('secure'));
+    const policy = await loadModel('secure');
+    expect(policy.name).toBe('secure');
+    expect(await loadModel('secure')).toBe(policy); // loaded once, then cached
+    setModelSource(null);
+  });
+});
