@@ -3,6 +3,7 @@
  * one run, each beside its target and the ratio to it.
  */
 import { type BenchRow, benchMatches, benchStep } from '../match/benchmarks';
+import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
 import { integerOption, parseCommandLine, runCli } from './args';
@@ -70,7 +71,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
     { name: 'llm decisions per minute of play, 2 Hz', value: fixed.perMinute, unit: 'decisions/min' },
     { name: `llm decisions per episode, 2 Hz + events (${withEvents.episodes} ep.)`, value: withEvents.perEpisode, unit: 'decisions' },
     { name: 'llm decisions per minute of play, 2 Hz + events', value: withEvents.perMinute, unit: 'decisions/min' },
-    { name: 'llm decisions with an event among triggers', value: withEvents.eventShare * 100, unit: '%' },
+    { name: 'llm decisions asked by events alone', value: withEvents.eventShare * 100, unit: '%' },
     ...promptTokenRows(prompts),
     ...benchDecisionCost(seconds),
   ];
@@ -101,6 +102,7 @@ runCli(async () => {
     ['policy inference (onnxruntime-node)', () => benchInference(seconds)],
     ['tournaments (worker threads)', () => benchTournament(seconds)],
     ['LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
+    ['training (one core, PPO with the shipped navigate config)', () => benchTraining(seconds)],
     ['browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];
   console.log(`Hillmind benchmarks (node ${process.version}, ${seconds} s per figure)`);

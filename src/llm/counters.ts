@@ -39,7 +39,7 @@ export interface LlmCountersSnapshot {
   readonly backedOff: number;
   /** Requests sent again without response_format because the server refused it. */
   readonly formatFallbacks: number;
-  /** Calls still out when the episode ended (abandoned, not failures). */
+  /** Requests still out, or answered but not yet due, when the episode ended (not failures). */
   readonly abandoned: number;
   readonly latencyMs: LatencySummary;
   readonly tokens: { readonly prompt: number; readonly completion: number };

@@ -16,6 +16,7 @@
  *   LLM_TIMING        headless timing: realtime (default), ticks:N or lockstep
  *   LLM_CACHE         decision cache: use (default), refresh or off
  *   LLM_CACHE_DIR     default .cache/llm
+ *   LLM_SKILLS        the skills the model chooses among: scripted (default) or rl (trained)
  */
 import { z } from 'zod';
 import { CACHE_MODES, type CacheMode } from './cache';
@@ -39,6 +40,8 @@ export interface LlmSettings {
   readonly timing: TimingMode;
   readonly cache: CacheMode;
   readonly cacheDir?: string;
+  /** Which implementation runs the chosen skills. */
+  readonly skills: 'scripted' | 'rl';
 }
 
 export type SettingsResult =
@@ -96,6 +99,7 @@ const schema = z.object({
     }),
   cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default('use'),
   cacheDir: z.string().optional(),
+  skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default('scripted'),
 });
 
 /** Read and validate the settings; says what is missing or wrong. */
@@ -120,6 +124,7 @@ export function readLlmSettings(env: Env = processEnv()): SettingsResult {
     timing: trimmed(env.LLM_TIMING),
     cache: trimmed(env.LLM_CACHE)?.toLowerCase(),
     cacheDir: trimmed(env.LLM_CACHE_DIR),
+    skills: trimmed(env.LLM_SKILLS)?.toLowerCase(),
   });
   if (!parsed.success) {
     const message = parsed.error.issues.map((i) => i.message).join('; ');

@@ -24,6 +24,7 @@ import {
   type CacheMode,
   type ChatClient,
   ChatError,
+  type ChatResponse,
   type DecisionCacheStore,
   type EventTrigger,
   EVENT_TRIGGERS,
@@ -47,13 +48,13 @@ import {
   type LlmSettings,
 } from '../llm';
 import { type Team, type World, type ZoneStatus, healthLevel, teamSituation } from '../sim';
-import { SCRIPTED_SKILLS, type SkillId, type SkillSet } from '../skills';
+import { SCRIPTED_SKILLS, type SkillId, type SkillSet, loadSkillSet } from '../skills';
 import { type Decision, type DecisionSource, type TeamContext, type TeamController, andThen } from './controller';
 import { type DecisionTiming, HierarchicalController, type Strategist, type StrategistAnswer } from './hierarchical';
 import type { TeamEntry } from './registry';
 
 export const LLM_TEAM_DESCRIPTION =
-  'A language model choosing each agent\'s skill at 2 Hz and on events (the study\'s LLM+RL; scripted skills until the RL skills are trained).';
+  'A language model choosing each agent\'s skill at 2 Hz and on events (the study\'s LLM+RL); scripted skills, or the trained ones with LLM_SKILLS=rl.';
 
 export interface LlmStrategistOptions {
   readonly client: ChatClient;
@@ -162,10 +163,13 @@ export class LlmStrategist implements Strategist {
     return this.options.client.model;
   }
 
-  /** This episode's counters; a call still out counts as abandoned. */
+  /**
+   * This episode's counters. A request still out (or answered but not yet due) counts as
+   * abandoned, so requests = answers + failed + abandoned.
+   */
   stats(): LlmCountersSnapshot {
     const s = this.counters.snapshot();
-    const out = this.inFlight && this.inFlight.outcome === null ? 1 : 0;
+    const out = this.inFlight && this.inFlight.outcome?.kind !== 'abandoned' ? 1 : 0;
     return { ...s, abandoned: s.abandoned + out };
   }
 
@@ -305,8 +309,8 @@ export class LlmStrategist implements Strategist {
       trigger,
       abort,
       outcome: null,
-      done: this.options.client
-        .complete(request, abort.signal)
+      // (A client that throws instead of rejecting fails the call, not the match.)
+      done: new Promise<ChatResponse>((resolve) => resolve(this.options.client.complete(request, abort.signal)))
         .then(
           (response): Outcome => {
             const elapsedMs = this.now() - sentAt;
@@ -449,7 +453,7 @@ function loadNodeLlm(): Promise<NodeLlm> {
 }
 
 /** Strategist options from validated settings (shared by Node and the page). */
-export function optionsFromSettings(settings: Omit<LlmSettings, 'baseUrl' | 'apiKey' | 'model' | 'cache' | 'cacheDir'>): Omit<LlmTeamOptions, 'client'> {
+export function optionsFromSettings(settings: Omit<LlmSettings, 'baseUrl' | 'apiKey' | 'model' | 'cache' | 'cacheDir' | 'skills'>): Omit<LlmTeamOptions, 'client'> {
   return {
     format: settings.format,
     temperature: settings.temperature,
@@ -471,11 +475,19 @@ export function nodeLlmTeamEntry(overrides: NodeLlmOverrides = {}): TeamEntry {
     const clientKey = JSON.stringify([settings.baseUrl, settings.apiKey, settings.model, settings.timeoutMs]);
     let client = nodeClients.get(clientKey);
     if (!client) nodeClients.set(clientKey, (client = node.createOpenAiClient(settings)));
+    let skills = overrides.skills;
+    if (!skills && settings.skills === 'rl') {
+      try {
+        skills = await loadSkillSet();
+      } catch (err) {
+        throw llmUnavailable(`LLM_SKILLS=rl needs the trained skills: ${(err as Error).message}`);
+      }
+    }
     return {
       ...optionsFromSettings(settings),
       client,
       ...(settings.cache !== 'off' ? { cache: { store: node.openCacheStore(settings), mode: settings.cache } } : {}),
-      ...(overrides.skills ? { skills: overrides.skills } : {}),
+      ...(skills ? { skills } : {}),
     };
   });
 }

@@ -69,7 +69,7 @@ function expectedKind(b: FakeBehaviour): FailureKind | null {
 
 describe('the llm team over HTTP', () => {
   it('answers well: decisions apply, requests follow the settings, tokens and latency are counted', async () => {
-    const { match, stats, calls } = await play({ behaviour: { kind: 'answer' } });
+    const { match, stats, calls } = await play({ behaviour: { kind: 'answer' }, config: short(12) });
     expect(match.done).toBe(true);
     expect(stats).toMatchObject({ calls: calls.length, requests: calls.length, answers: calls.length, applied: calls.length, failed: 0, abandoned: 0 });
     expect(calls.length).toBeGreaterThan(10);
@@ -159,13 +159,14 @@ describe('the llm team over HTTP', () => {
         else expected[kind] = (expected[kind] ?? 0) + 1;
       }
       for (const [kind, n] of Object.entries(stats.failures)) expect([kind, n]).toEqual([kind, expected[kind] ?? 0]);
-      expect(stats).toMatchObject({ calls: calls.length, answers: valid, applied: valid, failed: calls.length - valid });
+      expect(stats).toMatchObject({ calls: calls.length, answers: valid, applied: valid, failed: calls.length - valid, abandoned: 0 });
+      expect(stats.requests).toBe(stats.answers + stats.failed + stats.abandoned);
       expect(stats.latencyMs.samples).toBe(calls.filter((c) => c.behaviour.kind === 'answer').length);
     }
   });
 
   it('JSON answers: response_format json_schema, a rationale on each decision', async () => {
-    const { stats, calls, match } = await play({ behaviour: { kind: 'answer' }, env: { LLM_FORMAT: 'json' } });
+    const { stats, calls, match } = await play({ behaviour: { kind: 'answer' }, env: { LLM_FORMAT: 'json' }, config: short(10) });
     expect(stats).toMatchObject({ failed: 0, answers: calls.length, formatFallbacks: 0 });
     const format = calls[0]!.body.response_format as { type: string; json_schema: { name: string; strict: boolean } };
     expect(format).toMatchObject({ type: 'json_schema', json_schema: { name: 'hillmind_decision', strict: true } });
@@ -178,7 +179,7 @@ describe('the llm team over HTTP', () => {
   it('JSON answers where the server refuses json_schema: asked again without it, once, then never', async () => {
     const fake = await FakeOpenAiServer.start({ rejectJsonSchema: true });
     try {
-      const { stats, calls } = await play({ fake, behaviour: { kind: 'answer' }, env: { LLM_FORMAT: 'json' } });
+      const { stats, calls } = await play({ fake, behaviour: { kind: 'answer' }, env: { LLM_FORMAT: 'json' }, config: short(6) });
       expect(fake.schemaRejections).toBe(1);
       expect(stats).toMatchObject({ failed: 0, answers: calls.length, formatFallbacks: 1 });
       expect(calls.every((c) => c.body.response_format === undefined)).toBe(true);

@@ -36,6 +36,7 @@ describe('LLM settings', () => {
       events: ['elimination', 'respawn', 'contested', 'low-health'],
       timing: { kind: 'realtime' },
       cache: 'use',
+      skills: 'scripted',
     });
   });
 
@@ -69,6 +70,7 @@ describe('LLM settings', () => {
     expect(bad({ LLM_EVENTS: 'explosions' })).toMatch(/LLM_EVENTS/);
     expect(bad({ LLM_CACHE: 'maybe' })).toMatch(/LLM_CACHE must be one of use, refresh, off/);
     expect(bad({ LLM_TIMEOUT_MS: '0' })).toMatch(/LLM_TIMEOUT_MS/);
+    expect(bad({ LLM_SKILLS: 'magic' })).toMatch(/LLM_SKILLS must be scripted or rl/);
   });
 
   it('parses timing modes and event lists', () => {
@@ -111,6 +113,13 @@ describe("the registry's llm team", () => {
     } finally {
       await fake.close();
     }
+  });
+
+  it('LLM_SKILLS=rl takes the trained skills, and says so where there are none', async () => {
+    vi.stubEnv('OPENAI_BASE_URL', 'http://localhost:11434/v1');
+    vi.stubEnv('LLM_MODEL', 'm');
+    vi.stubEnv('LLM_SKILLS', 'rl');
+    await expect(createTeam('llm', ctx)).rejects.toThrow(/team 'llm' is not available: LLM_SKILLS=rl needs the trained skills: /);
   });
 
   it('invalid settings are refused with the reason', async () => {

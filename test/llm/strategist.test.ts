@@ -38,6 +38,8 @@ describe('LlmStrategist timing', () => {
     }
     for (const { strategist } of runs) {
       expect(strategist.records.length).toBeGreaterThan(5);
+      const s = strategist.stats();
+      expect(s.requests).toBe(s.answers + s.failed + s.abandoned);
       for (const r of strategist.records) expect(r.applyTick - r.requestTick).toBe(8);
     }
     // The same answers at the same ticks: the same match, whatever the latencies were.
@@ -170,6 +172,16 @@ describe('LlmStrategist failures', () => {
     expect(strategist.records[0]).toMatchObject({ ok: false, failure: 'timeout', latencyMs: null });
     expect(strategist.stats()).toMatchObject({ failed: 1, failures: { timeout: 1 } });
     expect(strategist.stats().answers).toBe(strategist.stats().calls - 1);
+  });
+
+  it('a client that throws instead of rejecting fails the call, not the match', async () => {
+    const client = new TestClient(() => {
+      throw new TypeError('boom');
+    });
+    const { match, strategist } = await playLlm({ client, timing: { kind: 'lockstep' }, events: [] }, { config: { ...DEFAULT_CONFIG, episodeSeconds: 5 } });
+    expect(match.done).toBe(true);
+    expect(strategist.stats().failures.server).toBe(strategist.stats().calls);
+    expect(strategist.records[0]!.reason).toMatch(/boom/);
   });
 
   it('a call still out at the end is abandoned, not failed', async () => {
