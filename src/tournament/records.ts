@@ -7,15 +7,9 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync,
 import type { MatchSummary } from '../match';
 import type { PlannedEpisode } from './plan';
 
-export interface EpisodeRecord {
-  readonly key: string;
+/** A planned episode with what happened in it. */
+export interface EpisodeRecord extends PlannedEpisode {
   readonly matchup: string;
-  readonly a: string;
-  readonly b: string;
-  readonly index: number;
-  readonly seed: number;
-  readonly blue: string;
-  readonly red: string;
   /** The winning team id, or null for a draw. */
   readonly winner: string | null;
   readonly winnerSide: 'blue' | 'red' | 'draw';
@@ -30,14 +24,8 @@ export interface EpisodeRecord {
 
 export function toRecord(episode: PlannedEpisode, summary: MatchSummary, llm?: Record<string, unknown>): EpisodeRecord {
   return {
-    key: episode.key,
+    ...episode,
     matchup: `${episode.a} vs ${episode.b}`,
-    a: episode.a,
-    b: episode.b,
-    index: episode.index,
-    seed: episode.seed,
-    blue: episode.blue,
-    red: episode.red,
     winner: summary.winner === 'draw' ? null : summary[summary.winner],
     winnerSide: summary.winner,
     durationSeconds: summary.durationSeconds,
