@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
-import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, writeCurvePlot } from '../train/artifacts';
+import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { TRAINING_CONFIGS } from '../train/config';
 import { VecEnv } from '../train/env';
 import { type PolicyState, type PpoConfig, createPolicyState, trainPpo } from '../train/ppo';
@@ -28,7 +28,6 @@ runCli(async () => {
       resume: { type: 'boolean' },
       out: { type: 'string' },
       runs: { type: 'string' },
-      quiet: { type: 'boolean' },
     },
     USAGE,
   );
@@ -51,6 +50,10 @@ runCli(async () => {
     state = cp.state;
     startSteps = cp.steps;
     priorSeconds = cp.wallSeconds;
+    truncateCurve(runDir, cp.steps);
+    if (values.envs !== undefined || values.seed !== undefined) {
+      throw new UsageError('--envs and --seed cannot change on --resume: the checkpoint keeps the run\'s own');
+    }
     console.error(`resuming ${name} from ${startSteps.toLocaleString('en-US')} steps (${runDir})`);
   } else {
     config = {

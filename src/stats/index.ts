@@ -11,3 +11,7 @@ export * from './random';
 export * from './ratings';
 export * from './wilson';
 export { assertCount } from './validate';
+export * from './friedman';
+export * from './multipleComparisons';
+export * from './ranks';
+export * from './wilcoxon';

@@ -80,6 +80,12 @@ export function appendCurve(dir: string, stats: UpdateStats): void {
   writeFileSync(join(dir, 'curve.jsonl'), `${JSON.stringify(stats)}\n`, { flag: 'a' });
 }
 
+/** Keep only the curve up to a checkpoint's steps (a resumed run replays what came after). */
+export function truncateCurve(dir: string, steps: number): void {
+  const kept = readCurve(dir).filter((s) => s.steps <= steps);
+  writeAtomic(join(dir, 'curve.jsonl'), kept.map((s) => `${JSON.stringify(s)}\n`).join(''));
+}
+
 export function readCurve(dir: string): UpdateStats[] {
   const path = join(dir, 'curve.jsonl');
   if (!existsSync(path)) return [];
@@ -164,7 +170,7 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
       steps: info.steps,
       wallSeconds: Math.round(info.wallSeconds),
       stepsPerSecond: Math.round(info.steps / Math.max(1e-9, info.wallSeconds)),
-      reproduce: `npm run train -- --skill ${info.name} --steps ${info.config.totalSteps} --seed ${info.config.seed}`,
+      reproduce: `npm run train -- --skill ${info.name} --steps ${info.config.totalSteps} --seed ${info.config.seed} --envs ${info.config.numEnvs}`,
     },
     curve: {
       points: curvePoints(info.curve),

@@ -278,35 +278,40 @@ export async function trainPpo(env: VecEnv, state: PolicyState, config: PpoConfi
     let batches = 0;
     for (let epoch = 0; epoch < config.epochs; epoch++) {
       shuffle(indices, rng);
-      for (let start = 0; start + mbSize <= indices.length; start += mbSize) {
+      // Equal minibatches of at most minibatchSize cover every sample (a short rollout,
+      // with many agents dead or finished, still trains).
+      const count = Math.ceil(indices.length / mbSize);
+      for (let m = 0; m < count; m++) {
+        const start = Math.floor((m * indices.length) / count);
+        const size = Math.floor(((m + 1) * indices.length) / count) - start;
         let advMean = 0;
-        for (let b = 0; b < mbSize; b++) {
+        for (let b = 0; b < size; b++) {
           const i = indices[start + b]!;
           mbObs.set(obsBuf.subarray(i * OBS_SIZE, (i + 1) * OBS_SIZE), b * OBS_SIZE);
           mbAct.set(actBuf.subarray(i * ACTION_SIZE, (i + 1) * ACTION_SIZE), b * ACTION_SIZE);
           mbLogp[b] = logpBuf[i]!;
           mbAdv[b] = advBuf[i]!;
           mbRet[b] = retBuf[i]!;
-          advMean += advBuf[i]! / mbSize;
+          advMean += advBuf[i]! / size;
         }
         let advVar = 0;
-        for (let b = 0; b < mbSize; b++) advVar += (mbAdv[b]! - advMean) ** 2 / mbSize;
+        for (let b = 0; b < size; b++) advVar += (mbAdv[b]! - advMean) ** 2 / size;
         const advStd = Math.sqrt(advVar) + 1e-8;
-        for (let b = 0; b < mbSize; b++) mbAdv[b] = (mbAdv[b]! - advMean) / advStd;
+        for (let b = 0; b < size; b++) mbAdv[b] = (mbAdv[b]! - advMean) / advStd;
 
-        const out = state.policy.forward(mbObs, mbSize);
-        const r = policyLossAndGrad(out, state.logStd, mbAct, mbLogp, mbAdv, mbSize, config.clip, config.entropyCoef, dOut, logStdGrad);
+        const out = state.policy.forward(mbObs, size);
+        const r = policyLossAndGrad(out, state.logStd, mbAct, mbLogp, mbAdv, size, config.clip, config.entropyCoef, dOut, logStdGrad);
         state.policy.zeroGrad();
         state.policy.backward(dOut);
         policyAdam.step(state.policy.params, state.policy.grads, lr);
         logStdAdam.step(state.logStd, logStdGrad, lr);
 
-        const v = state.value.forward(mbObs, mbSize);
+        const v = state.value.forward(mbObs, size);
         let vl = 0;
-        for (let b = 0; b < mbSize; b++) {
+        for (let b = 0; b < size; b++) {
           const diff = v[b]! - mbRet[b]!;
-          vl += (0.5 * diff * diff) / mbSize;
-          dValue[b] = diff / mbSize;
+          vl += (0.5 * diff * diff) / size;
+          dValue[b] = diff / size;
         }
         state.value.zeroGrad();
         state.value.backward(dValue);

@@ -5,7 +5,6 @@
  */
 import {
   type Agent,
-  DEFAULT_CONFIG,
   type GameConfig,
   OBS,
   Rng,
@@ -48,8 +47,6 @@ export interface Scenario {
   finished?(view: StepView): boolean;
 }
 
-const DIAGONAL = Math.hypot(DEFAULT_CONFIG.arena.width, DEFAULT_CONFIG.arena.height);
-
 /** A random spot an agent can stand on, away from walls. */
 export function randomFreeSpot(config: GameConfig, rng: Rng): { x: number; y: number } {
   const r = config.agent.radius + 0.2;
@@ -71,11 +68,12 @@ function scatterLearners(world: World, rng: Rng, learnersOnly = true): void {
 }
 
 /** Metres towards a target since the last step, from the observation's normalised distance. */
-function approach(before: Float32Array, after: Float32Array, index: number): number {
-  const b = before[index]!;
-  const a = after[index]!;
+function approach(view: StepView, index: number): number {
+  const b = view.before[index]!;
+  const a = view.after[index]!;
   if (b < 0 || a < 0) return 0;
-  return (b - a) * DIAGONAL;
+  const { width, height } = view.world.config.arena;
+  return (b - a) * Math.hypot(width, height);
 }
 
 /** Damage dealt, kills, shots and dashes of one agent within a step's events. */
@@ -119,12 +117,12 @@ function skillScenario(skill: SkillId, reward: (w: SkillReward, view: StepView, 
 }
 
 export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
-  navigate: skillScenario('navigate', (w, v) => (w.distanceShaping ?? 0) * approach(v.before, v.after, OBS.zoneDistance)),
+  navigate: skillScenario('navigate', (w, v) => (w.distanceShaping ?? 0) * approach(v, OBS.zoneDistance)),
   combat: skillScenario('combat', (w, v, t) => combatTerms(w, v, t)),
   secure: skillScenario('secure', (w, v, t) => (v.agent.inZone ? (w.zoneBonus ?? 0) : 0) + combatTerms(w, v, t)),
   retreat: {
     ...skillScenario('retreat', (w, v, t) =>
-      (w.pickup ?? 0) * t.pickups + (t.pickups ? 0 : (w.distanceShaping ?? 0) * approach(v.before, v.after, OBS.pickupDistance)),
+      (w.pickup ?? 0) * t.pickups + (t.pickups ? 0 : (w.distanceShaping ?? 0) * approach(v, OBS.pickupDistance)),
     ),
     setup(world, rng) {
       scatterLearners(world, rng);

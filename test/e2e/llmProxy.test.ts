@@ -122,7 +122,7 @@ suite('the llm team in the browser, through the proxy', () => {
     expect(traffic.length).toBeGreaterThan(20);
     for (const t of traffic) expect(t.includes(SECRET)).toBe(false);
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 
   it('where the server has no model, llm is refused in the page with how to configure one; other teams still play', async () => {
     const page = await browser!.context.newPage();
@@ -143,5 +143,5 @@ suite('the llm team in the browser, through the proxy', () => {
     await page.click('#start');
     await page.waitForFunction(() => window.__hillmind!.state().mode === 'live' && window.__hillmind!.state().tick > 10, undefined, { timeout: 30_000 });
     await page.close();
-  });
+  }, 120_000);
 });

@@ -1,17 +1,11 @@
 /** Shared helpers of the LLM tests: play a match with an `llm` team built from given options. */
 import { type ChatClient, ChatError, type ChatRequest, type ChatResponse, RuleChatClient } from '../../src/llm';
 import { Match, type MatchSpec, runMatch } from '../../src/match';
-import { DEFAULT_CONFIG, type GameConfig } from '../../src/sim';
 import { type LlmStrategist, type LlmTeamOptions, defaultLlmTeamEntry, llmStrategistOf, llmTeamEntry, registerTeam } from '../../src/teams';
 
 export interface Played {
   readonly match: Match;
   readonly strategist: LlmStrategist;
-}
-
-/** A config with shorter episodes, for tests that wait on timeouts. */
-export function shortConfig(seconds: number): GameConfig {
-  return { ...DEFAULT_CONFIG, episodeSeconds: seconds };
 }
 
 /** Play blue `llm` (built from `options`) against `red` to the end. */

@@ -84,7 +84,8 @@ describe('the LLM proxy', () => {
   });
 
   it('plays a whole match through the proxy, as the page does', async () => {
-    const base = await proxy({ ...configured(), LLM_TIMEOUT_MS: '5000' });
+    // Lockstep runs faster than play at 1x: lift the per-client rate bound for this one.
+    const base = await proxy({ ...configured(), LLM_TIMEOUT_MS: '5000' }, { rate: { perSecond: 1000, burst: 1000 } });
     fake.behaviour = { kind: 'answer' };
     registerTeam(proxyLlmTeamEntry({ endpoint: `${base}/api/llm`, statusEndpoint: `${base}/api/llm/status`, timing: { kind: 'lockstep' } }));
     try {

@@ -4,7 +4,7 @@ import { verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG, type SimEvent, createWorld, teamAgents, teamSituation } from '../../src/sim';
 import { SCRIPTED_SKILLS } from '../../src/skills';
 import { type Decision, HierarchicalController, RecordedStrategist, type TimedDecision, llmStrategistOf } from '../../src/teams';
-import { TestClient, careful, createLlmMatch, delayed, playLlm, sleep } from './helpers';
+import { TestClient, careful, createLlmMatch, delayed, hang, playLlm, sleep } from './helpers';
 
 const TICK_HZ = 50;
 
@@ -166,7 +166,7 @@ describe('LlmStrategist failures', () => {
   });
 
   it('a hang ends at the timeout; the match goes on', async () => {
-    const client = new TestClient((i, r, signal) => (i === 0 ? new Promise((_, reject) => signal.addEventListener('abort', () => reject(new ChatError('aborted', 'x')))) : careful(r)));
+    const client = new TestClient((i, r, signal) => (i === 0 ? hang(signal) : careful(r)));
     const { match, strategist } = await playLlm({ client, timing: { kind: 'lockstep' }, timeoutMs: 60 });
     expect(match.done).toBe(true);
     expect(strategist.records[0]).toMatchObject({ ok: false, failure: 'timeout', latencyMs: null });
@@ -185,7 +185,7 @@ describe('LlmStrategist failures', () => {
   });
 
   it('a call still out at the end is abandoned, not failed', async () => {
-    const client = new TestClient((_i, _r, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new ChatError('aborted', 'x')))));
+    const client = new TestClient((_i, _r, signal) => hang(signal));
     const { match, strategist } = await createLlmMatch({ client, timing: { kind: 'realtime' }, timeoutMs: 10_000 });
     match.advance();
     match.advance();

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Match, runMatch, verifyReplay } from '../../src/match';
@@ -6,10 +6,12 @@ import { DEFAULT_CONFIG } from '../../src/sim';
 import { SKILL_IDS, loadSkillSet, setModelSource } from '../../src/skills';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { createTeam } from '../../src/teams';
+import { exportModel } from '../../src/train/artifacts';
 import { MODEL_NAMES } from '../../src/train/scenarios';
-import { exportTinyModels, tempDir } from '../train/fixtures';
+import { exportInfo, exportTinyModels, tempDir, tinyState } from '../train/fixtures';
 
 const tmp = tempDir('model-teams');
+const models = join(tmp.path, 'models');
 const ctx = { team: 0 as const, seed: 3, config: DEFAULT_CONFIG };
 
 afterAll(() => {
@@ -21,8 +23,8 @@ describe("model-backed teams ('bt' and 'flat') with models from the installed so
   let match: Match;
 
   beforeAll(async () => {
-    exportTinyModels(tmp.path, MODEL_NAMES);
-    setModelSource(nodeModelSource(tmp.path));
+    exportTinyModels(models, MODEL_NAMES);
+    setModelSource(nodeModelSource(models));
     match = await runMatch({ blue: 'bt', red: 'flat', seed: 21 });
   });
 
@@ -67,6 +69,16 @@ describe("model-backed teams ('bt' and 'flat') with models from the installed so
     expect(result.actualHash).toBe(match.summary().hash);
   });
 
+  it('bt plays the installed skill models: another navigate model changes the match', async () => {
+    const other = join(tmp.path, 'other-navigate');
+    cpSync(models, other, { recursive: true });
+    exportModel(other, tinyState(42), exportInfo('navigate'));
+    setModelSource(nodeModelSource(other));
+    const changed = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { record: false });
+    setModelSource(nodeModelSource(models));
+    expect(changed.summary().hash).not.toBe(match.summary().hash);
+  });
+
   it('without a model source (or without the files) creating them says they are not available', async () => {
     setModelSource(null);
     await expect(createTeam('bt', ctx)).rejects.toThrow(/^team 'bt' is not available: no trained models are available here/);
@@ -76,7 +88,7 @@ describe("model-backed teams ('bt' and 'flat') with models from the installed so
     setModelSource(nodeModelSource(empty));
     await expect(createTeam('flat', ctx)).rejects.toThrow(`team 'flat' is not available: ${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat`);
     await expect(createTeam('bt', ctx)).rejects.toThrow(/^team 'bt' is not available: .*\.onnx is missing: train it with npm run train -- --skill /);
-    setModelSource(nodeModelSource(tmp.path));
+    setModelSource(nodeModelSource(models));
     expect((await createTeam('flat', ctx)).id).toBe('flat');
     setModelSource(null);
   });

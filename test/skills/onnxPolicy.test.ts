@@ -84,6 +84,12 @@ describe('nodeModelSource', () => {
     const ref = reference(obs, n);
     const want = actionsOf(n);
     outputsToActions(ref, n, want);
+    // The documented play rule: the means clamped to [-1, 1], dash/fire on when the logit is positive.
+    const clamp = (v: number) => Math.max(-1, Math.min(1, v));
+    for (let i = 0; i < n; i++) {
+      const o = i * 5;
+      expect(want[i]).toEqual({ move: clamp(ref[o]!), turn: clamp(ref[o + 1]!), strafe: clamp(ref[o + 2]!), dash: ref[o + 3]! > 0 ? 1 : 0, fire: ref[o + 4]! > 0 ? 1 : 0 });
+    }
     for (let i = 0; i < n; i++) {
       for (const key of ['move', 'turn', 'strafe'] as const) expect(Math.abs(got[i]![key] - want[i]![key]), `${key} ${i}`).toBeLessThan(1e-5);
       // Binary parts agree wherever the logit is not within float noise of 0.

@@ -86,7 +86,7 @@ describe('exportModel: the model, its card and its curve', () => {
     });
     expect(card.network).toEqual({ hidden: [16, 16], activation: 'tanh' });
     expect(card.logStd).toEqual(Array.from(state.logStd));
-    expect(card.training.reproduce).toBe('npm run train -- --skill navigate --steps 192 --seed 7');
+    expect(card.training.reproduce).toBe('npm run train -- --skill navigate --steps 192 --seed 7 --envs 2');
     expect(card.training.config).toEqual({ ...TINY, hidden: [16, 16] });
     expect(card.training.seed).toBe(7);
     expect(card.training.steps).toBe(192);
@@ -125,7 +125,7 @@ describe('exportModel: the model, its card and its curve', () => {
     const dir = join(tmp.path, 'flat');
     const flat = exportModel(dir, tinyState(2), exportInfo('flat', TRAINING_CONFIGS.flat.ppo));
     expect(flat.kind).toBe('flat');
-    expect(flat.training.reproduce).toBe(`npm run train -- --skill flat --steps ${TRAINING_CONFIGS.flat.ppo.totalSteps} --seed 5`);
+    expect(flat.training.reproduce).toBe(`npm run train -- --skill flat --steps ${TRAINING_CONFIGS.flat.ppo.totalSteps} --seed 5 --envs ${TRAINING_CONFIGS.flat.ppo.numEnvs}`);
     expect(flat.curve.finalMeanReturn).toBeNull(); // no curve, no made-up figure
   });
 
@@ -134,7 +134,7 @@ describe('exportModel: the model, its card and its curve', () => {
   // numEnvs: N in training.config, but its reproduce command trains with 32 environments, which
   // gives a different model (the buffer, the minibatches and the episode seeds all change). The
   // command should add `--envs N` whenever config.numEnvs differs from TRAINING_CONFIGS[name].
-  it.fails('the reproduce command reproduces a run with a non-default --envs', () => {
+  it('the reproduce command reproduces a run with a non-default --envs', () => {
     const config = { ...TRAINING_CONFIGS.retreat.ppo, numEnvs: 2, totalSteps: 2000 };
     const exported = exportModel(join(tmp.path, 'envs'), tinyState(3), exportInfo('retreat', config));
     expect(exported.training.config.numEnvs).toBe(2);

@@ -183,6 +183,21 @@ describe('rewards follow the skill catalogue in constructed cases', () => {
     expect(away.rewards.blue_0).toBeCloseTo(-0.1, 5);
   });
 
+  // BUG (src/train/scenarios.ts, `approach`): metres are recovered from the observation's
+  // normalised distance with DIAGONAL, the diagonal of DEFAULT_CONFIG's arena, while observe()
+  // divides by the diagonal of the world's own arena. With any other arena (EnvOptions.config)
+  // the distance shaping is off by the ratio of the diagonals (here 37.7 / 67.1: 0.056 per metre
+  // instead of 0.1). It should use view.world.config's arena.
+  it('navigate: the shaping is per metre in an arena of another size too', () => {
+    const base = fastConfig();
+    const wide: GameConfig = { ...base, arena: { ...base.arena, width: 64 } };
+    const env = parkedEnv('navigate', wide);
+    place(env.world, 0, ZONE.x - 8, ZONE.y, 0);
+    const r = env.step({ blue_0: move(1) });
+    expect(env.world.agents[0]!.x).toBeCloseTo(ZONE.x - 7, 9);
+    expect(r.rewards.blue_0).toBeCloseTo(0.1, 5);
+  });
+
   it('combat: a 10-damage hit earns 0.5 plus facing, minus the fire penalty', () => {
     const w = SKILLS.combat.reward;
     const env = parkedEnv('combat');

@@ -253,6 +253,27 @@ describe('learning', () => {
     expect(snapshot(other.state).policy).not.toEqual(trained.policy);
   });
 
+  // BUG (src/train/ppo.ts, the minibatch loop `for (let start = 0; start + mbSize <= indices.length; ...)`):
+  // when a rollout has fewer active samples than minibatchSize, no minibatch runs and the update
+  // silently does nothing (policyLoss, entropy and KL are all reported as 0). With the shipped
+  // config (minibatch 256, 64 rollout steps) `npm run train -- --envs 1` gives 128 samples per
+  // update and trains nothing at all; with `--envs 2` every update where an agent was dead or had
+  // left (retreat) is skipped. The update should use a smaller last minibatch (or all samples), or
+  // trainPpo should refuse such a config with an error naming minibatchSize.
+  it('a rollout smaller than one minibatch still trains (or is refused)', async () => {
+    const config = { ...TINY, minibatchSize: 128 }; // 64 samples per update
+    const initial = snapshot(createPolicyState(config));
+    let error: Error | null = null;
+    let trained: PolicyState | null = null;
+    try {
+      trained = (await train(config)).state;
+    } catch (err) {
+      error = err as Error;
+    }
+    if (error) expect(error.message).toMatch(/minibatch/i);
+    else expect(snapshot(trained!).policy).not.toEqual(initial.policy);
+  });
+
   it('navigate: a few thousand steps raise the mean return (3 seeds, first vs last 4 updates)', async () => {
     const config: PpoConfig = {
       ...TINY,

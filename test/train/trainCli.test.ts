@@ -114,7 +114,7 @@ describe('npm run train (src/cli/train.ts)', () => {
   // --resume restarts from the checkpoint's steps and appends again, so the curve (and the card's
   // curve.points and the plot) holds the same steps twice and goes backwards. Resuming should
   // first drop the curve entries beyond the checkpoint (or checkpoint whenever the curve is written).
-  it.fails('resuming a run killed after its last checkpoint keeps the curve in step order', () => {
+  it('resuming a run killed after its last checkpoint keeps the curve in step order', () => {
     expect(killedResumed.status, killedResumed.stderr).toBe(0);
     const steps = readCurve(join(killedRuns, 'retreat')).map((s) => s.steps);
     for (let i = 1; i < steps.length; i++) expect(steps[i], `curve entry ${i}: ${steps.join(', ')}`).toBeGreaterThan(steps[i - 1]!);

@@ -1,0 +1,250 @@
+/**
+ * A study's configuration: a JSON file validated here (zod), with the reference study's
+ * protocol as the defaults. Unknown keys are refused, so a typo never silently falls back
+ * to a default.
+ *
+ * A play study (`kind: "play"`): each participant plays one block of `episodesPerBlock`
+ * episodes against every team in `teams` (order counterbalanced by the server), rates each
+ * block on the Likert items and open questions, then makes the forced choice, answers the
+ * background questions and gets the completion code or redirect.
+ *
+ * An observe study (`kind: "observe"`): each participant watches `observe.clips` stored
+ * episodes (people's play from other studies and bot-versus-bot matches) and tags every
+ * agent as a person or a bot.
+ */
+import { z } from 'zod';
+import { TEAM_IDS } from '../teams/registry';
+
+/** Team ids an AI plays (every id but 'human'). */
+export const AI_TEAM_IDS = TEAM_IDS.filter((id) => id !== 'human') as Exclude<(typeof TEAM_IDS)[number], 'human'>[];
+export type AiTeamId = (typeof AI_TEAM_IDS)[number];
+
+/** The teammate value meaning "a second person plays the other agent of the participant's team". */
+export const PERSON_TEAMMATE = 'person';
+
+/** The study's teams: LLM+RL, the behavior tree over RL skills and flat RL. */
+export const DEFAULT_TEAMS: readonly AiTeamId[] = ['bt', 'llm', 'flat'];
+
+const aiTeam = z.enum(AI_TEAM_IDS as [AiTeamId, ...AiTeamId[]]);
+const text = (max: number) => z.string().trim().min(1).max(max);
+const itemId = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'ids are 1-32 lower-case letters, digits or _, starting with a letter');
+export const STUDY_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,47}$/;
+
+export const likertItemSchema = z.strictObject({
+  id: itemId,
+  prompt: text(300),
+  low: text(60).default('Strongly disagree'),
+  high: text(60).default('Strongly agree'),
+  points: z.number().int().min(3).max(11).default(5),
+});
+export type LikertItem = z.infer<typeof likertItemSchema>;
+
+export const openQuestionSchema = z.strictObject({
+  id: itemId,
+  prompt: text(500),
+  required: z.boolean().default(false),
+  maxLength: z.number().int().min(1).max(10_000).default(2000),
+});
+export type OpenQuestion = z.infer<typeof openQuestionSchema>;
+
+export const backgroundQuestionSchema = z.strictObject({
+  id: itemId,
+  prompt: text(300),
+  options: z.array(text(120)).min(2).max(12),
+});
+export type BackgroundQuestion = z.infer<typeof backgroundQuestionSchema>;
+
+/** The study's five ratings, asked after every block. */
+export const DEFAULT_LIKERT: readonly LikertItem[] = [
+  { id: 'challenge', prompt: 'This team was challenging to play against.' },
+  { id: 'skill', prompt: "This team's players were skilled." },
+  { id: 'coordination', prompt: "This team's players coordinated well with each other." },
+  { id: 'enjoyment', prompt: 'I enjoyed playing against this team.' },
+  { id: 'humanlike', prompt: "This team's players behaved like human players." },
+].map((item) => likertItemSchema.parse(item));
+
+export const DEFAULT_OPEN: readonly OpenQuestion[] = [
+  openQuestionSchema.parse({ id: 'behaviours', prompt: 'What behaviours did you notice in this team? Anything that stood out, good or bad.' }),
+];
+
+export const DEFAULT_BACKGROUND: readonly BackgroundQuestion[] = [
+  { id: 'gaming', prompt: 'How often do you play video games?', options: ['Never', 'Less than once a month', 'A few times a month', 'A few times a week', 'Every day'] },
+  {
+    id: 'team_games',
+    prompt: 'How much experience do you have with team-based action or shooter games?',
+    options: ['None', 'A little', 'Some', 'A lot', 'I play competitively'],
+  },
+];
+
+export const DEFAULT_CONSENT = [
+  'You are invited to take part in a study of computer-controlled players in games.',
+  'You will play short matches of a top-down team game against several computer-controlled teams and answer a few questions about each team. It takes about 30 minutes.',
+  'We store your answers, your game inputs and the results of your matches under a random participant number. We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.',
+  'Taking part is voluntary. You can stop at any time by closing this page.',
+  'Press "I agree" if you are 18 or older and agree to take part.',
+].join('\n\n');
+
+export const DEFAULT_INSTRUCTIONS = [
+  'Two teams of two fight over one circular zone. Your team is blue. Hold the zone alone for 8 seconds in total to win. When a player is eliminated, their team loses half of its progress and the player returns to base 2 seconds later. Green crosses restore health. After 60 seconds without a winner, the episode is a draw.',
+  'You play one agent (marked YOU); your teammate (ALLY) plays the other. You will play several blocks of episodes, each against a different opposing team, called Team 1, Team 2 and so on. After each block you rate the team you just played.',
+  'Controls: W A S D to move, the mouse to aim, click or Space to fire, Shift to dash. First, a practice round lets you try the controls.',
+].join('\n\n');
+
+const practiceSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Who the practice round is against (never rated). */
+  opponent: aiTeam.default('heuristic'),
+  episodeSeconds: z.number().min(1).max(600).default(30),
+});
+
+const observeSchema = z.strictObject({
+  /** Play studies whose episodes are shown; empty means every play study in the database. */
+  fromStudies: z.array(z.string().regex(STUDY_ID_PATTERN)).max(50).default([]),
+  /** Replays each participant watches and judges. */
+  clips: z.number().int().min(1).max(50).default(6),
+  /** Bot-versus-bot episodes made when the study is created (the "all bots" clips). */
+  botMatches: z.number().int().min(0).max(200).default(4),
+  /** Teams for those matches; default the study's teams. */
+  botTeams: z.array(aiTeam).min(1).max(12).optional(),
+  /** Show people's episodes from play studies (default true). */
+  includePeople: z.boolean().default(true),
+});
+
+const completionSchema = z.strictObject({
+  /** Shown at the end (e.g. the Prolific completion code). Generated when neither code nor redirect is set. */
+  code: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  /** Where participants go at the end (http or https), e.g. the platform's completion URL. */
+  redirectUrl: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  message: text(2000).default('Thank you for taking part.'),
+});
+
+export const studyConfigSchema = z
+  .strictObject({
+    /** URL-safe id (lower-case letters, digits, '-'); generated when absent. */
+    id: z.string().regex(STUDY_ID_PATTERN, 'a study id is 2-48 lower-case letters, digits or -').optional(),
+    kind: z.enum(['play', 'observe']).default('play'),
+    title: text(200).default('Hillmind study'),
+    teams: z
+      .array(aiTeam)
+      .min(2)
+      .max(6)
+      .default([...DEFAULT_TEAMS])
+      .refine((t) => new Set(t).size === t.length, 'teams must not repeat'),
+    episodesPerBlock: z.number().int().min(1).max(30).default(6),
+    /** Length of an episode before it is a draw (the game's default is 60 s). */
+    episodeSeconds: z.number().min(1).max(600).optional(),
+    /** The AI team playing beside the participant, or "person" for a second person at the same computer. */
+    teammate: z.union([aiTeam, z.literal(PERSON_TEAMMATE)]).default('bt-scripted'),
+    practice: practiceSchema.prefault({}),
+    likert: z
+      .array(likertItemSchema)
+      .max(20)
+      .default(() => [...DEFAULT_LIKERT])
+      .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'Likert ids must not repeat'),
+    open: z
+      .array(openQuestionSchema)
+      .max(5)
+      .default(() => [...DEFAULT_OPEN])
+      .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'open question ids must not repeat'),
+    forcedChoice: z
+      .strictObject({
+        prompt: text(300).default('Which team felt most like competent human players?'),
+        reasonPrompt: text(300).default('Why? What did that team do that felt like competent human players?'),
+        reasonRequired: z.boolean().default(true),
+        maxLength: z.number().int().min(1).max(10_000).default(2000),
+      })
+      .prefault({}),
+    background: z
+      .array(backgroundQuestionSchema)
+      .max(10)
+      .default(() => [...DEFAULT_BACKGROUND])
+      .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'background ids must not repeat'),
+    consent: text(20_000).default(DEFAULT_CONSENT),
+    instructions: text(20_000).default(DEFAULT_INSTRUCTIONS),
+    completion: completionSchema.prefault({}),
+    observe: observeSchema.prefault({}),
+    /** A participant idle this long no longer holds a counterbalancing slot. */
+    abandonAfterMinutes: z.number().int().min(1).max(7 * 24 * 60).default(120),
+  });
+
+export type StudyConfigInput = z.input<typeof studyConfigSchema>;
+export type StudyConfig = z.infer<typeof studyConfigSchema>;
+
+/** Validate a config object; throws an Error listing every problem with its path. */
+export function parseStudyConfig(value: unknown, source = 'study config'): StudyConfig {
+  const parsed = studyConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`${source} is invalid:\n${problems.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** Parse config JSON text. */
+export function parseStudyConfigText(text: string, source = 'study config'): StudyConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseStudyConfig(json, source);
+}
+
+/** Every AI team a study needs in play: the compared teams, the teammate and the practice opponent. */
+export function teamsInPlay(config: StudyConfig): AiTeamId[] {
+  const ids = new Set<AiTeamId>(config.kind === 'observe' ? (config.observe.botMatches > 0 ? (config.observe.botTeams ?? config.teams) : []) : config.teams);
+  if (config.kind === 'play') {
+    if (config.teammate !== PERSON_TEAMMATE) ids.add(config.teammate);
+    if (config.practice.enabled) ids.add(config.practice.opponent);
+  }
+  return [...ids];
+}
+
+/** Neutral labels and colours for the AI teams, by the position a participant meets them in. */
+export const TEAM_COLOURS = ['#e0a526', '#9b6bdf', '#2bb3a3', '#d9679b', '#7f9c3a', '#5f86c9'] as const;
+
+export function teamLabel(position: number): string {
+  return `Team ${position + 1}`;
+}
+
+export function teamColour(position: number): string {
+  return TEAM_COLOURS[position % TEAM_COLOURS.length]!;
+}
+
+/** What a participant's page may know of the config: no team types, no completion code. */
+export interface PublicStudy {
+  readonly id: string;
+  readonly kind: 'play' | 'observe';
+  readonly title: string;
+  readonly consent: string;
+  readonly instructions: string;
+  readonly blocks: number;
+  readonly episodesPerBlock: number;
+  readonly teammate: 'ai' | 'person';
+  readonly practice: boolean;
+  readonly likert: readonly LikertItem[];
+  readonly open: readonly OpenQuestion[];
+  readonly forcedChoice: StudyConfig['forcedChoice'];
+  readonly background: readonly BackgroundQuestion[];
+  readonly clips: number;
+}
+
+export function publicStudy(id: string, config: StudyConfig): PublicStudy {
+  return {
+    id,
+    kind: config.kind,
+    title: config.title,
+    consent: config.consent,
+    instructions: config.instructions,
+    blocks: config.teams.length,
+    episodesPerBlock: config.episodesPerBlock,
+    teammate: config.teammate === PERSON_TEAMMATE ? 'person' : 'ai',
+    practice: config.practice.enabled,
+    likert: config.likert,
+    open: config.open,
+    forcedChoice: config.forcedChoice,
+    background: config.background,
+    clips: config.observe.clips,
+  };
+}
