@@ -1,6 +1,6 @@
 /**
  * npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir>
- *                       [--workers N] [--seed S] [--resume]
+ *                       [--workers N] [--seed S] [--resume] [--llm-concurrency N]
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +10,20 @@ import { describeSettings, reportText, runTournament } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
-const USAGE = 'usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume]';
+const USAGE =
+  'usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N]';
 
 runCli(async () => {
   const { values } = parseCommandLine(
-    { teams: { type: 'string' }, episodes: { type: 'string' }, out: { type: 'string' }, workers: { type: 'string' }, seed: { type: 'string' }, resume: { type: 'boolean' } },
+    {
+      teams: { type: 'string' },
+      episodes: { type: 'string' },
+      out: { type: 'string' },
+      workers: { type: 'string' },
+      seed: { type: 'string' },
+      resume: { type: 'boolean' },
+      'llm-concurrency': { type: 'string' },
+    },
     USAGE,
   );
   if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
@@ -32,6 +41,7 @@ runCli(async () => {
     out: values.out,
     workers,
     resume: Boolean(values.resume),
+    llmConcurrency: Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8)),
     onProgress(done, total) {
       bar ??= new ProgressBar(total, 'episodes');
       bar.update(done, `${workers} worker${workers > 1 ? 's' : ''}`);

@@ -10,6 +10,8 @@ import { Piscina } from 'piscina';
 import { DEFAULT_CONFIG } from '../sim';
 import { SKILL_IDS } from '../skills';
 import { DEFAULT_MODEL_DIR } from '../skills/nodeModels';
+import { readLlmSettings } from '../llm';
+import { createOpenAiClient } from '../llm/node';
 import { createTeam, teamEntry } from '../teams';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { type EpisodeRecord, RecordWriter, readRecords } from './records';
@@ -54,6 +56,18 @@ function codeVersion(): string {
   }
 }
 
+/** One short call to the configured model, so an unreachable server stops the run before it starts. */
+async function probeLlm(): Promise<void> {
+  const result = readLlmSettings();
+  if (!result.ok) throw new Error(`team 'llm' is not available: ${result.error}`);
+  const client = createOpenAiClient(result.settings);
+  try {
+    await client.complete({ messages: [{ role: 'user', content: 'Reply with: 1,1' }], temperature: 0, maxTokens: 8 }, AbortSignal.timeout(Math.max(5000, result.settings.timeoutMs * 3)));
+  } catch (err) {
+    throw new Error(`team 'llm' cannot reach ${result.settings.baseUrl} (model ${result.settings.model}): ${(err as Error).message}`);
+  }
+}
+
 /** Every team must exist and be able to play here: fail before any episode otherwise. */
 export async function checkTeams(teams: readonly string[]): Promise<void> {
   if (teams.length < 2) throw new Error(`a tournament needs at least two teams, got ${teams.length}`);
@@ -63,6 +77,7 @@ export async function checkTeams(teams: readonly string[]): Promise<void> {
     seen.add(id);
     teamEntry(id);
     await createTeam(id, { team: 0, seed: 1, config: DEFAULT_CONFIG });
+    if (id === 'llm') await probeLlm();
   }
 }
 
@@ -89,6 +104,8 @@ export interface RunOptions {
   readonly resume: boolean;
   /** Episodes played at once within a worker (so batched inference can group them). */
   readonly perWorker?: number;
+  /** LLM episodes in flight at once across the tournament (they wait on the network, not a core). */
+  readonly llmConcurrency?: number;
   readonly onProgress?: (done: number, total: number) => void;
 }
 
@@ -137,7 +154,9 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       filename: new URL('./worker.ts', import.meta.url).href,
       minThreads: options.workers,
       maxThreads: options.workers,
-      concurrentTasksPerWorker: options.perWorker ?? 4,
+      concurrentTasksPerWorker: settings.teams.includes('llm')
+        ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers))
+        : (options.perWorker ?? 4),
       // The worker is TypeScript: give its thread the same loader the CLI runs under.
       execArgv: [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), ...(process.execArgv.some((a) => a.includes('tsx')) ? [] : ['--import', 'tsx'])],
     });
