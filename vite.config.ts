@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -21,8 +23,27 @@ function llmProxy(): Plugin {
   };
 }
 
+// The shipped policies (models/<name>.onnx and cards) at /models/, in dev and in the build.
+function shippedModels(): Plugin {
+  const files = () => (existsSync('models') ? readdirSync('models').filter((f) => /\.(onnx|json)$/.test(f)) : []);
+  return {
+    name: 'hillmind-models',
+    configureServer(server) {
+      server.middlewares.use('/models', (req, res, next) => {
+        const name = (req.url ?? '').split('?')[0]!.replace(/^\//, '');
+        if (!files().includes(name)) return next();
+        res.setHeader('Content-Type', name.endsWith('.json') ? 'application/json' : 'application/octet-stream');
+        res.end(readFileSync(join('models', name)));
+      });
+    },
+    generateBundle() {
+      for (const name of files()) this.emitFile({ type: 'asset', fileName: `models/${name}`, source: readFileSync(join('models', name)) });
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: process.env.VITEST ? [] : [llmProxy()],
+  plugins: process.env.VITEST ? [] : [llmProxy(), shippedModels()],
   server: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   preview: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   build: { outDir: 'dist', target: 'es2022', chunkSizeWarningLimit: 4096 },

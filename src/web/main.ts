@@ -3,6 +3,7 @@
  * ?renderer=canvas forces the Canvas renderer; ?blue=, ?red=, ?teammate=, ?seed=, ?speed=
  * preset the choices; ?autostart=1 starts the match at once; ?intro=0 hides the intro.
  */
+import { setModelSource } from '../skills';
 import { isTeamId } from '../teams';
 import { el, setHidden, setText } from './dom';
 import { createGame, rendererName } from './game';
@@ -16,11 +17,15 @@ import { replayPanel } from './panels/replay';
 import { scoreboard } from './panels/scoreboard';
 import { setupPanel } from './panels/setup';
 import { strategistPanel } from './panels/strategist';
+import { webModelSource } from './models';
 import { GameSession } from './session';
 import { type AppState, createStores, isSpeed, nextSpeed } from './stores';
 import './styles.css';
 
 const INTRO_KEY = 'hillmind.introHidden';
+
+// Trained skills and the flat policy load from the server's models/ on first use.
+setModelSource(webModelSource());
 
 function presets(params: URLSearchParams): Partial<AppState> {
   const out: { -readonly [K in keyof AppState]?: AppState[K] } = {};

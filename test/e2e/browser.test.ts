@@ -97,15 +97,31 @@ suite('the product in a real browser', () => {
     await page.close();
   });
 
-  it('shows an unavailable team as an error in the page', async () => {
+  it('plays the trained teams (bt over RL skills vs flat) with onnxruntime-web', async () => {
     const page = await open('?renderer=canvas&intro=0');
+    await page.selectOption('#blue-team', 'bt');
+    await page.selectOption('#red-team', 'flat');
+    await page.click('#start');
+    await page.waitForFunction(() => window.__hillmind!.state().mode === 'live' && window.__hillmind!.state().tick > 100, null, { timeout: 30_000 });
+    expect(await page.locator('#error').isVisible()).toBe(false);
+    expect(await page.locator('#agents-panel').innerText()).toMatch(/Navigate|Combat|Secure|Retreat/);
+    await page.close();
+  });
+
+  it('shows a model that fails to load as an error in the page', async () => {
+    const page = await open('?renderer=canvas&intro=0');
+    await page.route('**/models/combat.onnx', (route) => route.fulfill({ status: 200, body: 'not a model' }));
     await page.selectOption('#blue-team', 'bt');
     await page.click('#start');
     await page.waitForSelector('#error:not([hidden])');
-    expect(await page.locator('#error').innerText()).toMatch(/Could not start bt vs heuristic/);
+    expect(await page.locator('#error').innerText()).toMatch(/Could not start bt vs heuristic[\s\S]*combat\.onnx is not a valid ONNX model/);
     expect((await state(page)).mode).toBe('idle');
     await page.click('#error button');
     expect(await page.locator('#error').isVisible()).toBe(false);
+    // The failed model is not cached: the page still plays other teams.
+    await page.selectOption('#blue-team', 'bt-scripted');
+    await page.click('#start');
+    await page.waitForFunction(() => window.__hillmind!.state().tick > 10);
     await page.close();
   });
 
