@@ -7,10 +7,9 @@
  * exports <out>/<name>.onnx with its card <name>.json and curve plot.
  */
 import { join } from 'node:path';
-import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { TRAINING_CONFIGS } from '../train/config';
-import { VecEnv } from '../train/env';
+import { HEURISTIC_DRIVER, MIXED_OPPONENT, VecEnv } from '../train/env';
 import { type PolicyState, type PpoConfig, createPolicyState, trainPpo } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
@@ -67,7 +66,8 @@ runCli(async () => {
   }
 
   const selfPlaySteps = Math.round((defaults.selfPlayFraction ?? 0) * config.totalSteps);
-  const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : HEURISTIC_POLICY);
+  const fixedOpponent = scenario.opponent === 'mixed' ? MIXED_OPPONENT : HEURISTIC_DRIVER;
+  const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : fixedOpponent);
   const env = new VecEnv(scenario, config.numEnvs, config.seed + startSteps, opponentAt(startSteps), { horizonSteps: config.horizonSteps });
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
@@ -101,7 +101,12 @@ runCli(async () => {
     name,
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
-    opponent: scenario.opponent === 'self' ? `self-play for ${selfPlaySteps} steps, then heuristic` : 'heuristic',
+    opponent:
+      scenario.opponent === 'self'
+        ? `self-play for ${selfPlaySteps} steps, then heuristic`
+        : scenario.opponent === 'mixed'
+          ? 'heuristic team in half the environments, scripted Secure agents in the other half'
+          : 'heuristic',
     steps,
     wallSeconds: wall(),
     config,

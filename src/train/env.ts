@@ -18,6 +18,8 @@ import {
   observe,
   step,
 } from '../sim';
+import { SCRIPTED_SKILLS } from '../skills';
+import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Scenario } from './scenarios';
 
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
@@ -100,8 +102,19 @@ export class KothParallelEnv {
 
 /** Drives the agents that do not learn (the heuristic team, in skill scenarios). */
 export interface OpponentDriver {
-  act(obs: Float32Array, count: number, out: Action[]): void;
+  /** `env` is the environment's index, so a driver can vary opponents across environments. */
+  act(obs: Float32Array, count: number, out: Action[], env: number): void;
 }
+
+/** The heuristic team as a training opponent. */
+export const HEURISTIC_DRIVER: OpponentDriver = {
+  act: (obs, count, out) => void HEURISTIC_POLICY.act(obs, count, out),
+};
+
+/** Even environments face the heuristic team, odd ones scripted Secure agents. */
+export const MIXED_OPPONENT: OpponentDriver = {
+  act: (obs, count, out, env) => void (env % 2 === 0 ? HEURISTIC_POLICY : SCRIPTED_SKILLS.secure).act(obs, count, out),
+};
 
 export interface CompletedEpisode {
   readonly return: number;
@@ -188,7 +201,7 @@ export class VecEnv {
         const k = (e * per + l) * 5;
         stepActions[name] = { move: actions[k]!, turn: actions[k + 1]!, strafe: actions[k + 2]!, dash: actions[k + 3]!, fire: actions[k + 4]! };
       });
-      if (this.opponent !== 'self') this.driveOpponents(env, stepActions, this.opponent);
+      if (this.opponent !== 'self') this.driveOpponents(e, stepActions, this.opponent);
       const result = env.step(stepActions);
       let episodeOver = env.agents.length === 0 || env.world.outcome !== null;
       this.learnerNames.forEach((name, l) => {
@@ -216,11 +229,12 @@ export class VecEnv {
     });
   }
 
-  private driveOpponents(env: KothParallelEnv, out: Partial<Record<AgentName, Action>>, driver: OpponentDriver): void {
+  private driveOpponents(e: number, out: Partial<Record<AgentName, Action>>, driver: OpponentDriver): void {
+    const env = this.envs[e]!;
     const ids = [2, 3];
     ids.forEach((id, k) => observe(env.world, id, this.opponentObs, k * OBS_SIZE));
     const actions = ids.map((id) => this.opponentActions[id]!);
-    driver.act(this.opponentObs, ids.length, actions);
+    driver.act(this.opponentObs, ids.length, actions, e);
     ids.forEach((id, k) => (out[AGENT_NAMES[id]!] = actions[k]!));
   }
 }
