@@ -43,10 +43,17 @@ function shippedModels(): Plugin {
 }
 
 export default defineConfig({
-  plugins: process.env.VITEST ? [] : [llmProxy(), shippedModels()],
+  // Builds started from a test (VITEST in their environment) still ship the models.
+  plugins: process.env.VITEST ? [shippedModels()] : [llmProxy(), shippedModels()],
   server: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   preview: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
-  build: { outDir: 'dist', target: 'es2022', chunkSizeWarningLimit: 4096 },
+  build: {
+    outDir: 'dist',
+    target: 'es2022',
+    chunkSizeWarningLimit: 4096,
+    // The product page and the user-study page (served at /study/<id>).
+    rollupOptions: { input: { main: 'index.html', study: 'study.html' } },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

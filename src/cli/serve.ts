@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type Route, createAppServer, healthRoute, listen } from '../server/server';
+import { studyRoutes } from '../server/studyRoutes';
 import { runCli } from './args';
 
 const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
@@ -14,6 +15,7 @@ const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
 const routes: Route[] = [
   healthRoute(),
   ...llmProxyRoutes(),
+  ...studyRoutes({ root }), // user studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB)
 ];
 
 runCli(async () => {

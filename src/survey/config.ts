@@ -79,7 +79,7 @@ export const DEFAULT_BACKGROUND: readonly BackgroundQuestion[] = [
 export const DEFAULT_CONSENT = [
   'You are invited to take part in a study of computer-controlled players in games.',
   'You will play short matches of a top-down team game against several computer-controlled teams and answer a few questions about each team. It takes about 30 minutes.',
-  'We store your answers, your game inputs and the results of your matches under a random participant number. We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.',
+  'We store your answers, your game inputs and the results of your matches under a random participant number, with the name and version of your browser. We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.',
   'Taking part is voluntary. You can stop at any time by closing this page.',
   'Press "I agree" if you are 18 or older and agree to take part.',
 ].join('\n\n');
@@ -88,6 +88,19 @@ export const DEFAULT_INSTRUCTIONS = [
   'Two teams of two fight over one circular zone. Your team is blue. Hold the zone alone for 8 seconds in total to win. When a player is eliminated, their team loses half of its progress and the player returns to base 2 seconds later. Green crosses restore health. After 60 seconds without a winner, the episode is a draw.',
   'You play one agent (marked YOU); your teammate (ALLY) plays the other. You will play several blocks of episodes, each against a different opposing team, called Team 1, Team 2 and so on. After each block you rate the team you just played.',
   'Controls: W A S D to move, the mouse to aim, click or Space to fire, Shift to dash. First, a practice round lets you try the controls.',
+].join('\n\n');
+
+export const DEFAULT_OBSERVE_CONSENT = [
+  'You are invited to take part in a study of computer-controlled players in games.',
+  'You will watch short recordings of a top-down team game and say, for each player, whether you think a person or a computer program played it. It takes about 15 minutes.',
+  'We store your answers under a random participant number, with the name and version of your browser. We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.',
+  'Taking part is voluntary. You can stop at any time by closing this page.',
+  'Press "I agree" if you are 18 or older and agree to take part.',
+].join('\n\n');
+
+export const DEFAULT_OBSERVE_INSTRUCTIONS = [
+  'Two teams of two (blue and red) fight over one circular zone; holding it alone for 8 seconds in total wins.',
+  'Some players in these recordings were people playing with a keyboard and mouse; others were bots. Watch each recording, then say for each of the four players (B1, B2, R1, R2) whether you think a person or a bot played it. Any mix is possible.',
 ].join('\n\n');
 
 const practiceSchema = z.strictObject({
@@ -177,7 +190,16 @@ export function parseStudyConfig(value: unknown, source = 'study config'): Study
     const problems = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
     throw new Error(`${source} is invalid:\n${problems.join('\n')}`);
   }
-  return parsed.data;
+  const config = parsed.data;
+  // An observe study's participants watch rather than play: its own default texts.
+  if (config.kind === 'observe') {
+    return {
+      ...config,
+      consent: config.consent === DEFAULT_CONSENT ? DEFAULT_OBSERVE_CONSENT : config.consent,
+      instructions: config.instructions === DEFAULT_INSTRUCTIONS ? DEFAULT_OBSERVE_INSTRUCTIONS : config.instructions,
+    };
+  }
+  return config;
 }
 
 /** Parse config JSON text. */

@@ -8,7 +8,7 @@
  * background -> done.
  */
 import { deriveSeed } from '../sim';
-import { PERSON_TEAMMATE, type StudyConfig, teamColour, teamLabel } from './config';
+import { type StudyConfig, teamColour, teamLabel } from './config';
 import type { AnswerRecord, EpisodeRecord, JudgementRecord, ParticipantRecord } from './store';
 
 /** A team as the participant knows it. */
@@ -80,7 +80,7 @@ export function currentStep(config: StudyConfig, studyId: string, progress: Part
     redirectUrl: config.completion.redirectUrl ?? null,
     message: config.completion.message,
   });
-  const teammate = config.teammate === PERSON_TEAMMATE ? PERSON_TEAMMATE : config.teammate;
+  const teammate = config.teammate;
 
   if (config.kind === 'observe') {
     const clips = participant.plan.clips ?? [];

@@ -36,7 +36,7 @@
  *
  * Times are ISO 8601 UTC strings.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -396,10 +396,13 @@ export class StudyStore {
     return row ? toStudy(row) : null;
   }
 
-  /** True when `token` is the study's admin token. */
+  /** True when `token` is the study's admin token (compared in constant time). */
   checkAdminToken(id: string, token: string): boolean {
     const row = this.db.prepare('SELECT admin_token_hash FROM studies WHERE id = ?').get(id) as { admin_token_hash: string } | undefined;
-    return !!row && row.admin_token_hash === hashToken(token);
+    if (!row) return false;
+    const a = Buffer.from(row.admin_token_hash, 'hex');
+    const b = Buffer.from(hashToken(token), 'hex');
+    return a.length === b.length && timingSafeEqual(a, b);
   }
 
   setStudyStatus(id: string, status: 'open' | 'closed'): void {

@@ -123,7 +123,7 @@ function skillScenario(skill: SkillId, reward: (w: SkillReward, view: StepView, 
 
 export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
   navigate: skillScenario('navigate', (w, v) => (w.distanceShaping ?? 0) * approach(v, OBS.zoneDistance)),
-  combat: { ...skillScenario('combat', (w, v, t) => combatTerms(w, v, t)), opponent: 'mixed' },
+  combat: skillScenario('combat', (w, v, t) => combatTerms(w, v, t)),
   secure: { ...skillScenario('secure', (w, v, t) => (v.agent.inZone ? (w.zoneBonus ?? 0) : 0) + combatTerms(w, v, t)), opponent: 'mixed' },
   retreat: {
     ...skillScenario('retreat', (w, v, t) =>

@@ -5,7 +5,7 @@
  * renderer and publishes what the panels show into the stores.
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
-import { type SimEvent, type World, createWorld, hashWorld, teamAgents } from '../sim';
+import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, teamAgents } from '../sim';
 import type { Decision, TeamController } from '../teams';
 import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
 import { agentName, clock, describeEvent } from './describe';
@@ -63,6 +63,14 @@ export interface SessionSnapshot {
   readonly error: string | null;
 }
 
+/** Optional settings for pages that drive the session themselves (the user-study page). */
+export interface SessionOptions {
+  /** The game config of new matches (default the standard one), e.g. a study's shorter episodes. */
+  readonly config?: () => GameConfig | undefined;
+  /** Text over each agent instead of skills and names (a blinded study shows no skills). */
+  readonly labels?: (world: World, humanAgents: readonly number[]) => (string | null)[];
+}
+
 export class GameSession {
   readonly stats = new FrameStats();
   private match: Match | null = null;
@@ -86,6 +94,7 @@ export class GameSession {
     readonly stores: Stores,
     private readonly input: HumanInputSource,
     private readonly now: () => number = () => performance.now(),
+    private readonly options: SessionOptions = {},
   ) {
     this.preview = createWorld(stores.app.getState().seed);
     this.snapshot(this.preview);
@@ -128,8 +137,9 @@ export class GameSession {
       if (!Number.isInteger(app.seed) || app.seed < 0 || app.seed > 0xffffffff) throw new Error('the seed must be a whole number from 0 to 4294967295');
       const human = app.blue === HUMAN_TEAM_ID;
       const humanSlots = human ? (app.twoPlayers ? [0, 1] : [0]) : [];
+      const config = this.options.config?.();
       const match = await Match.create(
-        { blue: app.blue, red: app.red, seed: app.seed },
+        { blue: app.blue, red: app.red, seed: app.seed, ...(config ? { config } : {}) },
         {
           onDecision: (d) => this.onDecision(gen, d),
           ...(human
@@ -317,6 +327,7 @@ export class GameSession {
   }
 
   private labels(world: World): (string | null)[] {
+    if (this.options.labels && this.source()) return this.options.labels(world, this.humanAgents);
     const match = this.match;
     if (match) {
       const slots = [0, 0];

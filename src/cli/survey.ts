@@ -1,0 +1,206 @@
+/**
+ * npm run survey -- <command>: the researcher's side of user studies.
+ *
+ *   create  [--config <file.json>] [--teams a,b,c] [--id <id>] [--db <file>] [--base-url <url>]
+ *   list    [--db <file>] [--base-url <url>]
+ *   export  --study <id> --format csv|json --out <file> [--table answers|participants|episodes|judgements] [--replays] [--db <file>]
+ *   analyze [--db <file>] [--study <id>] --out <dir>
+ *   close | reopen --study <id> [--db <file>]
+ *
+ * The database is HILLMIND_STUDY_DB (default data/studies.sqlite); the server (npm start)
+ * reads the same file.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG } from '../sim';
+import { setModelSource } from '../skills';
+import { nodeModelSource } from '../skills/nodeModels';
+import {
+  CSV_TABLES,
+  type CsvTable,
+  type StudyConfigInput,
+  StudyStore,
+  analyzeStudy,
+  createStudy,
+  parseStudyConfig,
+  studyCsv,
+  studyDbPath,
+  studyJson,
+  studyReportHtml,
+  studyReportMarkdown,
+  teamsInPlay,
+} from '../survey';
+import { createTeam } from '../teams';
+import { UsageError, parseCommandLine, runCli } from './args';
+
+const USAGE = `usage: npm run survey -- <command> [options]
+  create  [--config <file.json>] [--teams a,b,c] [--id <id>] [--db <file>] [--base-url <url>]
+  list    [--db <file>]
+  export  --study <id> --format csv|json --out <file> [--table ${CSV_TABLES.join('|')}] [--replays] [--db <file>]
+  analyze [--db <file>] [--study <id>] --out <dir>
+  close | reopen --study <id> [--db <file>]
+The database is --db, else HILLMIND_STUDY_DB, else data/studies.sqlite.`;
+
+const OPTIONS = {
+  config: { type: 'string' },
+  teams: { type: 'string' },
+  id: { type: 'string' },
+  db: { type: 'string' },
+  'base-url': { type: 'string' },
+  study: { type: 'string' },
+  format: { type: 'string' },
+  out: { type: 'string' },
+  table: { type: 'string' },
+  replays: { type: 'boolean' },
+} as const;
+
+function baseUrl(value: string | undefined): string {
+  return (value ?? `http://localhost:${process.env.PORT ?? 5173}`).replace(/\/+$/, '');
+}
+
+/** Try to build each team here; the ids that fail, with why. */
+async function unavailableTeams(ids: readonly string[]): Promise<{ id: string; reason: string }[]> {
+  setModelSource(nodeModelSource());
+  const out: { id: string; reason: string }[] = [];
+  for (const id of ids) {
+    try {
+      await createTeam(id, { team: 1, seed: 1, config: DEFAULT_CONFIG });
+    } catch (err) {
+      out.push({ id, reason: (err as Error).message });
+    }
+  }
+  return out;
+}
+
+function openExisting(path: string): StudyStore {
+  if (!existsSync(path)) throw new UsageError(`no study database at ${path} (create a study first, or pass --db)`);
+  return StudyStore.open(path);
+}
+
+runCli(async () => {
+  const { values, positionals } = parseCommandLine(OPTIONS, USAGE);
+  const command = positionals[0];
+  if (positionals.length > 1) throw new UsageError(`unexpected arguments: ${positionals.slice(1).join(' ')}\n\n${USAGE}`);
+  const dbPath = values.db ?? studyDbPath();
+
+  switch (command) {
+    case 'create': {
+      let input: StudyConfigInput = {};
+      if (values.config) {
+        let text: string;
+        try {
+          text = readFileSync(values.config, 'utf8');
+        } catch (err) {
+          throw new UsageError(`cannot read --config ${values.config}: ${(err as Error).message}`);
+        }
+        try {
+          input = JSON.parse(text) as StudyConfigInput;
+        } catch (err) {
+          throw new UsageError(`${values.config} is not valid JSON: ${(err as Error).message}`);
+        }
+      }
+      const teams = values.teams?.split(',').map((t) => t.trim()).filter(Boolean);
+      const config = parseStudyConfig({ ...input, ...(teams ? { teams } : {}), ...(values.id ? { id: values.id } : {}) }, values.config ?? 'the study config');
+      const missing = await unavailableTeams(teamsInPlay(config));
+      if (missing.length > 0) {
+        const lines = missing.map((m) => `  ${m.id}: ${m.reason}`);
+        throw new UsageError(
+          `these teams are not available on this machine:\n${lines.join('\n')}\n\nTrain the models or configure the LLM, or compare teams that are, e.g. --teams bt-scripted,heuristic,random`,
+        );
+      }
+      const store = StudyStore.open(dbPath);
+      try {
+        const { study, adminToken, botClips } = await createStudy(store, config);
+        const url = `${baseUrl(values['base-url'])}/study/${study.id}`;
+        console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
+        console.log(`\nParticipants: ${url}`);
+        console.log(`  (Prolific: ${url}?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})`);
+        console.log(`Progress:     ${url}/admin`);
+        console.log(`Admin token:  ${adminToken}   (shown once; the progress page and API ask for it)`);
+        if (study.config.completion.code) console.log(`Completion code: ${study.config.completion.code}`);
+        if (study.config.completion.redirectUrl) console.log(`Completion redirect: ${study.config.completion.redirectUrl}`);
+        console.log('\nServe it with npm start (the same database; HILLMIND_STUDY_DB if you moved it).');
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    case 'list': {
+      const store = openExisting(dbPath);
+      try {
+        const studies = store.listStudies();
+        if (studies.length === 0) console.log(`No studies in ${dbPath}. Create one with npm run survey -- create`);
+        for (const s of studies) {
+          console.log(
+            `${s.id.padEnd(24)} ${s.kind.padEnd(8)} ${s.status.padEnd(7)} ${String(s.participants).padStart(4)} started ${String(s.completed).padStart(4)} completed ${String(s.episodes).padStart(5)} episodes  ${s.config.teams.join(',')}  ${baseUrl(values['base-url'])}/study/${s.id}`,
+          );
+        }
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    case 'export': {
+      if (!values.study || !values.format || !values.out) throw new UsageError(`export needs --study, --format and --out\n\n${USAGE}`);
+      if (values.format !== 'csv' && values.format !== 'json') throw new UsageError('--format is csv or json');
+      const table = (values.table ?? 'answers') as CsvTable;
+      if (!CSV_TABLES.includes(table)) throw new UsageError(`--table is one of ${CSV_TABLES.join(', ')}`);
+      const store = openExisting(dbPath);
+      try {
+        if (!store.getStudy(values.study)) throw new UsageError(`no study '${values.study}' in ${dbPath}`);
+        const data = store.studyData(values.study);
+        const text = values.format === 'csv' ? studyCsv(data, table) : studyJson(store, data, { replays: Boolean(values.replays) });
+        writeFileSync(values.out, text);
+        console.log(`Wrote ${values.format === 'csv' ? `the ${table} table` : 'the study'} of '${values.study}' to ${values.out}`);
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    case 'analyze': {
+      if (!values.out) throw new UsageError(`analyze needs --out <dir>\n\n${USAGE}`);
+      const store = openExisting(dbPath);
+      try {
+        const ids = values.study ? [values.study] : store.listStudies().map((s) => s.id);
+        if (ids.length === 0) throw new UsageError(`no studies in ${dbPath}`);
+        for (const id of ids) {
+          if (!store.getStudy(id)) throw new UsageError(`no study '${id}' in ${dbPath}`);
+          const analysis = analyzeStudy(store.studyData(id));
+          const dir = ids.length > 1 ? join(values.out, id) : values.out;
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
+          writeFileSync(join(dir, 'report.md'), studyReportMarkdown(analysis));
+          writeFileSync(join(dir, 'report.html'), studyReportHtml(analysis));
+          const fc = analysis.forcedChoice;
+          console.log(`${id}: ${analysis.participants.completed} of ${analysis.participants.started} participants completed`);
+          if (fc.chiSquare) {
+            console.log(
+              `  forced choice ${fc.counts.map((c) => `${c.team} ${c.count}`).join(', ')}: chi-square ${fc.chiSquare.statistic.toFixed(2)}, df ${fc.chiSquare.df}, p ${fc.chiSquare.p.toFixed(4)}, Cramer's V ${fc.chiSquare.cramersV.toFixed(3)}, exact p ${fc.exactP?.toFixed(4)}`,
+            );
+          }
+          for (const w of analysis.winRates) if (w.rate) console.log(`  AI win rate ${w.team}: ${(100 * w.rate.estimate).toFixed(1)}% of ${w.episodes}`);
+          if (analysis.observer) for (const t of analysis.observer.types) if (t.rate) console.log(`  humanness ${t.type === 'human' ? 'people' : t.type}: ${(100 * t.rate.estimate).toFixed(1)}% of ${t.judgements}`);
+          console.log(`  reports: ${join(dir, 'report.md')}, ${join(dir, 'report.html')}`);
+        }
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    case 'close':
+    case 'reopen': {
+      if (!values.study) throw new UsageError(`${command} needs --study <id>`);
+      const store = openExisting(dbPath);
+      try {
+        if (!store.getStudy(values.study)) throw new UsageError(`no study '${values.study}' in ${dbPath}`);
+        store.setStudyStatus(values.study, command === 'close' ? 'closed' : 'open');
+        console.log(`Study '${values.study}' is ${command === 'close' ? 'closed to new participants' : 'open'}.`);
+      } finally {
+        store.close();
+      }
+      return;
+    }
+    default:
+      throw new UsageError(command ? `unknown command '${command}'\n\n${USAGE}` : USAGE);
+  }
+});

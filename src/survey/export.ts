@@ -1,0 +1,120 @@
+/**
+ * Exporting a study: JSON (everything, replays on request) and CSV tables (answers in long
+ * format, participants, episodes, judgements). Free text is exported exactly as typed; in
+ * CSV, text cells that a spreadsheet would run as a formula (starting with = + - @, tab or
+ * carriage return) get a leading apostrophe.
+ */
+import { STUDY_BLOCK } from './flow';
+import type { StudyData, StudyStore } from './store';
+
+export const CSV_TABLES = ['answers', 'participants', 'episodes', 'judgements'] as const;
+export type CsvTable = (typeof CSV_TABLES)[number];
+
+function cell(value: unknown, text = false): string {
+  if (value === null || value === undefined) return '';
+  let s = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (text && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function csv(header: string[], rows: unknown[][], textColumns: ReadonlySet<string> = new Set()): string {
+  const lines = [header.join(',')];
+  for (const r of rows) lines.push(r.map((v, i) => cell(v, textColumns.has(header[i]!))).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+const EXTERNAL = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'];
+
+export function studyCsv(data: StudyData, table: CsvTable): string {
+  const byId = new Map(data.participants.map((p) => [p.id, p]));
+  const number = (id: number | null) => (id === null ? null : (byId.get(id)?.number ?? null));
+  switch (table) {
+    case 'answers':
+      return csv(
+        ['study', 'participant', 'block', 'block_position', 'team', 'label', 'kind', 'item', 'value', 'text', 'created_at'],
+        data.answers.map((a) => [
+          data.study.id,
+          number(a.participantId),
+          a.block === STUDY_BLOCK ? '' : a.block,
+          a.block === STUDY_BLOCK ? '' : a.block + 1,
+          a.team,
+          a.label,
+          a.kind,
+          a.item,
+          a.valueNum,
+          a.valueText,
+          a.createdAt,
+        ]),
+        new Set(['text']),
+      );
+    case 'participants':
+      return csv(
+        ['study', 'participant', 'order_row', 'block_order', ...EXTERNAL, 'user_agent', 'started_at', 'consented_at', 'instructions_at', 'practice_at', 'practice_skipped', 'updated_at', 'completed_at'],
+        data.participants.map((p) => [
+          data.study.id,
+          p.number,
+          p.orderRow,
+          p.plan.order.join(' '),
+          ...EXTERNAL.map((k) => p.external[k] ?? ''),
+          p.userAgent,
+          p.startedAt,
+          p.consentedAt,
+          p.instructionsAt,
+          p.practiceAt,
+          p.practiceSkipped ? 1 : 0,
+          p.updatedAt,
+          p.completedAt,
+        ]),
+        new Set(['user_agent', ...EXTERNAL]),
+      );
+    case 'episodes':
+      return csv(
+        ['study', 'episode_id', 'participant', 'block', 'episode', 'opponent', 'teammate', 'seed', 'outcome', 'ai_won', 'ticks', 'duration_seconds', 'progress_blue', 'progress_red', 'human_agents', 'agent_controllers', 'replay_ok', 'created_at'],
+        data.episodes.map((e) => [
+          data.study.id,
+          e.id,
+          number(e.participantId),
+          e.block,
+          e.episode,
+          e.opponent,
+          e.teammate,
+          e.seed,
+          e.outcome,
+          e.outcome === 'red' ? 1 : 0,
+          e.ticks,
+          e.durationSeconds,
+          e.progressBlue,
+          e.progressRed,
+          e.humanAgents.join(' '),
+          e.agentControllers.join(' '),
+          e.replayOk ? 1 : 0,
+          e.createdAt,
+        ]),
+      );
+    case 'judgements':
+      return csv(
+        ['study', 'participant', 'episode_id', 'clip', 'agent', 'truth', 'judged_human', 'created_at'],
+        data.judgements.map((j) => [data.study.id, number(j.participantId), j.episodeId, j.clip, j.agent, j.truth, j.judgedHuman ? 1 : 0, j.createdAt]),
+      );
+  }
+}
+
+/** Everything of a study as one JSON document; each episode's replay and summary with `replays`. */
+export function studyJson(store: StudyStore, data: StudyData, options: { replays?: boolean } = {}): string {
+  const byId = new Map(data.participants.map((p) => [p.id, p.number]));
+  const doc = {
+    format: 'hillmind-study-export',
+    version: 1,
+    exportedAt: new Date().toISOString(),
+    study: data.study,
+    participants: data.participants.map(({ id: _id, ...p }) => p),
+    answers: data.answers.map(({ id: _id, participantId, ...a }) => ({ participant: byId.get(participantId) ?? null, ...a })),
+    episodes: data.episodes.map((e) => ({
+      ...e,
+      participant: e.participantId === null ? null : (byId.get(e.participantId) ?? null),
+      ...(options.replays ? { summary: store.summaryJson(e.id), replay: JSON.parse(store.replayText(e.id) ?? 'null') as unknown } : {}),
+    })),
+    judgements: data.judgements.map(({ participantId, ...j }) => ({ participant: byId.get(participantId) ?? null, ...j })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,394 @@
+/**
+ * The study protocol over the store, with no HTTP: creating studies, starting sessions,
+ * and taking each answer, episode and judgement only when it is the participant's current
+ * step. The API routes (src/server/studyRoutes.ts), the CLI and the tests call these.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { type ReplayFile, parseReplay, replayTicks, runMatch } from '../match';
+import { DEFAULT_CONFIG, type GameConfig, createWorld, hashWorld, teamAgents } from '../sim';
+import { mulberry32 } from '../stats';
+import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
+import { BOT_CLIP_BLOCK, STUDY_BLOCK, type Step, badgeFor, currentStep } from './flow';
+import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
+
+/** An error with the HTTP status it maps to. */
+export class StudyError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** URL parameters of recruitment platforms that are kept with the participant. */
+export const EXTERNAL_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
+
+export const externalSchema = z
+  .strictObject(Object.fromEntries(EXTERNAL_PARAMS.map((k) => [k, z.string().max(128).regex(/^[\x20-\x7e]*$/, 'printable ASCII only').optional()])))
+  .default({});
+
+// --- studies ---------------------------------------------------------------------------
+
+export interface CreatedStudy {
+  readonly study: StudyRecord;
+  /** Shown once: the database keeps only its hash. */
+  readonly adminToken: string;
+  /** Bot-versus-bot clips made for an observe study. */
+  readonly botClips: number;
+}
+
+function randomId(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The game config of a study's episodes (the standard one, with the study's episode length). */
+export function studyGameConfig(episodeSeconds: number | null | undefined): GameConfig {
+  return episodeSeconds ? { ...DEFAULT_CONFIG, episodeSeconds } : DEFAULT_CONFIG;
+}
+
+/**
+ * Validate and store a study. Fills in an id and a completion code when the config has
+ * neither; for an observe study, plays its bot-versus-bot clips (teams must be available).
+ */
+export async function createStudy(store: StudyStore, input: StudyConfigInput | StudyConfig, overrides: { id?: string; teams?: readonly string[] } = {}): Promise<CreatedStudy> {
+  const merged = { ...input, ...(overrides.id ? { id: overrides.id } : {}), ...(overrides.teams ? { teams: [...overrides.teams] } : {}) };
+  const draft = parseStudyConfig(merged);
+  const completion =
+    draft.completion.code || draft.completion.redirectUrl ? draft.completion : { ...draft.completion, code: randomBytes(4).toString('hex').toUpperCase() };
+  const config: StudyConfig = { ...draft, id: draft.id ?? randomId(draft.kind === 'observe' ? 'observe' : 'study'), completion };
+  const { token, hash } = newToken();
+  const study = store.createStudy(config, hash);
+  let botClips = 0;
+  if (config.kind === 'observe' && config.observe.botMatches > 0) botClips = await playBotClips(store, study);
+  return { study, adminToken: token, botClips };
+}
+
+/** Bot-versus-bot episodes for an observe study: every ordered pair of its bot teams in turn. */
+async function playBotClips(store: StudyStore, study: StudyRecord): Promise<number> {
+  const config = study.config;
+  const teams = config.observe.botTeams ?? config.teams;
+  const pairs: [string, string][] = [];
+  for (const a of teams) for (const b of teams) if (a !== b || teams.length === 1) pairs.push([a, b]);
+  const gameConfig = studyGameConfig(config.episodeSeconds);
+  for (let i = 0; i < config.observe.botMatches; i++) {
+    const [blue, red] = pairs[i % pairs.length]!;
+    const seed = (0x0b07 + i * 7919) >>> 0;
+    const match = await runMatch({ blue, red, seed, config: gameConfig });
+    const replay = match.replay();
+    const summary = match.summary();
+    store.addEpisode({
+      studyId: study.id,
+      participantId: null,
+      block: BOT_CLIP_BLOCK,
+      episode: i,
+      opponent: red,
+      teammate: blue,
+      seed,
+      outcome: summary.winner,
+      ticks: summary.ticks,
+      durationSeconds: summary.durationSeconds,
+      progressBlue: summary.progress.blue,
+      progressRed: summary.progress.red,
+      humanAgents: [],
+      agentControllers: match.world.agents.map((a) => (a.team === 0 ? blue : red)),
+      summary,
+      replay: JSON.stringify(replay),
+      replayOk: true,
+    });
+  }
+  return config.observe.botMatches;
+}
+
+export function openStudy(store: StudyStore, id: string): StudyRecord {
+  const study = store.getStudy(id);
+  if (!study) throw new StudyError(404, `no study '${id}'`);
+  return study;
+}
+
+// --- sessions --------------------------------------------------------------------------
+
+export interface SessionState {
+  readonly participant: number;
+  readonly step: Step;
+}
+
+export function progressOf(store: StudyStore, participant: ParticipantRecord) {
+  return { participant, episodes: store.participantEpisodes(participant.id), answers: store.answers(participant.id), judgements: store.judgements(participant.id) };
+}
+
+/** The participant's current step; marks the session completed when it reaches the end. */
+export function sessionState(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
+  const step = currentStep(study.config, study.id, progressOf(store, participant));
+  if (step.kind === 'done' && !participant.completedAt) store.markCompleted(participant.id);
+  return { participant: participant.number, step };
+}
+
+/** Observe studies: the least-judged clips, spread by a shuffle seeded by the participant number. */
+function clipPlanner(store: StudyStore, study: StudyRecord): (n: number) => number[] {
+  const pool = store.clipPool(study.id, study.config.observe.fromStudies, study.config.observe.includePeople);
+  if (pool.length === 0) throw new StudyError(503, 'this study has no replays to show yet');
+  const seen = store.judgementCounts();
+  return (number) => {
+    const random = mulberry32(number);
+    const keyed = pool.map((e) => ({ id: e.id, seen: seen.get(e.id) ?? 0, r: random() }));
+    keyed.sort((a, b) => a.seen - b.seen || a.r - b.r);
+    return keyed.slice(0, study.config.observe.clips).map((k) => k.id);
+  };
+}
+
+/** Start a session after consent: a new participant and its token (the page keeps it). */
+export function startSession(
+  store: StudyStore,
+  studyId: string,
+  body: { consent: true; external?: Record<string, string | undefined> },
+  userAgent: string | null,
+): { token: string; state: SessionState } {
+  const study = openStudy(store, studyId);
+  if (study.status !== 'open') throw new StudyError(410, 'this study is closed');
+  const external = Object.fromEntries(Object.entries(body.external ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const planClips = study.config.kind === 'observe' ? clipPlanner(store, study) : undefined;
+  const { token, participant } = store.createParticipant(study, external, userAgent ? userAgent.slice(0, 300) : null, planClips);
+  return { token, state: sessionState(store, study, participant) };
+}
+
+/** The participant a token belongs to in this study, or a 401. */
+export function authenticate(store: StudyStore, studyId: string, token: string | undefined): { study: StudyRecord; participant: ParticipantRecord } {
+  const study = openStudy(store, studyId);
+  if (!token) throw new StudyError(401, 'no session token');
+  const participant = store.participantByToken(studyId, token);
+  if (!participant) throw new StudyError(401, 'unknown session token');
+  return { study, participant };
+}
+
+function expectStep<K extends Step['kind']>(state: SessionState, ...kinds: K[]): Extract<Step, { kind: K }> {
+  if (!(kinds as string[]).includes(state.step.kind)) {
+    throw new StudyError(409, `this session is at '${state.step.kind}', not ${kinds.map((k) => `'${k}'`).join(' or ')}`);
+  }
+  return state.step as Extract<Step, { kind: K }>;
+}
+
+export function acknowledgeInstructions(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
+  store.markStep(participant.id, 'instructions');
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+export function skipPractice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
+  expectStep(sessionState(store, study, participant), 'practice');
+  store.markStep(participant.id, 'practice', { skipped: true });
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+// --- episodes --------------------------------------------------------------------------
+
+export const episodeBodySchema = z.strictObject({
+  block: z.number().int().min(-1).max(100),
+  episode: z.number().int().min(0).max(1000),
+  /** The match's replay file (an object, as the page's Match.replay() returns it). */
+  replay: z.unknown(),
+  /** The page's match summary, stored for reading (outcome and progress come from the replay). */
+  summary: z.record(z.string(), z.unknown()).optional(),
+});
+export type EpisodeBody = z.infer<typeof episodeBodySchema>;
+
+/** Order-insensitive deep equality of plain JSON values. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Re-simulate a replay: whether it reaches its final hash, and the final zone progress. */
+export function checkReplay(replay: ReplayFile): { ok: boolean; progress: [number, number] } {
+  const ticks = replayTicks(replay);
+  let result = ticks.next();
+  while (!result.done) result = ticks.next();
+  const world = result.value;
+  const hz = world.config.tickHz;
+  return { ok: hashWorld(world) === replay.finalHash && world.tick === replay.ticks, progress: [world.progress[0] / hz, world.progress[1] / hz] };
+}
+
+/**
+ * Store the episode the participant just played. It must be the current one (block and
+ * index), with the seed, teams and game config the server planned; a repeat of an episode
+ * already stored is answered with the current state (a retried request).
+ */
+export function recordEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: EpisodeBody): SessionState {
+  const before = sessionState(store, study, participant);
+  const existing = store.participantEpisodes(participant.id).find((e) => e.block === body.block && e.episode === body.episode);
+  if (existing) return before;
+  const step = expectStep(before, 'play', 'practice');
+  if (step.block !== body.block || step.episode !== body.episode) {
+    throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
+  }
+  let replay: ReplayFile;
+  try {
+    replay = parseReplay(JSON.stringify(body.replay), 'the replay');
+  } catch (err) {
+    throw new StudyError(400, (err as Error).message);
+  }
+  if (replay.seed !== step.seed) throw new StudyError(400, `the replay's seed ${replay.seed} is not the planned ${step.seed}`);
+  if (replay.teams.blue !== 'human' || replay.teams.red !== step.opponent) throw new StudyError(400, 'the replay is not of the planned teams');
+  if (!sameJson(replay.config, studyGameConfig(step.episodeSeconds))) throw new StudyError(400, "the replay's game config is not the study's");
+  if (replay.outcome === 'unfinished') throw new StudyError(400, 'the episode is not finished');
+  const check = checkReplay(replay);
+  const world = createWorld(replay.seed, replay.config);
+  const blue = teamAgents(world, 0).map((a) => a.id);
+  const person = study.config.teammate === PERSON_TEAMMATE;
+  const humanAgents = person ? blue : [blue[0]!];
+  const agentControllers = world.agents.map((a) => (humanAgents.includes(a.id) ? 'human' : a.team === 0 ? step.teammate : step.opponent));
+  store.addEpisode({
+    studyId: study.id,
+    participantId: participant.id,
+    block: step.block,
+    episode: step.episode,
+    opponent: step.opponent,
+    teammate: step.teammate,
+    seed: replay.seed,
+    outcome: replay.outcome,
+    ticks: replay.ticks,
+    durationSeconds: replay.ticks / replay.config.tickHz,
+    progressBlue: check.progress[0],
+    progressRed: check.progress[1],
+    humanAgents,
+    agentControllers,
+    summary: body.summary ?? {},
+    replay: JSON.stringify(replay),
+    replayOk: check.ok,
+  });
+  if (step.kind === 'practice') store.markStep(participant.id, 'practice');
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+// --- answers ---------------------------------------------------------------------------
+
+export const ratingsBodySchema = z.strictObject({
+  block: z.number().int().min(0).max(100),
+  likert: z.record(z.string().max(32), z.number().int()),
+  open: z.record(z.string().max(32), z.string().max(10_000)).default({}),
+});
+
+export function recordRatings(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof ratingsBodySchema>): SessionState {
+  const step = expectStep(sessionState(store, study, participant), 'rate');
+  if (step.block !== body.block) throw new StudyError(409, `expected ratings of block ${step.block}, got block ${body.block}`);
+  const config = study.config;
+  const team = participant.plan.order[step.block]!;
+  const answers: NewAnswer[] = [];
+  for (const key of Object.keys(body.likert)) if (!config.likert.some((q) => q.id === key)) throw new StudyError(400, `unknown Likert item '${key}'`);
+  for (const key of Object.keys(body.open)) if (!config.open.some((q) => q.id === key)) throw new StudyError(400, `unknown open question '${key}'`);
+  for (const q of config.likert) {
+    const v = body.likert[q.id];
+    if (v === undefined) throw new StudyError(400, `missing rating '${q.id}'`);
+    if (v < 1 || v > q.points) throw new StudyError(400, `rating '${q.id}' must be from 1 to ${q.points}`);
+    answers.push({ block: step.block, team, label: step.badge.label, kind: 'likert', item: q.id, valueNum: v, valueText: null });
+  }
+  for (const q of config.open) {
+    const v = body.open[q.id] ?? '';
+    if (v.length > q.maxLength) throw new StudyError(400, `the answer to '${q.id}' is longer than ${q.maxLength} characters`);
+    if (q.required && v.trim() === '') throw new StudyError(400, `the question '${q.id}' needs an answer`);
+    answers.push({ block: step.block, team, label: step.badge.label, kind: 'open', item: q.id, valueNum: null, valueText: v });
+  }
+  store.addAnswers(participant.id, answers);
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+export const choiceBodySchema = z.strictObject({
+  label: z.string().max(40),
+  reason: z.string().max(10_000).default(''),
+});
+
+export function recordChoice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof choiceBodySchema>): SessionState {
+  const step = expectStep(sessionState(store, study, participant), 'choice');
+  const position = step.options.findIndex((o) => o.label === body.label);
+  if (position < 0) throw new StudyError(400, `'${body.label}' is not one of ${step.options.map((o) => o.label).join(', ')}`);
+  const fc = study.config.forcedChoice;
+  if (body.reason.length > fc.maxLength) throw new StudyError(400, `the reason is longer than ${fc.maxLength} characters`);
+  if (fc.reasonRequired && body.reason.trim() === '') throw new StudyError(400, 'please say why');
+  const team = participant.plan.order[position]!;
+  store.addAnswers(participant.id, [
+    { block: STUDY_BLOCK, team, label: body.label, kind: 'choice', item: 'forced_choice', valueNum: position + 1, valueText: team },
+    { block: STUDY_BLOCK, team, label: body.label, kind: 'reason', item: 'forced_choice_reason', valueNum: null, valueText: body.reason },
+  ]);
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+export const backgroundBodySchema = z.strictObject({ answers: z.record(z.string().max(32), z.string().max(200)) });
+
+export function recordBackground(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof backgroundBodySchema>): SessionState {
+  expectStep(sessionState(store, study, participant), 'background');
+  const answers: NewAnswer[] = [];
+  for (const key of Object.keys(body.answers)) if (!study.config.background.some((q) => q.id === key)) throw new StudyError(400, `unknown question '${key}'`);
+  for (const q of study.config.background) {
+    const v = body.answers[q.id];
+    const index = v === undefined ? -1 : q.options.indexOf(v);
+    if (index < 0) throw new StudyError(400, `the answer to '${q.id}' must be one of its options`);
+    answers.push({ block: STUDY_BLOCK, team: null, label: null, kind: 'background', item: q.id, valueNum: index + 1, valueText: v! });
+  }
+  store.addAnswers(participant.id, answers);
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+// --- observer clips --------------------------------------------------------------------
+
+/** The replay an observer watches: teams and strategist decisions removed (they would tell). */
+export function blindedReplay(text: string): ReplayFile {
+  const replay = parseReplay(text, 'the stored replay');
+  return { ...replay, teams: { blue: 'Blue team', red: 'Red team' }, decisions: [] };
+}
+
+export interface ClipAgent {
+  readonly agent: number;
+  readonly team: 0 | 1;
+  readonly slot: number;
+  /** "Blue 1", "Red 2": how the page names it (B1, R2 over the agent). */
+  readonly name: string;
+}
+
+export function currentClip(
+  store: StudyStore,
+  study: StudyRecord,
+  participant: ParticipantRecord,
+): { clip: number; clips: number; episodeId: number; agents: ClipAgent[]; replay: ReplayFile } {
+  const step = expectStep(sessionState(store, study, participant), 'clip');
+  const text = store.replayText(step.episodeId);
+  if (!text) throw new StudyError(500, 'the clip is missing');
+  const replay = blindedReplay(text);
+  const agents = createWorld(replay.seed, replay.config).agents.map((a) => ({ agent: a.id, team: a.team, slot: a.slot, name: `${a.team === 0 ? 'Blue' : 'Red'} ${a.slot + 1}` }));
+  return { clip: step.clip, clips: step.clips, episodeId: step.episodeId, agents, replay };
+}
+
+export const judgementBodySchema = z.strictObject({
+  clip: z.number().int().min(0).max(100),
+  episodeId: z.number().int().min(1),
+  judgements: z.array(z.strictObject({ agent: z.number().int().min(0).max(16), human: z.boolean() })).min(1).max(16),
+});
+
+export function recordJudgements(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof judgementBodySchema>): SessionState {
+  const step = expectStep(sessionState(store, study, participant), 'clip');
+  if (step.clip !== body.clip || step.episodeId !== body.episodeId) throw new StudyError(409, `expected clip ${step.clip}`);
+  const episode = store.episode(step.episodeId);
+  if (!episode) throw new StudyError(500, 'the clip is missing');
+  const agents = episode.agentControllers.length;
+  const seen = new Set(body.judgements.map((j) => j.agent));
+  if (seen.size !== body.judgements.length || body.judgements.length !== agents || [...seen].some((a) => a >= agents)) {
+    throw new StudyError(400, `judge each of the ${agents} agents once`);
+  }
+  store.addJudgements(
+    participant.id,
+    episode.id,
+    step.clip,
+    body.judgements.map((j) => ({ agent: j.agent, truth: episode.agentControllers[j.agent]!, judgedHuman: j.human })),
+  );
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+/** Team badges of a participant's blocks, for the admin view. */
+export function participantBadges(participant: ParticipantRecord): { team: string; label: string; colour: string }[] {
+  return participant.plan.order.map((team, i) => ({ team, ...badgeFor(i) }));
+}
+

@@ -1,0 +1,179 @@
+/**
+ * The researcher's progress page at /study/<id>/admin: behind the study's admin token
+ * (typed in, or passed once as #token=... and then dropped from the address bar), it shows
+ * who is where, the running counts, the forced choice so far, every free-text answer (as
+ * text) and export downloads. It refreshes itself every 10 seconds.
+ */
+import { el } from '../dom';
+import { AdminApi, ApiError } from './api';
+
+interface Progress {
+  readonly study: { id: string; kind: string; title: string; status: 'open' | 'closed'; createdAt: string; config: { teams: string[]; episodesPerBlock: number } };
+  readonly counts: Record<string, number>;
+  readonly participants: readonly {
+    number: number;
+    external: Record<string, string>;
+    blocks: { team: string; label: string; colour: string }[];
+    step: { kind: string; block?: number; episode?: number; clip?: number };
+    episodes: number;
+    startedAt: string;
+    updatedAt: string;
+    completedAt: string | null;
+  }[];
+  readonly freeText: readonly { participant?: number; team: string | null; label: string | null; item: string; text: string; createdAt: string }[];
+}
+
+interface Analysis {
+  readonly forcedChoice: { n: number; counts: { team: string; count: number }[]; chiSquare: { statistic: number; p: number; cramersV: number } | null; exactP: number | null };
+  readonly winRates: readonly { team: string; episodes: number; aiWins: number; rate: { estimate: number; lower: number; upper: number } | null }[];
+}
+
+const TOKEN_KEY = (id: string) => `hillmind.admin.${id}`;
+
+function table(header: string[], rows: (string | Node)[][], id: string): HTMLElement {
+  return el(
+    'table',
+    { class: 'admin-table', id },
+    el('thead', {}, el('tr', {}, ...header.map((h) => el('th', { text: h })))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => (typeof c === 'string' ? el('td', { text: c }) : el('td', {}, c)))))),
+  );
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
+
+function stepText(step: Progress['participants'][number]['step']): string {
+  switch (step.kind) {
+    case 'play':
+      return `playing block ${(step.block ?? 0) + 1}, episode ${(step.episode ?? 0) + 1}`;
+    case 'rate':
+      return `rating block ${(step.block ?? 0) + 1}`;
+    case 'clip':
+      return `clip ${(step.clip ?? 0) + 1}`;
+    default:
+      return step.kind;
+  }
+}
+
+export function adminPage(root: HTMLElement, studyId: string): void {
+  document.title = `Progress · ${studyId}`;
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromHash) {
+    try {
+      sessionStorage.setItem(TOKEN_KEY(studyId), fromHash);
+    } catch {
+      // kept in the field only
+    }
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  let saved = fromHash ?? '';
+  try {
+    saved ||= sessionStorage.getItem(TOKEN_KEY(studyId)) ?? '';
+  } catch {
+    // no storage
+  }
+  const tokenInput = el('input', { type: 'password', id: 'admin-token', placeholder: 'admin token', autocomplete: 'off', value: saved });
+  const load = el('button', { type: 'button', class: 'primary', id: 'admin-load', text: 'Show progress' });
+  const error = el('p', { class: 'form-error', id: 'admin-error', role: 'alert', hidden: true });
+  const content = el('div', { id: 'admin-content' });
+  root.append(
+    el('header', { class: 'topbar' }, el('div', { class: 'brand' }, el('span', { class: 'logo', text: 'Hillmind' }), el('span', { class: 'tagline', text: `Study progress · ${studyId}` }))),
+    el('section', { class: 'study-card admin-login' }, el('label', { class: 'field', for: 'admin-token' }, el('span', { text: 'Admin token (printed by npm run survey -- create)' }), tokenInput), load, error),
+    content,
+  );
+
+  let timer: ReturnType<typeof setInterval> | null = null;
+  const fail = (text: string) => {
+    error.textContent = text;
+    error.hidden = false;
+  };
+
+  const refresh = async (api: AdminApi) => {
+    let progress: Progress;
+    let analysis: Analysis;
+    try {
+      [progress, analysis] = await Promise.all([api.progress<Progress>(), api.analysis<Analysis>()]);
+    } catch (err) {
+      if (timer) clearInterval(timer);
+      timer = null;
+      return fail(err instanceof ApiError && err.status === 401 ? 'That is not this study\'s admin token.' : (err as Error).message);
+    }
+    error.hidden = true;
+    try {
+      sessionStorage.setItem(TOKEN_KEY(studyId), tokenInput.value);
+    } catch {
+      // not remembered
+    }
+    const s = progress.study;
+    const toggle = el('button', { type: 'button', id: 'admin-status', text: s.status === 'open' ? 'Close to new participants' : 'Reopen' });
+    toggle.addEventListener('click', () => void api.setStatus(s.status === 'open' ? 'closed' : 'open').then(() => refresh(api), (e: Error) => fail(e.message)));
+    const downloads = el('div', { class: 'actions left' });
+    const exports: [string, string, string][] = [
+      ['JSON', 'format=json', `${s.id}.json`],
+      ['JSON with replays', 'format=json&replays=1', `${s.id}-replays.json`],
+      ...(['answers', 'participants', 'episodes', 'judgements'] as const).map((t): [string, string, string] => [`CSV ${t}`, `format=csv&table=${t}`, `${s.id}-${t}.csv`]),
+    ];
+    for (const [label, query, file] of exports) {
+      const b = el('button', { type: 'button', class: 'download', 'data-export': query, text: label });
+      b.addEventListener('click', () => void api.download(query, file).catch((e: Error) => fail(e.message)));
+      downloads.append(b);
+    }
+    const fc = analysis.forcedChoice;
+    content.replaceChildren(
+      el(
+        'section',
+        { class: 'study-card wide' },
+        el('h1', { text: s.title }),
+        el('p', { id: 'admin-summary', text: `${s.kind} study ${s.id} · ${s.status} · teams ${s.config.teams.join(', ')} · ${s.config.episodesPerBlock} episodes per block · created ${when(s.createdAt)}` }),
+        el(
+          'p',
+          { id: 'admin-counts', class: 'mono' },
+          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
+        ),
+        el('div', { class: 'actions left' }, toggle),
+        el('h2', { text: 'Forced choice so far' }),
+        table(['team', 'chosen'], fc.counts.map((c) => [c.team, String(c.count)]), 'admin-choice'),
+        el('p', { text: fc.chiSquare ? `n ${fc.n}: chi-square ${fc.chiSquare.statistic.toFixed(2)}, p ${fc.chiSquare.p.toFixed(4)}, Cramer's V ${fc.chiSquare.cramersV.toFixed(3)}, exact p ${fc.exactP?.toFixed(4)}` : 'No choices yet.' }),
+        el('h2', { text: 'AI win rate' }),
+        table(['team', 'episodes', 'AI wins', 'rate (95% Wilson)'], analysis.winRates.map((w) => [w.team, String(w.episodes), String(w.aiWins), w.rate ? `${pct(w.rate.estimate)} [${pct(w.rate.lower)}, ${pct(w.rate.upper)}]` : '-']), 'admin-winrates'),
+        el('h2', { text: 'Export' }),
+        downloads,
+      ),
+      el(
+        'section',
+        { class: 'study-card wide' },
+        el('h2', { text: 'Participants' }),
+        table(
+          ['#', 'platform ids', 'block order', 'now at', 'episodes', 'started', 'last active', 'completed'],
+          progress.participants.map((p) => [
+            String(p.number),
+            Object.entries(p.external).map(([k, v]) => `${k}=${v}`).join(' '),
+            p.blocks.map((b) => `${b.label}: ${b.team}`).join(', '),
+            stepText(p.step),
+            String(p.episodes),
+            when(p.startedAt),
+            when(p.updatedAt),
+            when(p.completedAt),
+          ]),
+          'admin-participants',
+        ),
+        el('h2', { text: 'Free-text answers' }),
+        table(['#', 'team', 'question', 'answer'], progress.freeText.map((f) => [String(f.participant ?? ''), f.team ? `${f.team} (${f.label})` : '', f.item, f.text]), 'admin-free-text'),
+      ),
+    );
+  };
+
+  const start = () => {
+    const token = tokenInput.value.trim();
+    if (!token) return fail('Enter the admin token.');
+    const api = new AdminApi(studyId, token);
+    if (timer) clearInterval(timer);
+    timer = setInterval(() => void refresh(api), 10_000);
+    void refresh(api);
+  };
+  load.addEventListener('click', start);
+  tokenInput.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') start();
+  });
+  if (saved) start();
+}

@@ -1,0 +1,28 @@
+/**
+ * The study page (study.html), served at /study/<id> for participants and at
+ * /study/<id>/admin for the researcher. ?renderer=canvas forces Phaser's Canvas renderer
+ * (headless browsers without a GPU).
+ */
+import { setModelSource } from '../../skills';
+import { el } from '../dom';
+import { webModelSource } from '../models';
+import { adminPage } from './admin';
+import { participantPage } from './participant';
+import '../styles.css';
+import './study.css';
+
+// Trained skills and the flat policy load from the server's /models/ on first use.
+setModelSource(webModelSource('/models/'));
+
+function main(): void {
+  const root = document.getElementById('app')!;
+  const [first, id, sub] = location.pathname.split('/').filter(Boolean);
+  if (first !== 'study' || !id || !/^[a-z0-9][a-z0-9-]{1,47}$/.test(id)) {
+    root.append(el('p', { class: 'study-card form-error', text: 'This address does not name a study. Check the link you were given.' }));
+    return;
+  }
+  if (sub === 'admin') adminPage(root, id);
+  else void participantPage(root, id);
+}
+
+main();

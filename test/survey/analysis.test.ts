@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StudyAnalysis, type StudyStore, analyzeStudy, studyCsv, studyJson, studyReportHtml, studyReportMarkdown } from '../../src/survey';
+import { HUMANLIKE, publishedStudy } from './fixture';
+
+let dir: string;
+let store: StudyStore;
+let analysis: StudyAnalysis;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hillmind-analysis-'));
+  ({ store } = await publishedStudy(join(dir, 'studies.sqlite')));
+  analysis = analyzeStudy(store.studyData('published'));
+});
+
+afterAll(() => {
+  store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the study analysis on the published counts', () => {
+  it('forced choice 9/5/1: chi-square 6.4, df 2, p 0.0408, Cramer V 0.462, exact p 0.0428', () => {
+    const fc = analysis.forcedChoice;
+    expect(fc.n).toBe(15);
+    expect(fc.counts).toEqual([
+      { team: 'bt', count: 1 },
+      { team: 'llm', count: 9 },
+      { team: 'flat', count: 5 },
+    ]);
+    expect(fc.chiSquare!.statistic).toBeCloseTo(6.4, 10);
+    expect(fc.chiSquare!.df).toBe(2);
+    expect(fc.chiSquare!.p).toBeCloseTo(Math.exp(-3.2), 10);
+    expect(fc.chiSquare!.p).toBeCloseTo(0.0408, 4);
+    expect(fc.chiSquare!.cramersV).toBeCloseTo(0.462, 3);
+    expect(Math.abs(fc.exactP! - 0.0428)).toBeLessThan(1e-4);
+    expect(fc.reasons).toHaveLength(15);
+  });
+
+  it('Likert per team: mean, median, Friedman over teams, Holm-corrected Wilcoxon pairs', () => {
+    const human = analysis.likert.find((l) => l.item === 'humanlike')!;
+    const llm = human.perTeam.find((t) => t.team === 'llm')!;
+    expect(llm.n).toBe(15);
+    expect(llm.mean).toBeCloseTo(2.8, 10);
+    expect(llm.median).toBe(3);
+    // Every human-likeness mean is below the neutral 3, as the study reported.
+    expect(human.perTeam.every((t) => t.mean! < 3)).toBe(true);
+    expect(human.friedman!.n).toBe(15);
+    expect(human.friedman!.df).toBe(2);
+    expect(human.friedman!.p).toBeLessThan(0.001);
+    expect(human.pairwise.map((p) => `${p.a}-${p.b}`)).toEqual(['bt-llm', 'bt-flat', 'llm-flat']);
+    for (const p of human.pairwise) expect(p.pHolm).toBeGreaterThanOrEqual(p.p);
+    const btLlm = human.pairwise[0]!;
+    expect(btLlm.n).toBe(15);
+    // bt is rated below llm by every participant: all differences negative.
+    expect(btLlm.statistic).toBe(0);
+    expect(btLlm.rankBiserial).toBe(-1);
+    expect(HUMANLIKE.bt!.every((v, i) => v < HUMANLIKE.llm![i]!)).toBe(true);
+    expect(analysis.likert.map((l) => l.item)).toEqual(['challenge', 'skill', 'coordination', 'enjoyment', 'humanlike']);
+  });
+
+  it('AI win rates against the participants with Wilson intervals: 25.6%, 13.3%, 1.1% of 90', () => {
+    const byTeam = Object.fromEntries(analysis.winRates.map((w) => [w.team, w]));
+    expect(byTeam.llm!.episodes).toBe(90);
+    expect(byTeam.llm!.aiWins).toBe(23);
+    expect(byTeam.llm!.rate!.estimate).toBeCloseTo(0.2556, 4);
+    expect(byTeam.bt!.rate!.estimate).toBeCloseTo(0.1333, 4);
+    expect(byTeam.flat!.rate!.estimate).toBeCloseTo(0.0111, 4);
+    // Wilson 95% for 23/90: [0.1767, 0.3543].
+    expect(byTeam.llm!.rate!.lower).toBeCloseTo(0.1767, 3);
+    expect(byTeam.llm!.rate!.upper).toBeCloseTo(0.3543, 3);
+    expect(byTeam.flat!.rate!.lower).toBeGreaterThan(0);
+  });
+
+  it('order effects: every block position is rated by all 15 and tested', () => {
+    const human = analysis.order.find((o) => o.item === 'humanlike')!;
+    expect(human.positions.map((p) => p.n)).toEqual([15, 15, 15]);
+    expect(human.positions.map((p) => p.label)).toEqual(['Team 1', 'Team 2', 'Team 3']);
+    expect(human.friedman!.n).toBe(15);
+    expect(analysis.orderWinRates.map((w) => w.episodes)).toEqual([90, 90, 90]);
+    expect(analysis.participants).toEqual({ started: 15, completed: 15 });
+    expect(analysis.background[0]!.counts.map((c) => c.count)).toEqual([3, 3, 3, 3, 3]);
+  });
+
+  it('reports in Markdown and HTML with plots, free text escaped', () => {
+    const md = studyReportMarkdown(analysis);
+    expect(md).toMatch(/χ² = 6\.400, df = 2, p = 0\.0408; Cramér's V = 0\.462; exact multinomial p = 0\.0429/); // 0.04285, rounded
+    expect(md).toContain('| llm | 9 | 60.0% |');
+    expect(md).toContain('It &lt;script&gt;alert(1)&lt;/script&gt; rushed \\| stood still');
+    expect(md).not.toContain('<script>');
+    const html = studyReportHtml(analysis);
+    expect(html.match(/<svg /g)!.length).toBeGreaterThanOrEqual(4);
+    expect(html).toContain('It &lt;script&gt;alert(1)&lt;/script&gt; rushed | stood still');
+    expect(html).not.toContain('<script>');
+  });
+
+  it('exports CSV tables and JSON', () => {
+    const data = store.studyData('published');
+    const answers = studyCsv(data, 'answers').trim().split('\r\n');
+    // 15 participants x (3 blocks x (5 Likert + 1 open) + choice + reason + 2 background).
+    expect(answers).toHaveLength(1 + 15 * (18 + 4));
+    expect(answers.some((l) => l.includes('It <script>alert(1)</script> rushed | stood still'))).toBe(true);
+    const participants = studyCsv(data, 'participants').trim().split('\r\n');
+    expect(participants).toHaveLength(16);
+    expect(participants[1]).toContain('pid-1');
+    expect(studyCsv(data, 'episodes').trim().split('\r\n')).toHaveLength(1 + 270);
+    const doc = JSON.parse(studyJson(store, data)) as { answers: unknown[]; episodes: { replay?: unknown }[] };
+    expect(doc.answers).toHaveLength(15 * 22);
+    expect(doc.episodes[0]!.replay).toBeUndefined();
+    expect((JSON.parse(studyJson(store, data, { replays: true })) as { episodes: { replay?: unknown }[] }).episodes[0]!.replay).toEqual({});
+  });
+
+  it('neutralises spreadsheet formulas in exported free text only', () => {
+    const data = store.studyData('published');
+    const doctored = { ...data, answers: [{ ...data.answers[0]!, kind: 'open' as const, valueText: '=HYPERLINK("x")', valueNum: -1 }] };
+    const line = studyCsv(doctored, 'answers').trim().split('\r\n')[1]!;
+    expect(line).toContain(`"'=HYPERLINK(""x"")"`);
+    expect(line).toContain(',-1,');
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { StudyStore, createStudy, parseStudyConfig, parseStudyConfigText, publicStudy, teamsInPlay } from '../../src/survey';
+
+describe('study config', () => {
+  it("defaults to the reference study's protocol", () => {
+    const c = parseStudyConfig({});
+    expect(c.kind).toBe('play');
+    expect(c.teams).toEqual(['bt', 'llm', 'flat']);
+    expect(c.episodesPerBlock).toBe(6);
+    expect(c.likert.map((l) => [l.id, l.points])).toEqual([
+      ['challenge', 5],
+      ['skill', 5],
+      ['coordination', 5],
+      ['enjoyment', 5],
+      ['humanlike', 5],
+    ]);
+    expect(c.open.map((o) => o.id)).toEqual(['behaviours']);
+    expect(c.forcedChoice.prompt).toMatch(/competent human players/);
+    expect(c.background.map((b) => b.id)).toEqual(['gaming', 'team_games']);
+    expect(c.teammate).toBe('bt-scripted');
+    expect(c.practice).toEqual({ enabled: true, opponent: 'heuristic', episodeSeconds: 30 });
+    expect(c.episodeSeconds).toBeUndefined();
+    expect(c.consent).toMatch(/18 or older/);
+  });
+
+  it('refuses unknown keys, unknown teams, repeats and unsafe redirects, saying where', () => {
+    expect(() => parseStudyConfig({ episodesPerBlok: 3 })).toThrow(/\(root\).*episodesPerBlok|episodesPerBlok/);
+    expect(() => parseStudyConfig({ teams: ['bt', 'human'] })).toThrow(/teams\.1/);
+    expect(() => parseStudyConfig({ teams: ['bt', 'bt'] })).toThrow(/must not repeat/);
+    expect(() => parseStudyConfig({ teams: ['bt'] })).toThrow(/teams/);
+    expect(() => parseStudyConfig({ completion: { redirectUrl: 'javascript:alert(1)' } })).toThrow(/completion\.redirectUrl/);
+    expect(() => parseStudyConfig({ likert: [{ id: 'a', prompt: 'x', points: 2 }] })).toThrow(/likert\.0\.points/);
+    expect(() => parseStudyConfig({ id: 'Has Spaces' })).toThrow(/id/);
+    expect(() => parseStudyConfigText('{', 'study.json')).toThrow(/study\.json is not valid JSON/);
+    const ok = parseStudyConfig({ completion: { redirectUrl: 'https://app.prolific.com/submissions/complete?cc=ABC' }, teammate: 'person' });
+    expect(ok.completion.redirectUrl).toContain('prolific');
+  });
+
+  it('lists the teams a study needs and shows participants nothing that reveals them', () => {
+    const c = parseStudyConfig({ teams: ['bt-scripted', 'random'], teammate: 'heuristic', completion: { code: 'SECRET1' } });
+    expect(teamsInPlay(c).sort()).toEqual(['bt-scripted', 'heuristic', 'random']);
+    expect(teamsInPlay(parseStudyConfig({ teams: ['bt', 'flat'], teammate: 'person', practice: { enabled: false } })).sort()).toEqual(['bt', 'flat']);
+    const pub = JSON.stringify(publicStudy('s1', c));
+    for (const secret of ['"bt-scripted"', '"random"', '"heuristic"', 'SECRET1']) expect(pub).not.toContain(secret);
+    expect(publicStudy('s1', c)).toMatchObject({ blocks: 2, teammate: 'ai' });
+  });
+
+  it('creating a study fills in an id and a completion code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hillmind-config-'));
+    const store = StudyStore.open(join(dir, 's.sqlite'));
+    try {
+      const { study, adminToken } = await createStudy(store, { teams: ['heuristic', 'random'] });
+      expect(study.id).toMatch(/^study-[0-9a-f]{8}$/);
+      expect(study.config.completion.code).toMatch(/^[0-9A-F]{8}$/);
+      expect(store.checkAdminToken(study.id, adminToken)).toBe(true);
+      expect(store.checkAdminToken(study.id, `${adminToken}x`)).toBe(false);
+      await expect(createStudy(store, { id: study.id, teams: ['heuristic', 'random'] })).rejects.toThrow(/already exists/);
+      const redirect = await createStudy(store, { teams: ['heuristic', 'random'], completion: { redirectUrl: 'https://example.org/done' } });
+      expect(redirect.study.config.completion.code).toBeUndefined();
+      expect(store.db.pragma('journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
