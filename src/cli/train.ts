@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { TRAINING_CONFIGS } from '../train/config';
-import { HEURISTIC_DRIVER, MIXED_OPPONENT, VecEnv } from '../train/env';
+import { HEURISTIC_DRIVER, VecEnv } from '../train/env';
 import { type PolicyState, type PpoConfig, createPolicyState, trainPpo } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
@@ -66,8 +66,7 @@ runCli(async () => {
   }
 
   const selfPlaySteps = Math.round((defaults.selfPlayFraction ?? 0) * config.totalSteps);
-  const fixedOpponent = scenario.opponent === 'mixed' ? MIXED_OPPONENT : HEURISTIC_DRIVER;
-  const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : fixedOpponent);
+  const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : HEURISTIC_DRIVER);
   const env = new VecEnv(scenario, config.numEnvs, config.seed + startSteps, opponentAt(startSteps), { horizonSteps: config.horizonSteps });
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
@@ -101,12 +100,7 @@ runCli(async () => {
     name,
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
-    opponent:
-      scenario.opponent === 'self'
-        ? `self-play for ${selfPlaySteps} steps, then heuristic`
-        : scenario.opponent === 'mixed'
-          ? 'heuristic team in half the environments, scripted Secure agents in the other half'
-          : 'heuristic',
+    opponent: scenario.opponent === 'self' ? `self-play for ${selfPlaySteps} steps, then heuristic` : 'heuristic',
     steps,
     wallSeconds: wall(),
     config,

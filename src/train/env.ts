@@ -18,7 +18,6 @@ import {
   observe,
   step,
 } from '../sim';
-import { SCRIPTED_SKILLS } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Scenario } from './scenarios';
 
@@ -102,18 +101,12 @@ export class KothParallelEnv {
 
 /** Drives the agents that do not learn (the heuristic team, in skill scenarios). */
 export interface OpponentDriver {
-  /** `env` is the environment's index, so a driver can vary opponents across environments. */
-  act(obs: Float32Array, count: number, out: Action[], env: number): void;
+  act(obs: Float32Array, count: number, out: Action[]): void;
 }
 
 /** The heuristic team as a training opponent. */
 export const HEURISTIC_DRIVER: OpponentDriver = {
   act: (obs, count, out) => void HEURISTIC_POLICY.act(obs, count, out),
-};
-
-/** Even environments face the heuristic team, odd ones scripted Secure agents. */
-export const MIXED_OPPONENT: OpponentDriver = {
-  act: (obs, count, out, env) => void (env % 2 === 0 ? HEURISTIC_POLICY : SCRIPTED_SKILLS.secure).act(obs, count, out),
 };
 
 export interface CompletedEpisode {
@@ -234,7 +227,7 @@ export class VecEnv {
     const ids = [2, 3];
     ids.forEach((id, k) => observe(env.world, id, this.opponentObs, k * OBS_SIZE));
     const actions = ids.map((id) => this.opponentActions[id]!);
-    driver.act(this.opponentObs, ids.length, actions, e);
+    driver.act(this.opponentObs, ids.length, actions);
     ids.forEach((id, k) => (out[AGENT_NAMES[id]!] = actions[k]!));
   }
 }

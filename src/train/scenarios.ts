@@ -18,13 +18,8 @@ import { SKILLS, type SkillId, type SkillReward } from '../skills';
 export const MODEL_NAMES = ['navigate', 'combat', 'secure', 'retreat', 'flat'] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
-/**
- * Who drives the non-learning agents: the heuristic team (the study's choice), the learners
- * themselves, or 'mixed': half the environments face the heuristic team and half agents
- * running the scripted Secure skill, who stop and shoot accurately (a policy trained only
- * on the heuristic team learns to spray, which loses to careful shooters).
- */
-export type Opponent = 'heuristic' | 'self' | 'mixed';
+/** Who drives the non-learning agents: the heuristic team (the study's choice) or the learners themselves. */
+export type Opponent = 'heuristic' | 'self';
 
 /** What a reward function sees about one learner over one decision step. */
 export interface StepView {
@@ -124,7 +119,7 @@ function skillScenario(skill: SkillId, reward: (w: SkillReward, view: StepView, 
 export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
   navigate: skillScenario('navigate', (w, v) => (w.distanceShaping ?? 0) * approach(v, OBS.zoneDistance)),
   combat: skillScenario('combat', (w, v, t) => combatTerms(w, v, t)),
-  secure: { ...skillScenario('secure', (w, v, t) => (v.agent.inZone ? (w.zoneBonus ?? 0) : 0) + combatTerms(w, v, t)), opponent: 'mixed' },
+  secure: skillScenario('secure', (w, v, t) => (v.agent.inZone ? (w.zoneBonus ?? 0) : 0) + combatTerms(w, v, t)),
   retreat: {
     ...skillScenario('retreat', (w, v, t) =>
       (w.pickup ?? 0) * t.pickups + (t.pickups ? 0 : (w.distanceShaping ?? 0) * approach(v, OBS.pickupDistance)),
