@@ -17,7 +17,8 @@ async function episodesPerSecond(workers: number, episodes: number): Promise<num
 }
 
 export async function benchTournament(seconds: number): Promise<BenchRow[]> {
-  const episodes = Math.max(100, Math.round(150 * seconds));
+  // Enough episodes that starting the worker threads (about a second each) is a small part.
+  const episodes = Math.max(500, Math.round(500 * seconds));
   const one = await episodesPerSecond(1, episodes);
   const two = await episodesPerSecond(2, episodes);
   return [

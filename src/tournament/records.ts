@@ -1,7 +1,8 @@
 /**
- * Episode records: one JSON object per line in episodes.jsonl, appended and flushed as each
- * episode ends, so a killed run loses at most the line it was writing. Reading skips (and
- * repair truncates) a torn last line.
+ * Episode records: one JSON object per line in episodes.jsonl, written to the file (not
+ * buffered in the process) as each episode ends, so a killed run loses at most the line it
+ * was writing. Reading skips (and repair truncates) a torn last line. No fsync per record:
+ * a killed process keeps what it wrote, and syncing every episode cost more than playing it.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import type { MatchSummary } from '../match';
@@ -68,10 +69,11 @@ export class RecordWriter {
 
   append(record: EpisodeRecord): void {
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
-    fsyncSync(this.fd);
   }
 
+  /** Sync once at the end, so a finished tournament is on disk. */
   close(): void {
+    fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }
