@@ -34,7 +34,7 @@ export function promptTokenRows(userPrompts: readonly string[]): LlmBenchRow[] {
     { name: 'prompt tokens: static part (system, compact)', value: compact, unit: 'tokens (est.)' },
     { name: 'prompt tokens: static part (system, json)', value: estimateTokens(systemPrompt('json')), unit: 'tokens (est.)' },
     { name: 'prompt tokens: per-state part (user), mean', value: mean(perState), unit: 'tokens (est.)' },
-    { name: 'prompt tokens: per-state part (user), p95', value: p95(perState), unit: 'tokens (est.)' },
+    { name: 'prompt tokens: per-state part (user), p95', value: p95(perState), unit: 'tokens (est.)', target: 200, lowerIsBetter: true },
     { name: 'prompt tokens per decision, mean (compact)', value: compact + mean(perState), unit: 'tokens (est.)' },
     { name: 'answer tokens per decision (compact "1,3")', value: estimateTokens('1,3'), unit: 'tokens (est.)' },
   ];
@@ -95,7 +95,7 @@ export function benchDecisionCost(seconds: number): LlmBenchRow[] {
   const compact = run('compact', answers);
   const json = run('json', jsonAnswers);
   return [
-    { name: 'strategist own time per decision (compact)', value: compact * 1000, unit: 'µs', target: 500, lowerIsBetter: true },
-    { name: 'strategist own time per decision (json)', value: json * 1000, unit: 'µs', target: 500, lowerIsBetter: true },
+    { name: 'strategist own time per decision (compact)', value: compact * 1000, unit: 'µs', target: 200, lowerIsBetter: true },
+    { name: 'strategist own time per decision (json)', value: json * 1000, unit: 'µs', target: 200, lowerIsBetter: true },
   ];
 }
