@@ -19,7 +19,7 @@ import { type ChatClient, ChatError, type Env, type LlmSettings, type LlmStatus,
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 import { createOpenAiClient } from '../llm/node';
 
-import type { Route } from './server';
+import { BodyTooLarge, type Route, readBody } from './server';
 
 export type { Route };
 
@@ -87,20 +87,6 @@ class RateLimiter {
   }
 }
 
-class BodyTooLarge extends Error {}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** The status a page may see: never the key. */
 export function llmStatus(env: Env = processEnv()): LlmStatus {

@@ -66,14 +66,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-/** Read a request body as text (up to `limit` bytes). */
+/** A request body over its limit (the route answers 413). */
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`request body over ${limit} bytes`);
+  }
+}
+
+/** Read a request body as text, refusing it (early when declared) past `limit` bytes. */
 export async function readBody(req: IncomingMessage, limit = 1 << 20): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge(limit);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buf = chunk as Buffer;
     size += buf.length;
-    if (size > limit) throw new Error(`request body over ${limit} bytes`);
+    if (size > limit) throw new BodyTooLarge(limit);
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString('utf8');

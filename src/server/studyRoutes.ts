@@ -65,7 +65,7 @@ import {
   studyDbPath,
   studyJson,
 } from '../survey';
-import { MIME_TYPES, type Route, sendJson } from './server';
+import { BodyTooLarge, MIME_TYPES, type Route, readBody, sendJson } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
 export const EPISODE_MAX_BODY = 8 * 1024 * 1024;
@@ -84,26 +84,12 @@ export interface StudyRoutesOptions {
   readonly maxEpisodeBytes?: number;
 }
 
-class BodyTooLarge extends Error {}
 
 /** A 413: answered, then the connection is closed without reading the rest. */
 class TooLarge extends StudyError {
   constructor(limit: number) {
     super(413, `the request is larger than ${limit} bytes`);
   }
-}
-
-async function readLimited(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Read, parse and validate a JSON body (StudyError on any problem). */
@@ -115,7 +101,7 @@ async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, li
   }
   let text: string;
   try {
-    text = await readLimited(req, limit);
+    text = await readBody(req, limit);
   } catch (err) {
     if (err instanceof BodyTooLarge) throw new TooLarge(limit);
     throw err;
