@@ -18,6 +18,8 @@ export interface LlmStatus {
   readonly timeoutMs?: number;
   readonly rateHz?: number;
   readonly events?: readonly string[];
+  /** Which skills the model's choices run: the trained ones or the scripted references. */
+  readonly skills?: 'rl' | 'scripted';
   /** Why it is not available, and how to configure one. */
   readonly error?: string;
   readonly help?: string;

@@ -16,7 +16,8 @@
  *   LLM_TIMING        headless timing: realtime (default), ticks:N or lockstep
  *   LLM_CACHE         decision cache: use (default), refresh or off
  *   LLM_CACHE_DIR     default .cache/llm
- *   LLM_SKILLS        the skills the model chooses among: scripted (default) or rl (trained)
+ *   LLM_SKILLS        the skills the model chooses among: rl (the trained ones, default, as the
+ *                     study's LLM+RL and as bt) or scripted
  */
 import { z } from 'zod';
 import { CACHE_MODES, type CacheMode } from './cache';
@@ -99,7 +100,7 @@ const schema = z.object({
     }),
   cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default('use'),
   cacheDir: z.string().optional(),
-  skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default('scripted'),
+  skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default('rl'),
 });
 
 /** Read and validate the settings; says what is missing or wrong. */

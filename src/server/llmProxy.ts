@@ -103,6 +103,7 @@ export function llmStatus(env: Env = processEnv()): LlmStatus {
     timeoutMs: s.timeoutMs,
     rateHz: s.rateHz,
     events: [...s.events],
+    skills: s.skills,
   };
 }
 

@@ -54,7 +54,7 @@ import { type DecisionTiming, HierarchicalController, type Strategist, type Stra
 import type { TeamEntry } from './registry';
 
 export const LLM_TEAM_DESCRIPTION =
-  'A language model choosing each agent\'s skill at 2 Hz and on events (the study\'s LLM+RL); scripted skills, or the trained ones with LLM_SKILLS=rl.';
+  'A language model choosing each agent\'s skill at 2 Hz and on events over the trained skills (the study\'s LLM+RL; LLM_SKILLS=scripted for the scripted ones).';
 
 export interface LlmStrategistOptions {
   readonly client: ChatClient;
@@ -475,14 +475,7 @@ export function nodeLlmTeamEntry(overrides: NodeLlmOverrides = {}): TeamEntry {
     const clientKey = JSON.stringify([settings.baseUrl, settings.apiKey, settings.model, settings.timeoutMs]);
     let client = nodeClients.get(clientKey);
     if (!client) nodeClients.set(clientKey, (client = node.createOpenAiClient(settings)));
-    let skills = overrides.skills;
-    if (!skills && settings.skills === 'rl') {
-      try {
-        skills = await loadSkillSet();
-      } catch (err) {
-        throw llmUnavailable(`LLM_SKILLS=rl needs the trained skills: ${(err as Error).message}`);
-      }
-    }
+    const skills = overrides.skills ?? (settings.skills === 'rl' ? await loadLlmSkills() : undefined);
     return {
       ...optionsFromSettings(settings),
       client,
@@ -503,6 +496,15 @@ export interface ProxyLlmOptions {
   readonly onRecord?: (record: LlmDecisionRecord) => void;
 }
 
+/** The trained skills, or the team is unavailable with the reason and the way out. */
+async function loadLlmSkills(): Promise<SkillSet> {
+  try {
+    return await loadSkillSet();
+  } catch (err) {
+    throw llmUnavailable(`LLM_SKILLS=rl needs the trained skills: ${(err as Error).message} (or set LLM_SKILLS=scripted)`);
+  }
+}
+
 export function proxyLlmTeamEntry(options: ProxyLlmOptions = {}): TeamEntry {
   return llmTeamEntry(async () => {
     const status = await fetchLlmStatus(options.statusEndpoint);
@@ -515,7 +517,8 @@ export function proxyLlmTeamEntry(options: ProxyLlmOptions = {}): TeamEntry {
       ...(status.rateHz !== undefined ? { rateHz: status.rateHz } : {}),
       ...(status.events ? { events: status.events.filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)) } : {}),
       timing: options.timing ?? { kind: 'live' },
-      ...(options.skills ? { skills: options.skills } : {}),
+      // The server's LLM_SKILLS decides, as in Node: trained skills unless it says scripted.
+      skills: options.skills ?? (status.skills === 'scripted' ? SCRIPTED_SKILLS : await loadLlmSkills()),
       ...(options.onRecord ? { onRecord: options.onRecord } : {}),
     };
   });

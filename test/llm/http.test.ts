@@ -33,7 +33,7 @@ async function play(run: Run) {
   const fake = run.fake ?? server;
   fake.calls.length = 0;
   fake.behaviour = run.behaviour;
-  const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: KEY, LLM_MODEL: 'fake-gemma', LLM_TIMING: run.timing ?? 'lockstep', LLM_CACHE: 'off', ...run.env };
+  const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: KEY, LLM_MODEL: 'fake-gemma', LLM_TIMING: run.timing ?? 'lockstep', LLM_CACHE: 'off', LLM_SKILLS: 'scripted', ...run.env };
   registerTeam(nodeLlmTeamEntry({ env }));
   try {
     const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: run.seed ?? 1, ...(run.config ? { config: run.config } : {}) });

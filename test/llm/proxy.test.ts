@@ -28,7 +28,7 @@ async function proxy(env: Record<string, string>, options: Omit<LlmProxyOptions,
   return `http://127.0.0.1:${running.port}`;
 }
 
-const configured = () => ({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: KEY, LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '300' });
+const configured = () => ({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: KEY, LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '300', LLM_SKILLS: 'scripted' });
 
 async function call(base: string, body: unknown, init: RequestInit = {}): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`${base}/api/llm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), ...init });

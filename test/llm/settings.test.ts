@@ -36,7 +36,7 @@ describe('LLM settings', () => {
       events: ['elimination', 'respawn', 'contested', 'low-health'],
       timing: { kind: 'realtime' },
       cache: 'use',
-      skills: 'scripted',
+      skills: 'rl',
     });
   });
 
@@ -103,6 +103,7 @@ describe("the registry's llm team", () => {
       vi.stubEnv('OPENAI_API_KEY', '');
       vi.stubEnv('LLM_MODEL', 'gemma3:27b');
       vi.stubEnv('LLM_RATE_HZ', '5');
+      vi.stubEnv('LLM_SKILLS', 'scripted'); // no trained models are installed in this test
       const team = await createTeam('llm', ctx);
       const strategist = llmStrategistOf(team)!;
       expect(team.id).toBe('llm');
