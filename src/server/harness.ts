@@ -71,18 +71,31 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Start `node --import tsx src/cli/serve.ts` on a free port and wait for /api/health. */
-export async function startServerProcess(cwd = process.cwd(), timeoutMs = 20_000): Promise<ServerProcess> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(cwd, 'src/cli/serve.ts')], {
-    cwd,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+export interface ChildServerOptions {
+  /** Node arguments (the script and its flags); run with this process's node. */
+  readonly args: readonly string[];
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** The path that answers 200 once the server is ready. */
+  readonly readyPath: string;
+  /** Names the server in errors. */
+  readonly name: string;
+  readonly timeoutMs?: number;
+  readonly port: number;
+}
+
+/** Start a server as a child process (so the PID we hold is the server's) and wait until it answers. */
+export async function startChildServer(options: ChildServerOptions): Promise<ServerProcess> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const child: ChildProcess = spawn(process.execPath, [...options.args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${options.port}`;
   const stop = () =>
     new Promise<void>((done) => {
       if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -92,9 +105,9 @@ export async function startServerProcess(cwd = process.cwd(), timeoutMs = 20_000
     });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null) throw new Error(`${options.name} exited (${child.exitCode}):\n${output}`);
     try {
-      const res = await fetch(`${url}/api/health`);
+      const res = await fetch(`${url}${options.readyPath}`);
       if (res.ok) return { url, pid: child.pid!, stop };
     } catch {
       // not listening yet
@@ -102,7 +115,21 @@ export async function startServerProcess(cwd = process.cwd(), timeoutMs = 20_000
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
-  throw new Error(`the server did not answer within ${timeoutMs} ms:\n${output}`);
+  throw new Error(`${options.name} did not answer within ${timeoutMs} ms:\n${output}`);
+}
+
+/** Start `node --import tsx src/cli/serve.ts` on a free port and wait for /api/health. */
+export async function startServerProcess(cwd = process.cwd(), timeoutMs = 20_000): Promise<ServerProcess> {
+  const port = await freePort();
+  return startChildServer({
+    args: ['--import', 'tsx', join(cwd, 'src/cli/serve.ts')],
+    cwd,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+    readyPath: '/api/health',
+    name: 'the server',
+    timeoutMs,
+    port,
+  });
 }
 
 export interface Browser {

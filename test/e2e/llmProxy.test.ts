@@ -4,11 +4,10 @@
  * to the OpenAI-compatible test server with the key; the key never reaches the page. In CI
  * (CI=true) these tests fail when chromium is missing; elsewhere they are skipped.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, freePort, launchChromium, waitForHook } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, freePort, launchChromium, startChildServer, waitForHook } from '../../src/server/harness';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,37 +18,18 @@ if (!haveChromium && !inCi) console.warn(`llm proxy browser tests skipped: no ch
 const suite = haveChromium || inCi ? describe : describe.skip;
 
 /** Vite's dev server (with the LLM proxy plugin) on a free port, the model settings in its environment only. */
-async function startDevServer(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+async function startDevServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !k.startsWith('OPENAI_') && !k.startsWith('LLM_')));
-  const child: ChildProcess = spawn(process.execPath, ['node_modules/vite/bin/vite.js', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
+  return startChildServer({
+    args: ['node_modules/vite/bin/vite.js', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
     cwd: ROOT,
     env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    readyPath: '/api/llm/status',
+    name: 'vite',
+    timeoutMs: 30_000,
+    port,
   });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = () =>
-    new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', () => done());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    });
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`vite exited (${child.exitCode}):\n${output}`);
-    try {
-      if ((await fetch(`${url}/api/llm/status`)).ok) return { url, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await stop();
-  throw new Error(`vite did not answer within 30 s:\n${output}`);
 }
 
 suite('the llm team in the browser, through the proxy', () => {
