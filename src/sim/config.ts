@@ -144,6 +144,11 @@ export const DEFAULT_CONFIG: GameConfig = {
   rayLength: 10,
 };
 
+/** The arena's diagonal: observed distances are divided by it. */
+export function arenaDiagonal(config: GameConfig): number {
+  return Math.hypot(config.arena.width, config.arena.height);
+}
+
 /** Seconds to whole ticks (rounded), so every timer is an exact integer count. */
 export function ticksOf(config: GameConfig, seconds: number): number {
   return Math.round(seconds * config.tickHz);

@@ -1,6 +1,7 @@
 /**
  * observe(): a world seen by one agent, as the observation spec (observeSpec.ts) lays out.
  */
+import { arenaDiagonal } from './config';
 import { castRay, lineOfSight, wrapAngle } from './geometry';
 import { OBS, OBS_SIZE, RAY_ANGLES_DEG } from './observeSpec';
 import type { Agent, World } from './world';
@@ -34,7 +35,7 @@ export function observe(world: World, agentId: number, out: Float32Array, offset
 function computeObservation(world: World, agentId: number, out: Float32Array, offset: number): void {
   const { config, zone, agents } = world;
   const { width, height, walls } = config.arena;
-  const diagonal = Math.hypot(width, height);
+  const diagonal = arenaDiagonal(config);
   const me = agents[agentId]!;
 
   const zoneDist = Math.hypot(zone.x - me.x, zone.y - me.y);

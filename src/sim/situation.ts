@@ -3,6 +3,7 @@
  * the study's words for health, distances and time, derived from the same observations
  * the skills see, so every strategist decides on identical information.
  */
+import { arenaDiagonal } from './config';
 import { observe } from './observe';
 import { OBS, OBS_SIZE } from './observeSpec';
 import { type Team, type World, type ZoneStatus, TEAM_NAMES, teamAgents } from './world';
@@ -87,7 +88,7 @@ export function teamSituation(world: World, team: Team): TeamSituation {
   const agents = members.map((a) => agentSituation(a.id, a.alive, observe(world, a.id, scratch)));
   const [first, second] = members;
   const bothAlive = first !== undefined && second !== undefined && first.alive && second.alive;
-  const diagonal = Math.hypot(world.config.arena.width, world.config.arena.height);
+  const diagonal = arenaDiagonal(world.config);
   const hold = world.timings.winHold;
   const left = Math.max(0, world.timings.episode - world.tick);
   return {

@@ -2,14 +2,13 @@
  * Steering helpers shared by the scripted skills and the heuristic team. They read only the
  * observation vector (agent `o` starts at offset o) and write an action.
  */
-import { type Action, DEFAULT_CONFIG, OBS, RAY_ANGLES_DEG, clampUnit } from '../sim';
+import { type Action, DEFAULT_CONFIG, arenaDiagonal, OBS, RAY_ANGLES_DEG, clampUnit } from '../sim';
 
 export const PI = Math.PI;
 const RAY_RADIANS = RAY_ANGLES_DEG.map((d) => (d * PI) / 180);
 /** Observation distances are / diagonal, rays / rayLength: this converts the former to the latter. */
-const DIAGONAL_IN_RAYS =
-  Math.hypot(DEFAULT_CONFIG.arena.width, DEFAULT_CONFIG.arena.height) / DEFAULT_CONFIG.rayLength;
-export const DIAGONAL_M = Math.hypot(DEFAULT_CONFIG.arena.width, DEFAULT_CONFIG.arena.height);
+export const DIAGONAL_M = arenaDiagonal(DEFAULT_CONFIG);
+const DIAGONAL_IN_RAYS = DIAGONAL_M / DEFAULT_CONFIG.rayLength;
 /** Free distance (in ray units) wanted ahead before walking straight at a target. */
 const CLEARANCE = 0.2;
 

@@ -6,6 +6,7 @@
 import {
   type Agent,
   type GameConfig,
+  arenaDiagonal,
   OBS,
   Rng,
   type SimEvent,
@@ -72,8 +73,7 @@ function approach(view: StepView, index: number): number {
   const b = view.before[index]!;
   const a = view.after[index]!;
   if (b < 0 || a < 0) return 0;
-  const { width, height } = view.world.config.arena;
-  return (b - a) * Math.hypot(width, height);
+  return (b - a) * arenaDiagonal(view.world.config);
 }
 
 /** Damage dealt, kills, shots and dashes of one agent within a step's events. */

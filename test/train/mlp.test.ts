@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Adam } from '../../src/train/adam';
 import { Mlp, mlpLayout } from '../../src/train/mlp';
-
-/** Small seeded PRNG (mulberry32) so every test is reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../src/stats';
 
 function randomArray(n: number, rng: () => number, scale = 1): Float32Array {
   return Float32Array.from({ length: n }, () => (rng() * 2 - 1) * scale);

@@ -11,22 +11,12 @@ import {
   type PolicyExportOptions,
 } from '../../src/train/onnxExport';
 import { inspectOnnx } from '../../src/train/onnxInspect';
+import { mulberry32 } from '../../src/stats';
 
 // onnxruntime-web resolves to its Node build (dist/ort.node.min.mjs) under Node's "node" export
 // condition and loads the wasm from its own dist/ folder. One thread: the threaded build would
 // otherwise start worker_threads that keep the test process alive.
 ortWeb.env.wasm.numThreads = 1;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const OBS_DIM = 20;
 const N_OUT = 5;
