@@ -3,6 +3,7 @@
  * one run, each beside its target and the ratio to it.
  */
 import { type BenchRow, benchMatches, benchStep } from '../match/benchmarks';
+import { createPlatform } from '../teams';
 import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
@@ -30,10 +31,10 @@ async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
  * decisions per episode at 2 Hz and with events, prompt tokens, its own time per decision.
  */
 async function benchLlm(seconds: number): Promise<BenchRow[]> {
-  const { RuleChatClient } = await import('../llm');
+  const { RuleChatClient, STRATEGIST_DEFAULTS, fixedLlmAccess } = await import('../llm');
   const { benchDecisionCost, promptTokenRows } = await import('../llm/bench');
   const { runMatch } = await import('../match');
-  const { defaultLlmTeamEntry, llmStrategistOf, llmTeamEntry, registerTeam } = await import('../teams');
+  const { llmStrategistOf } = await import('../teams');
   const rules = new RuleChatClient();
   const prompts: string[] = [];
   const client = {
@@ -44,23 +45,20 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
     },
   };
   const perEpisode = async (events: boolean) => {
-    registerTeam(llmTeamEntry(() => ({ client, timing: { kind: 'lockstep' }, ...(events ? {} : { events: [] }) })));
+    const settings = { ...STRATEGIST_DEFAULTS, timing: { kind: 'lockstep' }, skills: 'scripted', ...(events ? {} : { events: [] }) } as const;
+    const platform = createPlatform({ llm: fixedLlmAccess({ client, provider: 'rules', settings, cache: null }) });
     let requests = 0;
     let eventTriggered = 0;
     let minutes = 0;
     let episodes = 0;
     const start = performance.now();
-    try {
-      while (episodes < 3 || (performance.now() - start < (seconds * 1000) / 2 && episodes < 200)) {
-        const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: episodes }, { record: false });
-        const stats = llmStrategistOf(match.controllers[0])!.stats();
-        requests += stats.requests;
-        eventTriggered += stats.requests - stats.triggers.periodic;
-        minutes += match.world.tick / match.world.config.tickHz / 60;
-        episodes++;
-      }
-    } finally {
-      registerTeam(defaultLlmTeamEntry());
+    while (episodes < 3 || (performance.now() - start < (seconds * 1000) / 2 && episodes < 200)) {
+      const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: episodes }, { platform, record: false });
+      const stats = llmStrategistOf(match.controllers[0])!.stats();
+      requests += stats.requests;
+      eventTriggered += stats.requests - stats.triggers.periodic;
+      minutes += match.world.tick / match.world.config.tickHz / 60;
+      episodes++;
     }
     return { perEpisode: requests / episodes, perMinute: requests / minutes, eventShare: eventTriggered / Math.max(1, requests), episodes };
   };
@@ -96,8 +94,8 @@ runCli(async () => {
   const sections: [string, () => BenchRow[] | Promise<BenchRow[]>][] = [
     ['simulation', () => benchStep(seconds)],
     ['matches (one core, no rendering)', async () => [
-      ...(await benchMatches('bt-scripted', 'heuristic', seconds)),
-      ...(await benchMatches('heuristic', 'heuristic', seconds)),
+      ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
+      ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
     ]],
     ['policy inference (onnxruntime-node)', () => benchInference(seconds)],
     ['tournaments (worker threads)', () => benchTournament(seconds)],

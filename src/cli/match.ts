@@ -5,9 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CACHE_MODES, type LlmCountersSnapshot, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
 import { formatSummary, parseReplay, runMatch, verifyReplay } from '../match';
-import { setModelSource } from '../skills';
-import { nodeModelSource } from '../skills/nodeModels';
-import { TEAM_IDS, llmStrategistOf, nodeLlmTeamEntry, registerTeam, teamEntry } from '../teams';
+import { TEAM_IDS, llmStrategistOf, teamEntry } from '../teams';
+import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
@@ -16,7 +15,6 @@ const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [
 teams: ${TEAM_IDS.join(', ')}`;
 
 runCli(async () => {
-  setModelSource(nodeModelSource());
   const { values } = parseCommandLine(
     {
       blue: { type: 'string' },
@@ -61,8 +59,8 @@ runCli(async () => {
   if (timing === null) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
   const cache = values['llm-cache'];
   if (cache !== undefined && !isCacheMode(cache)) throw new UsageError(`--llm-cache must be one of ${CACHE_MODES.join(', ')}, got '${cache}'`);
-  if (timing || cache) registerTeam(nodeLlmTeamEntry({ ...(timing ? { timing } : {}), ...(cache ? { cache } : {}) }));
-  const match = await runMatch({ blue: values.blue, red: values.red, seed }, { record: Boolean(values.replay) });
+  const platform = nodePlatform({ env: process.env, llm: { ...(timing ? { timing } : {}), ...(cache ? { cache } : {}) } });
+  const match = await runMatch({ blue: values.blue, red: values.red, seed }, { platform, record: Boolean(values.replay) });
   const summary = match.summary();
   if (values.replay) writeFileSync(values.replay, JSON.stringify(match.replay()));
   // The language-model strategists' counters, when an llm team played.

@@ -12,9 +12,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_CONFIG } from '../sim';
-import { setModelSource } from '../skills';
-import { nodeModelSource } from '../skills/nodeModels';
 import {
   CSV_TABLES,
   type CsvTable,
@@ -30,7 +27,8 @@ import {
   studyReportMarkdown,
   teamsInPlay,
 } from '../survey';
-import { createTeam } from '../teams';
+import { type Platform, teamAvailability } from '../teams';
+import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, parseCommandLine, runCli } from './args';
 
 const USAGE = `usage: npm run survey -- <command> [options]
@@ -58,16 +56,12 @@ function baseUrl(value: string | undefined): string {
   return (value ?? `http://localhost:${process.env.PORT ?? 5173}`).replace(/\/+$/, '');
 }
 
-/** Try to build each team here; the ids that fail, with why. */
-async function unavailableTeams(ids: readonly string[]): Promise<{ id: string; reason: string }[]> {
-  setModelSource(nodeModelSource());
+/** The teams that cannot play on this machine's platform (the server's models and language model), with why. */
+async function unavailableTeams(ids: readonly string[], platform: Platform): Promise<{ id: string; reason: string }[]> {
   const out: { id: string; reason: string }[] = [];
   for (const id of ids) {
-    try {
-      await createTeam(id, { team: 1, seed: 1, config: DEFAULT_CONFIG });
-    } catch (err) {
-      out.push({ id, reason: (err as Error).message });
-    }
+    const availability = await teamAvailability(id, platform);
+    if (!availability.ok) out.push({ id, reason: availability.reason });
   }
   return out;
 }
@@ -101,7 +95,8 @@ runCli(async () => {
       }
       const teams = values.teams?.split(',').map((t) => t.trim()).filter(Boolean);
       const config = parseStudyConfig({ ...input, ...(teams ? { teams } : {}), ...(values.id ? { id: values.id } : {}) }, values.config ?? 'the study config');
-      const missing = await unavailableTeams(teamsInPlay(config));
+      const platform = nodePlatform({ env: process.env });
+      const missing = await unavailableTeams(teamsInPlay(config), platform);
       if (missing.length > 0) {
         const lines = missing.map((m) => `  ${m.id}: ${m.reason}`);
         throw new UsageError(
@@ -110,7 +105,7 @@ runCli(async () => {
       }
       const store = StudyStore.open(dbPath);
       try {
-        const { study, adminToken, botClips } = await createStudy(store, config);
+        const { study, adminToken, botClips } = await createStudy(store, config, platform);
         const url = `${baseUrl(values['base-url'])}/study/${study.id}`;
         console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
         console.log(`\nParticipants: ${url}`);

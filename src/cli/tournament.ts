@@ -4,8 +4,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { setModelSource } from '../skills';
-import { nodeModelSource } from '../skills/nodeModels';
 import { describeSettings, reportText, runTournament } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
@@ -32,12 +30,12 @@ runCli(async () => {
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism()));
   const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, 0xffffffff) };
-  setModelSource(nodeModelSource());
 
   let bar: ProgressBar | null = null;
   const started = performance.now();
   const result = await runTournament({
     settings,
+    platform: { env: { ...process.env } },
     out: values.out,
     workers,
     resume: Boolean(values.resume),

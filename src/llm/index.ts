@@ -4,6 +4,8 @@
  * counters and settings. Browser-safe; the SDK client and the disk cache are Node-only
  * (./node), loaded where they are needed.
  */
+export * from './access';
+export * from './clock';
 export * from './chat';
 export * from './prompt';
 export * from './answer';

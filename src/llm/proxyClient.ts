@@ -2,7 +2,9 @@
  * The page's chat client: it asks the product's own server (POST /api/llm), which holds the
  * key and talks to the model. No SDK, no Node modules, no key: only fetch.
  */
+import { type LlmAccess, LlmUnavailable, STRATEGIST_DEFAULTS, type StrategistSettings, lazyLlmAccess } from './access';
 import { type CallFailureKind, CALL_FAILURE_KINDS, type ChatClient, ChatError, type ChatRequest, type ChatResponse, chatResponseSchema, parseRetryAfter } from './chat';
+import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
 
 export const LLM_PROXY_PATH = '/api/llm';
 export const LLM_STATUS_PATH = '/api/llm/status';
@@ -94,4 +96,53 @@ export async function fetchLlmStatus(endpoint: string = LLM_STATUS_PATH, fetchIm
   } catch (err) {
     return { configured: false, error: `cannot reach ${endpoint}: ${(err as Error).message}` };
   }
+}
+
+export interface ProxyLlmOptions {
+  /** Default '/api/llm' and '/api/llm/status' on the page's origin. */
+  readonly endpoint?: string;
+  readonly statusEndpoint?: string;
+  /** Default live (the page's frame loop); headless users of the proxy pick another. */
+  readonly timing?: TimingMode;
+  readonly fetch?: FetchLike;
+}
+
+/**
+ * The page's way to a model: the server's proxy. Its status says whether the server has
+ * a model and with which settings (the server's LLM_SKILLS decides the skills, as in Node);
+ * asked once, when first needed.
+ */
+export function proxyLlmAccess(options: ProxyLlmOptions = {}): LlmAccess {
+  const fetchImpl = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
+  let status: Promise<LlmStatus> | null = null;
+  const readStatus = () => (status ??= fetchLlmStatus(options.statusEndpoint, fetchImpl));
+  const provider = (s: LlmStatus) => `server proxy${s.baseUrl ? ` to ${s.baseUrl}` : ''}`;
+  const settingsOf = (s: LlmStatus): StrategistSettings => ({
+    format: s.format ?? STRATEGIST_DEFAULTS.format,
+    temperature: s.temperature ?? STRATEGIST_DEFAULTS.temperature,
+    timeoutMs: s.timeoutMs ?? STRATEGIST_DEFAULTS.timeoutMs,
+    rateHz: s.rateHz ?? STRATEGIST_DEFAULTS.rateHz,
+    events: (s.events ?? STRATEGIST_DEFAULTS.events).filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)),
+    timing: options.timing ?? { kind: 'live' },
+    skills: s.skills === 'scripted' ? 'scripted' : 'rl',
+  });
+  const unavailable = (s: LlmStatus) => new LlmUnavailable(s.error ?? 'the server has no language model configured', s.help);
+  return lazyLlmAccess(
+    async () => {
+      const s = await readStatus();
+      if (s.configured && s.model) return { ok: true, model: s.model, provider: provider(s), settings: settingsOf(s) };
+      const why = unavailable(s);
+      return { ok: false, reason: why.reason, ...(why.help ? { help: why.help } : {}) };
+    },
+    async () => {
+      const s = await readStatus();
+      if (!s.configured || !s.model) throw unavailable(s);
+      return {
+        client: new ProxyChatClient({ model: s.model, fetch: fetchImpl, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }),
+        provider: provider(s),
+        settings: settingsOf(s),
+        cache: null,
+      };
+    },
+  );
 }

@@ -20,6 +20,7 @@
  *                     study's LLM+RL and as bt) or scripted
  */
 import { z } from 'zod';
+import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
@@ -77,10 +78,10 @@ const schema = z.object({
   baseUrl: z.url({ protocol: /^https?$/, message: 'OPENAI_BASE_URL must be an http(s) URL, e.g. http://localhost:11434/v1' }),
   apiKey: z.string(),
   model: z.string().min(1, 'LLM_MODEL must name a model'),
-  temperature: number('LLM_TEMPERATURE', 0, 2).default(0.1),
-  format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).default('compact'),
-  timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(2000),
-  rateHz: number('LLM_RATE_HZ', 0, 50).default(2),
+  temperature: number('LLM_TEMPERATURE', 0, 2).default(STRATEGIST_DEFAULTS.temperature),
+  format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).default(STRATEGIST_DEFAULTS.format),
+  timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(STRATEGIST_DEFAULTS.timeoutMs),
+  rateHz: number('LLM_RATE_HZ', 0, 50).default(STRATEGIST_DEFAULTS.rateHz),
   events: z
     .string()
     .default('all')
@@ -100,7 +101,7 @@ const schema = z.object({
     }),
   cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default('use'),
   cacheDir: z.string().optional(),
-  skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default('rl'),
+  skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default(STRATEGIST_DEFAULTS.skills),
 });
 
 /** Read and validate the settings; says what is missing or wrong. */
@@ -146,4 +147,18 @@ export function publicBaseUrl(baseUrl: string): string {
   } catch {
     return '(invalid URL)';
   }
+}
+
+/** The strategist's part of validated settings (never the address or the key). */
+export function strategistSettings(settings: LlmSettings): StrategistSettings {
+  return {
+    format: settings.format,
+    temperature: settings.temperature,
+    timeoutMs: settings.timeoutMs,
+    rateHz: settings.rateHz,
+    events: settings.events,
+    timing: settings.timing,
+    skills: settings.skills,
+    ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+  };
 }

@@ -3,6 +3,7 @@
  * One core, no rendering. Used by `npm run bench`.
  */
 import { type Action, type SimEvent, createWorld, idleAction, step } from '../sim';
+import type { Platform } from '../teams';
 import { runMatch } from './match';
 
 export interface BenchRow {
@@ -49,12 +50,12 @@ export function benchStep(seconds: number): BenchRow[] {
   ];
 }
 
-export async function benchMatches(blue: string, red: string, seconds: number): Promise<BenchRow[]> {
+export async function benchMatches(platform: Platform, blue: string, red: string, seconds: number): Promise<BenchRow[]> {
   let agentTicks = 0;
   let episodes = 0;
   const start = performance.now();
   while (performance.now() - start < seconds * 1000) {
-    const match = await runMatch({ blue, red, seed: episodes }, { record: false });
+    const match = await runMatch({ blue, red, seed: episodes }, { platform, record: false });
     agentTicks += match.world.tick * match.world.agents.length;
     episodes++;
   }

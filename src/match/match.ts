@@ -15,7 +15,7 @@ import {
   idleAction,
   step,
 } from '../sim';
-import { type Decision, type TeamContext, type TeamController, createTeam } from '../teams';
+import { type Decision, type Platform, type TeamContext, type TeamController, createTeam } from '../teams';
 import { type MatchSummary, MatchMetrics } from './metrics';
 import { type ReplayFile, ReplayRecorder } from './replay';
 
@@ -30,6 +30,8 @@ export interface MatchSpec {
 export type TeamFactory = (ctx: TeamContext) => TeamController | Promise<TeamController>;
 
 export interface MatchOptions {
+  /** Where the teams find their models, language model and clock (the entry point's). */
+  readonly platform: Platform;
   /** Keep a replay record (default true). */
   readonly record?: boolean;
   /** Told of every strategist decision as it applies. */
@@ -55,7 +57,7 @@ export class Match {
     this.actions = world.agents.map(() => idleAction());
   }
 
-  static async create(spec: MatchSpec, options: MatchOptions = {}): Promise<Match> {
+  static async create(spec: MatchSpec, options: MatchOptions): Promise<Match> {
     const config = spec.config ?? DEFAULT_CONFIG;
     const world = createWorld(spec.seed, config);
     const metrics = new MatchMetrics(world.agents.length);
@@ -65,8 +67,9 @@ export class Match {
       recorder?.decisions.push(decision);
       options.onDecision?.(decision);
     };
-    const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', spec.blue), config, onDecision };
-    const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', spec.red), config, onDecision };
+    const { platform } = options;
+    const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', spec.blue), config, platform, onDecision };
+    const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', spec.red), config, platform, onDecision };
     const factories = options.controllers ?? {};
     const blue = await (factories.blue ? factories.blue(blueCtx) : createTeam(spec.blue, blueCtx));
     const red = await (factories.red ? factories.red(redCtx) : createTeam(spec.red, redCtx));
@@ -113,7 +116,7 @@ export class Match {
 }
 
 /** Play a match to its end. */
-export async function runMatch(spec: MatchSpec, options: MatchOptions = {}): Promise<Match> {
+export async function runMatch(spec: MatchSpec, options: MatchOptions): Promise<Match> {
   const match = await Match.create(spec, options);
   while (!match.done) {
     const pending = match.advance();

@@ -1,7 +1,9 @@
 /**
- * Where trained policies come from: a source loads a model by name (Node reads models/ with
- * onnxruntime-node; the page fetches them for onnxruntime-web). Teams that need trained
- * skills ask the installed source; without one they say how to get models.
+ * Where trained policies come from. A ModelSource reads a model by name (Node reads
+ * models/ with onnxruntime-node; the page fetches them for onnxruntime-web); a
+ * ModelLibrary, one per platform, loads each model once and shares it among the matches
+ * that use it. Teams that need trained models name them; the library says whether each is
+ * there without loading it.
  */
 import { SKILL_IDS, type SkillId } from './catalogue';
 import type { Policy, SkillSet } from './policy';
@@ -11,42 +13,58 @@ export interface ModelSource {
   /** Where models come from, for messages (e.g. "models/"). */
   readonly where: string;
   load(name: string): Promise<Policy>;
-}
-
-let installed: ModelSource | null = null;
-const cache = new Map<string, Promise<Policy>>();
-
-/** Install the source every model-backed team uses (clears loaded models). */
-export function setModelSource(source: ModelSource | null): void {
-  installed = source;
-  cache.clear();
-}
-
-export function modelSource(): ModelSource | null {
-  return installed;
-}
-
-/** Load a model once per source; a failure is not cached, so a fixed file loads next time. */
-export function loadModel(name: string): Promise<Policy> {
-  if (!installed) {
-    return Promise.reject(new Error(`no trained models are available here: model '${name}' cannot load (train it with npm run train -- --skill ${name})`));
-  }
-  let pending = cache.get(name);
-  if (!pending) {
-    pending = installed.load(name);
-    pending.catch(() => cache.delete(name));
-    cache.set(name, pending);
-  }
-  return pending;
+  /** Resolves when the model's files are there and its card reads; rejects saying what is wrong. */
+  check(name: string): Promise<void>;
+  /** A short digest of the model's weights, for manifests (Node); null where it cannot be read. */
+  fingerprint?(name: string): string | null;
 }
 
 /** Which implementation runs each skill: the trained policy or the scripted reference. */
 export type SkillChoice = Partial<Record<SkillId, 'rl' | 'scripted'>>;
 
-/** The four skills, trained ones by default, scripted where `choice` says so. */
-export async function loadSkillSet(choice: SkillChoice = {}): Promise<SkillSet> {
-  const entries = await Promise.all(
-    SKILL_IDS.map(async (id) => [id, choice[id] === 'scripted' ? SCRIPTED_SKILLS[id] : await loadModel(id)] as const),
-  );
-  return Object.fromEntries(entries) as unknown as SkillSet;
+export class ModelLibrary {
+  private readonly loaded = new Map<string, Promise<Policy>>();
+
+  /** `source` null: no trained models here (every request says how to get them). */
+  constructor(readonly source: ModelSource | null) {}
+
+  /** Load a model once; a failure is not kept, so a fixed file loads next time. */
+  load(name: string): Promise<Policy> {
+    const source = this.source;
+    if (!source) return Promise.reject(new Error(noModels(name)));
+    let pending = this.loaded.get(name);
+    if (!pending) {
+      pending = source.load(name);
+      pending.catch(() => this.loaded.delete(name));
+      this.loaded.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** null when the model can load here, else why not. */
+  async unavailable(name: string): Promise<string | null> {
+    if (!this.source) return noModels(name);
+    try {
+      await this.source.check(name);
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  fingerprint(name: string): string | null {
+    return this.source?.fingerprint?.(name) ?? null;
+  }
+
+  /** The four skills, trained ones by default, scripted where `choice` says so. */
+  async skillSet(choice: SkillChoice = {}): Promise<SkillSet> {
+    const entries = await Promise.all(
+      SKILL_IDS.map(async (id) => [id, choice[id] === 'scripted' ? SCRIPTED_SKILLS[id] : await this.load(id)] as const),
+    );
+    return Object.fromEntries(entries) as unknown as SkillSet;
+  }
+}
+
+function noModels(name: string): string {
+  return `no trained models are available here: model '${name}' cannot load (train it with npm run train -- --skill ${name})`;
 }

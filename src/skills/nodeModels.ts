@@ -2,6 +2,7 @@
  * The Node model source: models/<name>.onnx with its card <name>.json, run by
  * onnxruntime-node. Node only (the page has its own source over fetch).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -9,24 +10,40 @@ import { parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
 import { type OrtModule, loadOnnxPolicy } from './onnxPolicy';
 
-/** Where shipped models live; HILLMIND_MODELS points elsewhere (tests, experiments). */
+/** Where shipped models live, relative to the working directory. */
+export const SHIPPED_MODEL_DIR = 'models';
+
+/** The model folder an environment asks for: HILLMIND_MODELS points elsewhere (tests, experiments). */
+export function modelDirFrom(env: Readonly<Record<string, string | undefined>>): string {
+  return env.HILLMIND_MODELS?.trim() || SHIPPED_MODEL_DIR;
+}
+
+// One thread per session: these models are tiny, and thread hand-offs cost more than the
+// arithmetic (tournament workers already use every core).
 const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
 
-export const DEFAULT_MODEL_DIR = process.env.HILLMIND_MODELS ?? 'models';
-
-export function nodeModelSource(dir = DEFAULT_MODEL_DIR): ModelSource {
+export function nodeModelSource(dir: string): ModelSource {
+  const paths = (name: string) => ({ model: join(dir, `${name}.onnx`), card: join(dir, `${name}.json`) });
+  const readCard = (name: string) => {
+    const { model, card } = paths(name);
+    for (const path of [model, card]) {
+      if (!existsSync(path)) throw new Error(`${path} is missing: train it with npm run train -- --skill ${name}`);
+    }
+    return parseModelCard(readFileSync(card, 'utf8'), card);
+  };
   return {
     where: `${dir}/`,
     async load(name) {
-      const modelPath = join(dir, `${name}.onnx`);
-      const cardPath = join(dir, `${name}.json`);
-      for (const path of [modelPath, cardPath]) {
-        if (!existsSync(path)) throw new Error(`${path} is missing: train it with npm run train -- --skill ${name}`);
-      }
-      const card = parseModelCard(readFileSync(cardPath, 'utf8'), cardPath);
-      // One thread per session: these models are tiny, and thread hand-offs cost more than
-      // the arithmetic (tournament workers already use every core).
-      return loadOnnxPolicy(ort as unknown as OrtModule, new Uint8Array(readFileSync(modelPath)), card, modelPath, SESSION_OPTIONS);
+      const card = readCard(name);
+      const { model } = paths(name);
+      return loadOnnxPolicy(ort as unknown as OrtModule, new Uint8Array(readFileSync(model)), card, model, SESSION_OPTIONS);
+    },
+    async check(name) {
+      readCard(name);
+    },
+    fingerprint(name) {
+      const { model } = paths(name);
+      return existsSync(model) ? createHash('sha256').update(readFileSync(model)).digest('hex').slice(0, 16) : null;
     },
   };
 }

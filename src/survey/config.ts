@@ -13,7 +13,7 @@
  * agent as a person or a bot.
  */
 import { z } from 'zod';
-import { TEAM_IDS } from '../teams/registry';
+import { TEAM_IDS } from '../teams/entry';
 
 /** Team ids an AI plays (every id but 'human'). */
 export const AI_TEAM_IDS = TEAM_IDS.filter((id) => id !== 'human') as Exclude<(typeof TEAM_IDS)[number], 'human'>[];

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { type ReplayFile, parseReplay, replayTicks, runMatch } from '../match';
 import { DEFAULT_CONFIG, type GameConfig, createWorld, hashWorld, teamAgents } from '../sim';
 import { mulberry32 } from '../stats';
+import type { Platform } from '../teams';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
 import { BOT_CLIP_BLOCK, STUDY_BLOCK, type Step, badgeFor, currentStep } from './flow';
 import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
@@ -52,7 +53,13 @@ export function studyGameConfig(episodeSeconds: number | null | undefined): Game
  * Validate and store a study. Fills in an id and a completion code when the config has
  * neither; for an observe study, plays its bot-versus-bot clips (teams must be available).
  */
-export async function createStudy(store: StudyStore, input: StudyConfigInput | StudyConfig, overrides: { id?: string; teams?: readonly string[] } = {}): Promise<CreatedStudy> {
+/** `platform` plays the bot matches of an observe study. */
+export async function createStudy(
+  store: StudyStore,
+  input: StudyConfigInput | StudyConfig,
+  platform: Platform,
+  overrides: { id?: string; teams?: readonly string[] } = {},
+): Promise<CreatedStudy> {
   const merged = { ...input, ...(overrides.id ? { id: overrides.id } : {}), ...(overrides.teams ? { teams: [...overrides.teams] } : {}) };
   const draft = parseStudyConfig(merged);
   const completion =
@@ -61,12 +68,12 @@ export async function createStudy(store: StudyStore, input: StudyConfigInput | S
   const { token, hash } = newToken();
   const study = store.createStudy(config, hash);
   let botClips = 0;
-  if (config.kind === 'observe' && config.observe.botMatches > 0) botClips = await playBotClips(store, study);
+  if (config.kind === 'observe' && config.observe.botMatches > 0) botClips = await playBotClips(store, study, platform);
   return { study, adminToken: token, botClips };
 }
 
 /** Bot-versus-bot episodes for an observe study: every ordered pair of its bot teams in turn. */
-async function playBotClips(store: StudyStore, study: StudyRecord): Promise<number> {
+async function playBotClips(store: StudyStore, study: StudyRecord, platform: Platform): Promise<number> {
   const config = study.config;
   const teams = config.observe.botTeams ?? config.teams;
   const pairs: [string, string][] = [];
@@ -75,7 +82,7 @@ async function playBotClips(store: StudyStore, study: StudyRecord): Promise<numb
   for (let i = 0; i < config.observe.botMatches; i++) {
     const [blue, red] = pairs[i % pairs.length]!;
     const seed = (0x0b07 + i * 7919) >>> 0;
-    const match = await runMatch({ blue, red, seed, config: gameConfig });
+    const match = await runMatch({ blue, red, seed, config: gameConfig }, { platform });
     const replay = match.replay();
     const summary = match.summary();
     store.addEpisode({

@@ -4,6 +4,7 @@
  */
 import type { Action, GameConfig, Team, World } from '../sim';
 import type { SkillId } from '../skills';
+import type { Platform } from './platform';
 
 /** Who made a strategic decision. */
 export type DecisionSource = 'behavior-tree' | 'llm' | 'random' | 'human' | 'rule';
@@ -23,6 +24,8 @@ export interface TeamContext {
   /** Seed for the controller's own random stream (never the world's). */
   readonly seed: number;
   readonly config: GameConfig;
+  /** Where the team finds its trained models, its language model and the clock. */
+  readonly platform: Platform;
   /** Told of every decision that changes a skill, for metrics, replays and the panel. */
   readonly onDecision?: (decision: Decision) => void;
 }

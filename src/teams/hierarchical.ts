@@ -35,17 +35,17 @@ export interface StrategistAnswer {
 
 export interface Strategist {
   readonly source: DecisionSource;
-  /** Ticks between decisions (25 = 2 Hz at 50 Hz). */
-  readonly periodTicks: number;
-  /** A new choice, or null to keep the current skills. */
-  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
   /**
-   * Optional. When present the controller calls it on every tick instead of calling
-   * decide() every periodTicks ticks, so the strategist keeps its own schedule: answers
-   * that arrive at any tick, decisions that events ask for. A promise makes the match wait
-   * (lockstep); null keeps the current skills.
+   * Ticks between decisions (25 = 2 Hz at 50 Hz): the controller asks on those ticks only.
+   * Absent: it asks on every tick and the strategist keeps its own schedule (answers that
+   * arrive at any tick, decisions that events ask for).
    */
-  onTick?(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
+  readonly periodTicks?: number;
+  /**
+   * A new choice, or null to keep the current skills. A promise makes the match wait
+   * (ONNX inference, a lockstep language model).
+   */
+  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
 }
 
 export class HierarchicalController implements TeamController {
@@ -63,11 +63,10 @@ export class HierarchicalController implements TeamController {
 
   act(world: World, actions: Action[]): void | Promise<void> {
     const runner = (this.runner ??= this.start(world));
-    const strategist = this.strategist;
-    const decided = strategist.onTick
-      ? andThen(strategist.onTick(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
-      : world.tick % strategist.periodTicks === 0
-        ? andThen(strategist.decide(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
+    const period = this.strategist.periodTicks;
+    const decided =
+      period === undefined || world.tick % period === 0
+        ? andThen(this.strategist.decide(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
         : undefined;
     return andThen(decided, () =>
       andThen(runner.isSkillTick(world) ? runner.run(world, (slot) => this.skills[this.currentSkills[slot]!]) : undefined, () =>

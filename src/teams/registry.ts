@@ -1,63 +1,51 @@
 /**
- * The team ids users type (`--blue bt-scripted`), what each is, and how to build it.
- * Teams that need something not present (trained models, an LLM, a person) say so.
+ * The team ids users type (`--blue bt-scripted`), what each is, what it needs, and how to
+ * build it on the platform in its context. Whether a team plays here is read from its
+ * declared needs (teamAvailability), so no caller special-cases a team.
  */
-import { SCRIPTED_SKILLS, loadModel, loadSkillSet } from '../skills';
+import { SCRIPTED_SKILLS, SKILL_IDS } from '../skills';
 import { BehaviorTreeStrategist } from './behaviorTree';
 import type { TeamContext, TeamController } from './controller';
+import { NEEDS_NOTHING, TEAM_IDS, type TeamEntry, type TeamId, type TeamNeeds, TeamUnavailable } from './entry';
 import { FlatController } from './flat';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController } from './hierarchical';
-import { defaultLlmTeamEntry } from './llm';
+import { LLM_TEAM } from './llmTeam';
+import type { Platform } from './platform';
 import { RandomStrategist } from './randomStrategist';
-
-export const TEAM_IDS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'human'] as const;
-export type TeamId = (typeof TEAM_IDS)[number];
-
-export interface TeamEntry {
-  readonly id: TeamId;
-  readonly description: string;
-  /** Builds the controller, or throws an Error saying what is missing. */
-  create(ctx: TeamContext): TeamController | Promise<TeamController>;
-}
 
 /** Seconds between decisions of the random ablation (the LLM's 2 Hz). */
 const RANDOM_PERIOD_SECONDS = 0.5;
-
-function unavailable(id: TeamId, reason: string): never {
-  throw new Error(`team '${id}' is not available: ${reason}`);
-}
 
 /** Load what a model-backed team needs, or say why the team is unavailable. */
 async function withModels<T>(id: TeamId, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (err) {
-    return unavailable(id, (err as Error).message);
+    throw new TeamUnavailable(id, (err as Error).message);
   }
 }
 
-const entries: Record<TeamId, TeamEntry> = {
+const TRAINED_SKILLS: TeamNeeds = { ...NEEDS_NOTHING, models: SKILL_IDS };
+
+const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   heuristic: {
     id: 'heuristic',
-    description: 'Go to the zone and shoot; no coordination, no retreat (the study\'s training opponent).',
+    description: "Go to the zone and shoot; no coordination, no retreat (the study's training opponent).",
+    needs: () => NEEDS_NOTHING,
     create: (ctx) => new FlatController('heuristic', ctx.team, HEURISTIC_POLICY),
   },
   'bt-scripted': {
     id: 'bt-scripted',
     description: 'Behavior tree choosing among the four scripted skills, one agent securing.',
+    needs: () => NEEDS_NOTHING,
     create: (ctx) =>
-      new HierarchicalController(
-        'bt-scripted',
-        ctx.team,
-        new BehaviorTreeStrategist(ctx.config.skillEveryTicks),
-        SCRIPTED_SKILLS,
-        ctx.onDecision,
-      ),
+      new HierarchicalController('bt-scripted', ctx.team, new BehaviorTreeStrategist(ctx.config.skillEveryTicks), SCRIPTED_SKILLS, ctx.onDecision),
   },
   random: {
     id: 'random',
     description: 'A random skill per agent every 0.5 s over the scripted skills (an ablation).',
+    needs: () => NEEDS_NOTHING,
     create: (ctx) =>
       new HierarchicalController(
         'random',
@@ -69,35 +57,33 @@ const entries: Record<TeamId, TeamEntry> = {
   },
   bt: {
     id: 'bt',
-    description: 'Behavior tree choosing among the four trained RL skills (the study\'s BT baseline).',
+    description: "Behavior tree choosing among the four trained RL skills (the study's BT baseline).",
+    needs: () => TRAINED_SKILLS,
     create: async (ctx) =>
       new HierarchicalController(
         'bt',
         ctx.team,
         new BehaviorTreeStrategist(ctx.config.skillEveryTicks),
-        await withModels('bt', () => loadSkillSet()),
+        await withModels('bt', () => ctx.platform.models.skillSet()),
         ctx.onDecision,
       ),
   },
   flat: {
     id: 'flat',
-    description: 'One trained RL policy per agent, no strategist (the study\'s flat RL).',
-    create: async (ctx) => new FlatController('flat', ctx.team, await withModels('flat', () => loadModel('flat'))),
+    description: "One trained RL policy per agent, no strategist (the study's flat RL).",
+    needs: () => ({ ...NEEDS_NOTHING, models: ['flat'] }),
+    create: async (ctx) => new FlatController('flat', ctx.team, await withModels('flat', () => ctx.platform.models.load('flat'))),
   },
-  // Available where a model is configured (OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL in
-  // Node; the server's proxy in the page); otherwise creating it says how to configure one.
-  llm: defaultLlmTeamEntry(),
+  llm: LLM_TEAM,
   human: {
     id: 'human',
     description: 'A person controls an agent in the browser beside an AI teammate.',
-    create: () => unavailable('human', 'a person plays in the browser (npm start)'),
+    needs: () => ({ ...NEEDS_NOTHING, person: true }),
+    create: () => {
+      throw new TeamUnavailable('human', 'a person plays in the browser (npm start)');
+    },
   },
 };
-
-/** Replace or add an entry (trained models and the LLM register themselves when present). */
-export function registerTeam(entry: TeamEntry): void {
-  entries[entry.id] = entry;
-}
 
 export function isTeamId(id: string): id is TeamId {
   return (TEAM_IDS as readonly string[]).includes(id);
@@ -105,13 +91,32 @@ export function isTeamId(id: string): id is TeamId {
 
 export function teamEntry(id: string): TeamEntry {
   if (!isTeamId(id)) throw new Error(`unknown team id '${id}': expected one of ${TEAM_IDS.join(', ')}`);
-  return entries[id];
+  return ENTRIES[id];
 }
 
 export function teamEntries(): readonly TeamEntry[] {
-  return TEAM_IDS.map((id) => entries[id]);
+  return TEAM_IDS.map((id) => ENTRIES[id]);
 }
 
 export async function createTeam(id: string, ctx: TeamContext): Promise<TeamController> {
   return teamEntry(id).create(ctx);
+}
+
+export type TeamAvailability = { readonly ok: true; readonly needs: TeamNeeds } | { readonly ok: false; readonly needs: TeamNeeds; readonly reason: string };
+
+/** Whether a team can play on this platform, and if not why, read from its needs (nothing is built). */
+export async function teamAvailability(id: string, platform: Platform): Promise<TeamAvailability> {
+  const entry = teamEntry(id);
+  const needs = await entry.needs(platform);
+  const no = (reason: string): TeamAvailability => ({ ok: false, needs, reason });
+  if (needs.person && !platform.person) return no('a person plays in the browser (npm start)');
+  if (needs.languageModel) {
+    const llm = await platform.llm.availability();
+    if (!llm.ok) return no(llm.help ? `${llm.reason}; ${llm.help}` : llm.reason);
+  }
+  for (const name of needs.models) {
+    const missing = await platform.models.unavailable(name);
+    if (missing) return no(needs.modelsHint ? `${missing} (${needs.modelsHint})` : missing);
+  }
+  return { ok: true, needs };
 }

@@ -9,7 +9,7 @@ async function episodesPerSecond(workers: number, episodes: number): Promise<num
   const out = mkdtempSync(join(tmpdir(), 'hillmind-bench-'));
   try {
     const started = performance.now();
-    const result = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic'], episodes, seed: 1 }, out, workers, resume: false });
+    const result = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic'], episodes, seed: 1 }, platform: { env: { ...process.env } }, out, workers, resume: false });
     return result.played / ((performance.now() - started) / 1000);
   } finally {
     rmSync(out, { recursive: true, force: true });

@@ -8,11 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { DEFAULT_CONFIG } from '../sim';
-import { SKILL_IDS } from '../skills';
-import { DEFAULT_MODEL_DIR } from '../skills/nodeModels';
-import { readLlmSettings } from '../llm';
-import { createOpenAiClient } from '../llm/node';
-import { createTeam, teamEntry } from '../teams';
+import { type Platform, TeamUnavailable, teamAvailability, teamEntry } from '../teams';
+import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { type EpisodeRecord, RecordWriter, readRecords } from './records';
 import { reportHtml, reportMarkdown, reportText } from './report';
@@ -32,18 +29,14 @@ export interface Manifest {
 
 const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex').slice(0, 16);
 
-/** Which model files a team plays with. */
-function modelsOf(team: string): string[] {
-  if (team === 'flat') return ['flat'];
-  if (team === 'bt' || team === 'llm') return [...SKILL_IDS];
-  return [];
-}
-
-function fingerprints(teams: readonly string[]): Record<string, string> {
+/** The game config and every trained model the teams declare they need. */
+async function fingerprints(teams: readonly string[], platform: Platform): Promise<Record<string, string>> {
   const result: Record<string, string> = { config: digest(JSON.stringify(DEFAULT_CONFIG)) };
-  for (const name of new Set(teams.flatMap(modelsOf))) {
-    const path = join(DEFAULT_MODEL_DIR, `${name}.onnx`);
-    if (existsSync(path)) result[`model:${name}`] = digest(readFileSync(path));
+  const models = new Set<string>();
+  for (const id of teams) for (const name of (await teamEntry(id).needs(platform)).models) models.add(name);
+  for (const name of models) {
+    const fingerprint = platform.models.fingerprint(name);
+    if (fingerprint) result[`model:${name}`] = fingerprint;
   }
   return result;
 }
@@ -56,29 +49,33 @@ function codeVersion(): string {
   }
 }
 
-/** One short call to the configured model, so an unreachable server stops the run before it starts. */
-async function probeLlm(): Promise<void> {
-  const result = readLlmSettings();
-  if (!result.ok) throw new Error(`team 'llm' is not available: ${result.error}`);
-  const client = createOpenAiClient(result.settings);
+/** One short call to the language model, so an unreachable one stops the run before it starts. */
+async function probeLanguageModel(platform: Platform): Promise<void> {
+  const connection = await platform.llm.connect();
+  const timeoutMs = Math.max(5000, connection.settings.timeoutMs * 3);
   try {
-    await client.complete({ messages: [{ role: 'user', content: 'Reply with: 1,1' }], temperature: 0, maxTokens: 8 }, AbortSignal.timeout(Math.max(5000, result.settings.timeoutMs * 3)));
+    await connection.client.complete({ messages: [{ role: 'user', content: 'Reply with: 1,1' }], temperature: 0, maxTokens: 8 }, AbortSignal.timeout(timeoutMs));
   } catch (err) {
-    throw new Error(`team 'llm' cannot reach ${result.settings.baseUrl} (model ${result.settings.model}): ${(err as Error).message}`);
+    throw new TeamUnavailable('llm', `cannot reach the model ${connection.client.model} (${connection.provider}): ${(err as Error).message}`);
   }
 }
 
 /** Every team must exist and be able to play here: fail before any episode otherwise. */
-export async function checkTeams(teams: readonly string[]): Promise<void> {
+export async function checkTeams(teams: readonly string[], platform: Platform): Promise<void> {
   if (teams.length < 2) throw new Error(`a tournament needs at least two teams, got ${teams.length}`);
   const seen = new Set<string>();
   for (const id of teams) {
     if (seen.has(id)) throw new Error(`team '${id}' is listed twice`);
     seen.add(id);
     teamEntry(id);
-    await createTeam(id, { team: 0, seed: 1, config: DEFAULT_CONFIG });
-    if (id === 'llm') await probeLlm();
   }
+  let needsLanguageModel = false;
+  for (const id of teams) {
+    const availability = await teamAvailability(id, platform);
+    if (!availability.ok) throw new TeamUnavailable(id, availability.reason);
+    needsLanguageModel ||= availability.needs.languageModel;
+  }
+  if (needsLanguageModel) await probeLanguageModel(platform);
 }
 
 /** Refuse to resume into a directory made with other settings. */
@@ -99,6 +96,8 @@ function checkManifest(path: string, expected: Manifest): void {
 
 export interface RunOptions {
   readonly settings: TournamentSettings;
+  /** What the coordinator and every worker thread build their platform from. */
+  readonly platform: NodePlatformOptions;
   readonly out: string;
   readonly workers: number;
   readonly resume: boolean;
@@ -122,7 +121,8 @@ export function describeSettings(settings: TournamentSettings): string {
 
 export async function runTournament(options: RunOptions): Promise<RunResult> {
   const { settings, out } = options;
-  await checkTeams(settings.teams);
+  const platform = nodePlatform(options.platform);
+  await checkTeams(settings.teams, platform);
   mkdirSync(out, { recursive: true });
   const manifestPath = join(out, 'manifest.json');
   const recordsPath = join(out, 'episodes.jsonl');
@@ -131,7 +131,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
     version: 1,
     settings,
     code: { version: codeVersion() },
-    fingerprints: fingerprints(settings.teams),
+    fingerprints: await fingerprints(settings.teams, platform),
     createdAt: new Date().toISOString(),
   };
   if (existsSync(manifestPath) || existsSync(recordsPath)) {
@@ -154,7 +154,8 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       filename: new URL('./worker.ts', import.meta.url).href,
       minThreads: options.workers,
       maxThreads: options.workers,
-      concurrentTasksPerWorker: settings.teams.includes('llm')
+      workerData: options.platform,
+      concurrentTasksPerWorker: (await Promise.all(settings.teams.map((id) => teamEntry(id).needs(platform)))).some((n) => n.languageModel)
         ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers))
         : (options.perWorker ?? 4),
       // The worker is TypeScript: give its thread the same loader the CLI runs under.

@@ -2,17 +2,18 @@
  * A tournament worker (one per thread): plays episodes and returns their records. A worker
  * runs several episodes at once, so the trained policies' inference batches across them.
  */
+import { workerData } from 'node:worker_threads';
 import { runMatch } from '../match';
-import { setModelSource } from '../skills';
-import { nodeModelSource } from '../skills/nodeModels';
 import { llmStrategistOf } from '../teams';
+import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
 import type { PlannedEpisode } from './plan';
 import { type EpisodeRecord, toRecord } from './records';
 
-setModelSource(nodeModelSource());
+// Each worker thread builds its own platform from the options the tournament passed it.
+const platform = nodePlatform(workerData as NodePlatformOptions);
 
 export default async function playEpisode(episode: PlannedEpisode): Promise<EpisodeRecord> {
-  const match = await runMatch({ blue: episode.blue, red: episode.red, seed: episode.seed }, { record: false });
+  const match = await runMatch({ blue: episode.blue, red: episode.red, seed: episode.seed }, { platform, record: false });
   // The language-model strategists' counters (calls, failures by kind, latency, tokens).
   const llm: Record<string, unknown> = {};
   match.controllers.forEach((controller, side) => {

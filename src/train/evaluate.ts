@@ -12,6 +12,7 @@ import { type Action, OBS_SIZE, deriveSeed, idleAction } from '../sim';
 import { type Policy, SCRIPTED_SKILLS, type SkillId } from '../skills';
 import { runMatch } from '../match/match';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
+import type { Platform } from '../teams/platform';
 import { AGENT_NAMES, type AgentName, KothParallelEnv } from './env';
 import { SCENARIOS } from './scenarios';
 
@@ -120,13 +121,13 @@ export interface WinRate {
 }
 
 /** Seeded matches with sides swapped every other episode. */
-export async function winRate(first: string, second: string, episodes: number, seed = 11): Promise<WinRate> {
+export async function winRate(platform: Platform, first: string, second: string, episodes: number, seed = 11): Promise<WinRate> {
   let firstWins = 0;
   let secondWins = 0;
   let draws = 0;
   for (let e = 0; e < episodes; e++) {
     const swap = e % 2 === 1;
-    const match = await runMatch({ blue: swap ? second : first, red: swap ? first : second, seed: deriveSeed(seed, 'winrate', e) }, { record: false });
+    const match = await runMatch({ blue: swap ? second : first, red: swap ? first : second, seed: deriveSeed(seed, 'winrate', e) }, { platform, record: false });
     const winner = match.summary().winner;
     if (winner === 'draw') draws++;
     else if ((winner === 'blue') !== swap) firstWins++;

@@ -3,7 +3,6 @@
  * ?renderer=canvas forces the Canvas renderer; ?blue=, ?red=, ?teammate=, ?seed=, ?speed=
  * preset the choices; ?autostart=1 starts the match at once; ?intro=0 hides the intro.
  */
-import { setModelSource } from '../skills';
 import { isTeamId } from '../teams';
 import { el, setHidden, setText } from './dom';
 import { createGame, rendererName } from './game';
@@ -17,15 +16,12 @@ import { replayPanel } from './panels/replay';
 import { scoreboard } from './panels/scoreboard';
 import { setupPanel } from './panels/setup';
 import { strategistPanel } from './panels/strategist';
-import { webModelSource } from './models';
+import { webPlatform } from './platform';
 import { GameSession } from './session';
 import { type AppState, createStores, isSpeed, nextSpeed } from './stores';
 import './styles.css';
 
 const INTRO_KEY = 'hillmind.introHidden';
-
-// Trained skills and the flat policy load from the server's models/ on first use.
-setModelSource(webModelSource());
 
 function presets(params: URLSearchParams): Partial<AppState> {
   const out: { -readonly [K in keyof AppState]?: AppState[K] } = {};
@@ -69,7 +65,9 @@ function main(): void {
 
   const arena = el('div', { class: 'arena', id: 'arena', tabindex: 0, 'aria-label': 'Arena' });
   const input: BrowserInput = new BrowserInput(arena, (): CanvasSize => canvasSize(session.world.config));
-  const session: GameSession = new GameSession(stores, input);
+  // Trained skills and the flat policy load from the server's models/ on first use.
+  const platform = webPlatform();
+  const session: GameSession = new GameSession(stores, platform, input);
   const helpToggle = el('button', { type: 'button', class: 'ghost', id: 'help-toggle', text: 'How to play' });
   helpToggle.addEventListener('click', () => stores.app.setState({ introOpen: !stores.app.getState().introOpen }));
   stores.app.subscribe((s, before) => {
@@ -131,7 +129,7 @@ function main(): void {
     el(
       'main',
       { class: 'layout' },
-      el('aside', { class: 'side left' }, setupPanel(stores, session, { start: () => void start(), saveReplay }), replayPanel(stores, session), controlsPanel()),
+      el('aside', { class: 'side left' }, setupPanel(stores, session, platform, { start: () => void start(), saveReplay }), replayPanel(stores, session), controlsPanel()),
       el('section', { class: 'center' }, board, el('div', { class: 'arena-wrap' }, arena), status),
       el('aside', { class: 'side right' }, agentsPanel(stores), strategistPanel(stores), feedPanel(stores)),
     ),

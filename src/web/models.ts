@@ -37,5 +37,9 @@ export function webModelSource(base = 'models/'): ModelSource {
         `${base}${name}.onnx`,
       );
     },
+    async check(name) {
+      const cardPath = `${base}${name}.json`;
+      parseModelCard(await (await fetchOk(cardPath)).text(), cardPath);
+    },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
 import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, teamAgents } from '../sim';
-import type { Decision, TeamController } from '../teams';
+import type { Decision, Platform, TeamController } from '../teams';
 import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
 import { agentName, clock, describeEvent } from './describe';
 import { FrameStats } from './frameStats';
@@ -92,8 +92,9 @@ export class GameSession {
 
   constructor(
     readonly stores: Stores,
+    /** The page's platform: its models, its language model (the server's proxy), its clock. */
+    private readonly platform: Platform,
     private readonly input: HumanInputSource,
-    private readonly now: () => number = () => performance.now(),
     private readonly options: SessionOptions = {},
   ) {
     this.preview = createWorld(stores.app.getState().seed);
@@ -141,6 +142,7 @@ export class GameSession {
       const match = await Match.create(
         { blue: app.blue, red: app.red, seed: app.seed, ...(config ? { config } : {}) },
         {
+          platform: this.platform,
           onDecision: (d) => this.onDecision(gen, d),
           ...(human
             ? { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: app.teammate, humanSlots, input: this.input }) } }
@@ -275,7 +277,7 @@ export class GameSession {
       return;
     }
     if (app.paused) return;
-    const frameStart = this.now();
+    const frameStart = this.platform.clock.now();
     this.clockMs += delta;
     const tickMs = 1000 / src.world.config.tickHz;
     this.accumulator += delta * app.speed;
@@ -350,15 +352,15 @@ export class GameSession {
   /** Play one tick; returns the milliseconds spent in the simulation and controllers. */
   private tickOnce(src: Source): number {
     this.snapshot(src.world);
-    const start = this.now();
+    const start = this.platform.clock.now();
     let result: void | Promise<void>;
     try {
       result = src.advance();
     } catch (err) {
       this.fail(err);
-      return this.now() - start;
+      return this.platform.clock.now() - start;
     }
-    const spent = this.now() - start;
+    const spent = this.platform.clock.now() - start;
     if (result instanceof Promise) {
       // A controller is waiting (model inference): hold the loop until it answers.
       this.pending = true;
@@ -485,7 +487,7 @@ export class GameSession {
 
   /** Refresh the panels' store (throttled unless forced). */
   publishHud(force = false): void {
-    const t = this.now();
+    const t = this.platform.clock.now();
     if (!force && t - this.lastHud < HUD_EVERY_MS) return;
     this.lastHud = t;
     this.stores.hud.setState(this.hud());

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FailureKind, latencyTicks } from '../../src/llm';
 import { runMatch } from '../../src/match';
 import { DEFAULT_CONFIG, type GameConfig } from '../../src/sim';
-import { type TimedDecision, defaultLlmTeamEntry, llmStrategistOf, nodeLlmTeamEntry, registerTeam } from '../../src/teams';
+import { nodeLlmAccess } from '../../src/llm/node';
+import { type TimedDecision, createPlatform, llmStrategistOf } from '../../src/teams';
 import { type BehaviourFor, type FakeBehaviour, FakeOpenAiServer } from './fakeOpenAiServer';
 
 const KEY = 'sk-test-0123456789';
@@ -34,15 +35,11 @@ async function play(run: Run) {
   fake.calls.length = 0;
   fake.behaviour = run.behaviour;
   const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: KEY, LLM_MODEL: 'fake-gemma', LLM_TIMING: run.timing ?? 'lockstep', LLM_CACHE: 'off', LLM_SKILLS: 'scripted', ...run.env };
-  registerTeam(nodeLlmTeamEntry({ env }));
-  try {
-    const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: run.seed ?? 1, ...(run.config ? { config: run.config } : {}) });
-    const strategist = llmStrategistOf(match.controllers[0])!;
-    strategist.dispose();
-    return { match, strategist, stats: strategist.stats(), calls: [...fake.calls] };
-  } finally {
-    registerTeam(defaultLlmTeamEntry());
-  }
+  const platform = createPlatform({ llm: nodeLlmAccess({ env }) });
+  const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: run.seed ?? 1, ...(run.config ? { config: run.config } : {}) }, { platform });
+  const strategist = llmStrategistOf(match.controllers[0])!;
+  strategist.dispose();
+  return { match, strategist, stats: strategist.stats(), calls: [...fake.calls] };
 }
 
 const short = (seconds: number): GameConfig => ({ ...DEFAULT_CONFIG, episodeSeconds: seconds });

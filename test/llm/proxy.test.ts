@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatError, ProxyChatClient, buildRequest, fetchLlmStatus } from '../../src/llm';
+import { ChatError, ProxyChatClient, buildRequest, fetchLlmStatus, proxyLlmAccess } from '../../src/llm';
 import { runMatch } from '../../src/match';
 import { type LlmProxyOptions, llmProxyRoutes } from '../../src/server/llmProxy';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { createWorld, teamSituation } from '../../src/sim';
-import { defaultLlmTeamEntry, llmStrategistOf, proxyLlmTeamEntry, registerTeam } from '../../src/teams';
+import { createPlatform, llmStrategistOf } from '../../src/teams';
 import { FakeOpenAiServer } from './fakeOpenAiServer';
 
 const KEY = 'sk-proxy-secret-4b1d';
@@ -87,17 +87,14 @@ describe('the LLM proxy', () => {
     // Lockstep runs faster than play at 1x: lift the per-client rate bound for this one.
     const base = await proxy({ ...configured(), LLM_TIMEOUT_MS: '5000' }, { rate: { perSecond: 1000, burst: 1000 } });
     fake.behaviour = { kind: 'answer' };
-    registerTeam(proxyLlmTeamEntry({ endpoint: `${base}/api/llm`, statusEndpoint: `${base}/api/llm/status`, timing: { kind: 'lockstep' } }));
-    try {
-      const match = await runMatch({ blue: 'llm', red: 'heuristic', seed: 4, config: { ...createWorld(0).config, episodeSeconds: 8 } });
-      const strategist = llmStrategistOf(match.controllers[0])!;
-      expect(strategist.timeoutMs).toBe(5000);
-      expect(strategist.stats()).toMatchObject({ failed: 0 });
-      expect(strategist.stats().answers).toBeGreaterThan(5);
-      expect(match.replay().decisions.some((d) => d.source === 'llm')).toBe(true);
-    } finally {
-      registerTeam(defaultLlmTeamEntry());
-    }
+    const llm = proxyLlmAccess({ endpoint: `${base}/api/llm`, statusEndpoint: `${base}/api/llm/status`, timing: { kind: 'lockstep' } });
+    const platform = createPlatform({ llm });
+    const match = await runMatch({ blue: 'llm', red: 'heuristic', seed: 4, config: { ...createWorld(0).config, episodeSeconds: 8 } }, { platform });
+    const strategist = llmStrategistOf(match.controllers[0])!;
+    expect(strategist.timeoutMs).toBe(5000);
+    expect(strategist.stats()).toMatchObject({ failed: 0 });
+    expect(strategist.stats().answers).toBeGreaterThan(5);
+    expect(match.replay().decisions.some((d) => d.source === 'llm')).toBe(true);
   });
 
   it('rejects malformed, oversized and unexpected requests', async () => {

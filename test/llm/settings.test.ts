@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings } from '../../src/llm';
 import { DEFAULT_CONFIG } from '../../src/sim';
-import { createTeam, llmStrategistOf } from '../../src/teams';
+import { nodeLlmAccess } from '../../src/llm/node';
+import { createPlatform, createTeam, llmStrategistOf, teamAvailability } from '../../src/teams';
 import { FakeOpenAiServer } from './fakeOpenAiServer';
 
 describe('LLM settings', () => {
@@ -85,30 +86,29 @@ describe('LLM settings', () => {
 });
 
 describe("the registry's llm team", () => {
-  afterEach(() => {
-    vi.unstubAllEnvs();
-  });
-  const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG };
+  /** A platform whose language model is what `env` configures, and no trained models. */
+  const platformFor = (env: Record<string, string>) => createPlatform({ llm: nodeLlmAccess({ env }) });
+  const ctx = (env: Record<string, string>) => ({ team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform: platformFor(env) });
 
-  it("without a model: refused with 'not available' and how to configure one", async () => {
-    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'LLM_MODEL']) vi.stubEnv(name, '');
-    await expect(createTeam('llm', ctx)).rejects.toThrow(/^team 'llm' is not available: no language model is configured.*; set OPENAI_BASE_URL and LLM_MODEL/s);
-    await expect(createTeam('llm', ctx)).rejects.toThrow(LLM_SETUP_HELP);
+  it("without a model: refused with 'not available' and how to configure one, by the probe too", async () => {
+    await expect(createTeam('llm', ctx({}))).rejects.toThrow(/^team 'llm' is not available: no language model is configured.*; set OPENAI_BASE_URL and LLM_MODEL/s);
+    await expect(createTeam('llm', ctx({}))).rejects.toThrow(LLM_SETUP_HELP);
+    const probe = await teamAvailability('llm', platformFor({}));
+    expect(probe).toMatchObject({ ok: false, needs: { languageModel: true } });
+    expect(probe.ok ? '' : probe.reason).toMatch(/^no language model is configured.*; set OPENAI_BASE_URL and LLM_MODEL/s);
   });
 
   it('with OPENAI_BASE_URL and LLM_MODEL in the environment: available, key optional', async () => {
     const fake = await FakeOpenAiServer.start();
     try {
-      vi.stubEnv('OPENAI_BASE_URL', fake.url);
-      vi.stubEnv('OPENAI_API_KEY', '');
-      vi.stubEnv('LLM_MODEL', 'gemma3:27b');
-      vi.stubEnv('LLM_RATE_HZ', '5');
-      vi.stubEnv('LLM_SKILLS', 'scripted'); // no trained models are installed in this test
-      const team = await createTeam('llm', ctx);
+      // LLM_SKILLS=scripted: no trained models on this platform.
+      const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: '', LLM_MODEL: 'gemma3:27b', LLM_RATE_HZ: '5', LLM_SKILLS: 'scripted' };
+      expect(await teamAvailability('llm', platformFor(env))).toMatchObject({ ok: true, needs: { models: [], languageModel: true } });
+      const team = await createTeam('llm', ctx(env));
       const strategist = llmStrategistOf(team)!;
       expect(team.id).toBe('llm');
       expect(strategist.model).toBe('gemma3:27b');
-      expect(strategist.periodTicks).toBe(10);
+      expect(strategist.ratePeriodTicks).toBe(10);
       expect(strategist.temperature).toBe(0.1);
       expect(strategist.timing).toEqual({ kind: 'realtime' });
     } finally {
@@ -117,16 +117,15 @@ describe("the registry's llm team", () => {
   });
 
   it('LLM_SKILLS=rl takes the trained skills, and says so where there are none', async () => {
-    vi.stubEnv('OPENAI_BASE_URL', 'http://localhost:11434/v1');
-    vi.stubEnv('LLM_MODEL', 'm');
-    vi.stubEnv('LLM_SKILLS', 'rl');
-    await expect(createTeam('llm', ctx)).rejects.toThrow(/team 'llm' is not available: LLM_SKILLS=rl needs the trained skills: /);
+    const env = { OPENAI_BASE_URL: 'http://localhost:11434/v1', LLM_MODEL: 'm', LLM_SKILLS: 'rl' };
+    await expect(createTeam('llm', ctx(env))).rejects.toThrow(/team 'llm' is not available: LLM_SKILLS=rl needs the trained skills: .*\(or set LLM_SKILLS=scripted\)/);
+    const probe = await teamAvailability('llm', platformFor(env));
+    expect(probe).toMatchObject({ ok: false, needs: { models: ['navigate', 'combat', 'secure', 'retreat'] } });
+    expect(probe.ok ? '' : probe.reason).toMatch(/no trained models are available here.*\(or set LLM_SKILLS=scripted\)/);
   });
 
   it('invalid settings are refused with the reason', async () => {
-    vi.stubEnv('OPENAI_BASE_URL', 'http://localhost:11434/v1');
-    vi.stubEnv('LLM_MODEL', 'm');
-    vi.stubEnv('LLM_FORMAT', 'yaml');
-    await expect(createTeam('llm', ctx)).rejects.toThrow(/team 'llm' is not available: the language-model settings are invalid: LLM_FORMAT/);
+    const env = { OPENAI_BASE_URL: 'http://localhost:11434/v1', LLM_MODEL: 'm', LLM_FORMAT: 'yaml' };
+    await expect(createTeam('llm', ctx(env))).rejects.toThrow(/team 'llm' is not available: the language-model settings are invalid: LLM_FORMAT/);
   });
 });

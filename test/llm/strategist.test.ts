@@ -3,14 +3,36 @@ import { ChatError, MemoryCacheStore, buildRequest, cacheKey, latencyTicks } fro
 import { verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG, type SimEvent, createWorld, teamAgents, teamSituation } from '../../src/sim';
 import { SCRIPTED_SKILLS } from '../../src/skills';
-import { type Decision, HierarchicalController, RecordedStrategist, type TimedDecision, llmStrategistOf } from '../../src/teams';
-import { TestClient, careful, createLlmMatch, delayed, hang, playLlm, sleep } from './helpers';
+import type { Team, World } from '../../src/sim';
+import { type Decision, type DecisionSource, HierarchicalController, type Strategist, type StrategistAnswer, type TimedDecision, llmStrategistOf } from '../../src/teams';
+import { TEST_PLATFORM } from '../helpers/platform';
+import { TestClient, careful, createLlmMatch, delayed, hang, playLlm } from './helpers';
+
+/** Plays recorded decisions back at their ticks: with the same seed and skills, the match the model played. */
+class RecordedStrategist implements Strategist {
+  readonly source: DecisionSource;
+  private readonly byTick = new Map<number, Decision>();
+
+  constructor(decisions: readonly Decision[], team: Team) {
+    const own = decisions.filter((d) => d.team === team);
+    this.source = own[0]?.source ?? 'llm';
+    for (const d of own) this.byTick.set(d.tick, d);
+  }
+
+  decide(world: World): StrategistAnswer | null {
+    const d = this.byTick.get(world.tick);
+    return d ? { skills: d.skills, ...(d.rationale ? { rationale: d.rationale } : {}) } : null;
+  }
+}
+
+/** Let what the event loop holds run (an abort's rejection). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const TICK_HZ = 50;
 
 describe('LlmStrategist timing', () => {
   it('lockstep: the match waits, every answer applies at its request tick, 2 Hz without events', async () => {
-    const client = new TestClient((_i, r) => delayed(r, 2));
+    const client = new TestClient((_i, r, _s, clock) => delayed(r, 2, clock));
     const { match, strategist } = await playLlm({ client, timing: { kind: 'lockstep' }, events: [] });
     const ticks = match.world.tick;
     expect(match.done).toBe(true);
@@ -33,7 +55,7 @@ describe('LlmStrategist timing', () => {
     const jitter = () => ((seed = (seed * 48271) % 2147483647) % 15) + 1;
     const runs = [];
     for (let run = 0; run < 2; run++) {
-      const client = new TestClient((_i, r) => delayed(r, jitter()));
+      const client = new TestClient((_i, r, _s, clock) => delayed(r, jitter(), clock));
       runs.push(await playLlm({ client, timing: { kind: 'ticks', ticks: 8 } }, { seed: 3 }));
     }
     for (const { strategist } of runs) {
@@ -47,7 +69,7 @@ describe('LlmStrategist timing', () => {
   });
 
   it('realtime: wall-clock latency maps to game ticks at 1x', async () => {
-    const client = new TestClient((_i, r) => delayed(r, 70));
+    const client = new TestClient((_i, r, _s, clock) => delayed(r, 70, clock));
     const { strategist } = await playLlm({ client, timing: { kind: 'realtime' }, events: [] }, { config: { ...DEFAULT_CONFIG, episodeSeconds: 4 } });
     expect(strategist.records.length).toBeGreaterThan(3);
     for (const r of strategist.records) {
@@ -61,7 +83,7 @@ describe('LlmStrategist timing', () => {
   it('realtime: a cached answer applies after its recorded latency, so a cached rerun repeats the run', async () => {
     const store = new MemoryCacheStore();
     const config = { ...DEFAULT_CONFIG, episodeSeconds: 6 };
-    const first = await playLlm({ client: new TestClient((_i, r) => delayed(r, 45)), timing: { kind: 'realtime' }, cache: { store, mode: 'use' } }, { seed: 4, config });
+    const first = await playLlm({ client: new TestClient((_i, r, _s, clock) => delayed(r, 45, clock)), timing: { kind: 'realtime' }, cache: { store, mode: 'use' } }, { seed: 4, config });
     const offline = new TestClient(() => Promise.reject(new ChatError('network', 'offline')));
     const again = await playLlm({ client: offline, timing: { kind: 'realtime' }, cache: { store, mode: 'use' } }, { seed: 4, config });
     expect(offline.requests.length).toBe(0);
@@ -71,13 +93,13 @@ describe('LlmStrategist timing', () => {
   });
 
   it('live: the game never waits; an answer applies at the first tick after it arrives', async () => {
-    const client = new TestClient((_i, r) => delayed(r, 15));
+    const client = new TestClient((_i, r, _s, clock) => delayed(r, 15, clock));
     const { match, strategist } = await createLlmMatch({ client, timing: { kind: 'live' }, events: [] });
     let waited = 0;
     for (let frame = 0; frame < 60 && !match.done; frame++) {
       // A display frame: a few ticks, then the page yields to the network.
       for (let k = 0; k < 3 && !match.done; k++) if (match.advance() instanceof Promise) waited++;
-      await sleep(10);
+      await client.clock.sleep(10); // a display frame of virtual time
     }
     strategist.dispose();
     expect(waited).toBe(0);
@@ -130,7 +152,7 @@ describe('LlmStrategist events', () => {
   });
 
   it('at most one call is out: what falls due meanwhile is folded into the next request', async () => {
-    const client = new TestClient((_i, r) => delayed(r, 5));
+    const client = new TestClient((_i, r, _s, clock) => delayed(r, 5, clock));
     const { strategist } = await playLlm({ client, timing: { kind: 'ticks', ticks: 40 } }, { seed: 3 });
     const s = strategist.stats();
     expect(s.coalesced).toBeGreaterThan(0);
@@ -191,7 +213,7 @@ describe('LlmStrategist failures', () => {
     match.advance();
     expect(strategist.stats()).toMatchObject({ calls: 1, abandoned: 1, failed: 0 });
     strategist.dispose();
-    await sleep(5);
+    await settle();
     expect(strategist.stats()).toMatchObject({ abandoned: 1, failed: 0 });
   });
 });
@@ -243,7 +265,7 @@ describe('decision cache', () => {
 
 describe('replays', () => {
   it('record the tick each decision applied at, and reproduce without the model', async () => {
-    const client = new TestClient((_i, r) => delayed(r, 20));
+    const client = new TestClient((_i, r, _s, clock) => delayed(r, 20, clock));
     const { match } = await playLlm({ client, timing: { kind: 'realtime' } }, { seed: 6, config: { ...DEFAULT_CONFIG, episodeSeconds: 8 } });
     const replay = JSON.parse(JSON.stringify(match.replay())) as ReturnType<typeof match.replay>;
     expect(verifyReplay(replay).ok).toBe(true);
@@ -255,19 +277,15 @@ describe('replays', () => {
     }
     // Play the recorded decisions back at their ticks: the same match, no model.
     const { Match } = await import('../../src/match');
-    const { registerTeam, defaultLlmTeamEntry } = await import('../../src/teams');
-    registerTeam({
-      id: 'llm',
-      description: 'recorded',
-      create: (ctx) => new HierarchicalController('llm', ctx.team, new RecordedStrategist(replay.decisions as Decision[], ctx.team), SCRIPTED_SKILLS, ctx.onDecision),
-    });
-    try {
-      const again = await Match.create({ blue: 'llm', red: 'bt-scripted', seed: 6, config: replay.config });
-      while (!again.done) await again.advance();
-      expect(again.summary().hash).toBe(replay.finalHash);
-      expect(llmStrategistOf(again.controllers[0])).toBeNull();
-    } finally {
-      registerTeam(defaultLlmTeamEntry());
-    }
+    const again = await Match.create(
+      { blue: 'llm', red: 'bt-scripted', seed: 6, config: replay.config },
+      {
+        platform: TEST_PLATFORM,
+        controllers: { blue: (ctx) => new HierarchicalController('llm', ctx.team, new RecordedStrategist(replay.decisions as Decision[], ctx.team), SCRIPTED_SKILLS, ctx.onDecision) },
+      },
+    );
+    while (!again.done) await again.advance();
+    expect(again.summary().hash).toBe(replay.finalHash);
+    expect(llmStrategistOf(again.controllers[0])).toBeNull();
   });
 });

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { Match, formatSummary } from '../../src/match';
 import type { SimEvent } from '../../src/sim';
 import type { Decision } from '../../src/teams';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 describe('match summary and metrics', () => {
   it('agrees with the events and the world it summarises', async () => {
     const decisions: Decision[] = [];
-    const match = await Match.create({ blue: 'bt-scripted', red: 'heuristic', seed: 2 }, { onDecision: (d) => decisions.push(d) });
+    const match = await Match.create({ blue: 'bt-scripted', red: 'heuristic', seed: 2 }, { platform: TEST_PLATFORM, onDecision: (d) => decisions.push(d) });
     const events: SimEvent[] = [];
     const aliveTicks = [0, 0, 0, 0];
     while (!match.done) {
@@ -57,7 +58,7 @@ describe('match summary and metrics', () => {
   // time, so transitions and skill time disagree (and the transition entropy is biased).
   it('counts every change of the skill an agent actually runs as a transition', async () => {
     for (const seed of [1, 2, 4]) {
-      const match = await Match.create({ blue: 'bt-scripted', red: 'random', seed }, { record: false });
+      const match = await Match.create({ blue: 'bt-scripted', red: 'random', seed }, { platform: TEST_PLATFORM, record: false });
       const changes = [0, 0, 0, 0];
       let previous: (string | null)[] | null = null;
       while (!match.done) {

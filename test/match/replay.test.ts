@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type ReplayFile, ReplayRecorder, parseReplay, replayTicks, runMatch, verifyReplay } from '../../src/match';
 import { createWorld, idleAction, step } from '../../src/sim';
 import { testConfig } from '../helpers/world';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 const clone = (r: ReplayFile): ReplayFile => JSON.parse(JSON.stringify(r)) as ReplayFile;
 
@@ -11,7 +12,7 @@ describe('replays', () => {
   let decisions: number;
 
   beforeAll(async () => {
-    const match = await runMatch({ blue: 'bt-scripted', red: 'random', seed: 9 });
+    const match = await runMatch({ blue: 'bt-scripted', red: 'random', seed: 9 }, { platform: TEST_PLATFORM });
     replay = match.replay();
     hash = match.summary().hash;
     decisions = match.summary().decisions.blue + match.summary().decisions.red;
@@ -68,7 +69,7 @@ describe('replays', () => {
   });
 
   it('an unfinished match replays to the tick where it stopped', async () => {
-    const match = await Match.create({ blue: 'heuristic', red: 'bt-scripted', seed: 3 });
+    const match = await Match.create({ blue: 'heuristic', red: 'bt-scripted', seed: 3 }, { platform: TEST_PLATFORM });
     for (let i = 0; i < 120; i++) match.advance();
     const partial = match.replay();
     expect(partial.outcome).toBe('unfinished');
@@ -78,7 +79,7 @@ describe('replays', () => {
 
   it('a match on a custom config records the config, so its replay verifies', async () => {
     const config = { ...testConfig({ spread: 0.05 }), episodeSeconds: 10 };
-    const match = await runMatch({ blue: 'heuristic', red: 'heuristic', seed: 2, config });
+    const match = await runMatch({ blue: 'heuristic', red: 'heuristic', seed: 2, config }, { platform: TEST_PLATFORM });
     const r = parseReplay(JSON.stringify(match.replay()));
     expect(r.config.episodeSeconds).toBe(10);
     expect(verifyReplay(r).ok).toBe(true);
@@ -110,7 +111,7 @@ describe('replays', () => {
   });
 
   it('a match created without recording has no replay', async () => {
-    const match = await Match.create({ blue: 'heuristic', red: 'heuristic', seed: 1 }, { record: false });
+    const match = await Match.create({ blue: 'heuristic', red: 'heuristic', seed: 1 }, { platform: TEST_PLATFORM, record: false });
     expect(() => match.replay()).toThrow(/record: false/);
   });
 });
@@ -119,7 +120,7 @@ describe('parseReplay errors', () => {
   let good: Record<string, unknown>;
 
   beforeAll(async () => {
-    const match = await Match.create({ blue: 'heuristic', red: 'heuristic', seed: 1 });
+    const match = await Match.create({ blue: 'heuristic', red: 'heuristic', seed: 1 }, { platform: TEST_PLATFORM });
     for (let i = 0; i < 10; i++) match.advance();
     good = JSON.parse(JSON.stringify(match.replay())) as Record<string, unknown>;
   });

@@ -15,6 +15,7 @@ import {
   timeBand,
 } from '../../src/sim';
 import { ZONE, arenaConfig, place, remove, run, scenario, testConfig } from '../helpers/world';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 const DIAGONAL = Math.hypot(DEFAULT_CONFIG.arena.width, DEFAULT_CONFIG.arena.height);
 const F32 = 1e-6;
@@ -172,7 +173,7 @@ describe('observations over whole matches', () => {
       ['heuristic', 'bt-scripted', 2],
       ['bt-scripted', 'heuristic', 3],
     ] as const) {
-      const match = await Match.create({ blue, red, seed }, { record: false });
+      const match = await Match.create({ blue, red, seed }, { platform: TEST_PLATFORM, record: false });
       const { world } = match;
       while (!match.done) {
         if (world.tick % world.config.skillEveryTicks === 0) {

@@ -3,38 +3,38 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Match, runMatch, verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG } from '../../src/sim';
-import { SKILL_IDS, loadSkillSet, setModelSource } from '../../src/skills';
+import { ModelLibrary, SKILL_IDS } from '../../src/skills';
 import { nodeModelSource } from '../../src/skills/nodeModels';
-import { createTeam } from '../../src/teams';
+import { type Platform, createPlatform, createTeam, teamAvailability } from '../../src/teams';
 import { exportModel } from '../../src/train/artifacts';
 import { MODEL_NAMES } from '../../src/train/scenarios';
 import { exportInfo, exportTinyModels, tempDir, tinyState } from '../train/fixtures';
 
 const tmp = tempDir('model-teams');
 const models = join(tmp.path, 'models');
-const ctx = { team: 0 as const, seed: 3, config: DEFAULT_CONFIG };
+/** A platform whose models come from `dir` (null: none at all). */
+const platformWith = (dir: string | null): Platform => createPlatform({ models: new ModelLibrary(dir === null ? null : nodeModelSource(dir)) });
+const ctx = (platform: Platform) => ({ team: 0 as const, seed: 3, config: DEFAULT_CONFIG, platform });
 
-afterAll(() => {
-  setModelSource(null); // leave no source behind for other tests
-  tmp.remove();
-});
+afterAll(() => tmp.remove());
 
-describe("model-backed teams ('bt' and 'flat') with models from the installed source", () => {
+describe("model-backed teams ('bt' and 'flat') with models from the platform's library", () => {
   let match: Match;
+  let platform: Platform;
 
   beforeAll(async () => {
     exportTinyModels(models, MODEL_NAMES);
-    setModelSource(nodeModelSource(models));
-    match = await runMatch({ blue: 'bt', red: 'flat', seed: 21 });
+    platform = platformWith(models);
+    match = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { platform });
   });
 
   it('loads the four skills as ONNX policies', async () => {
-    const skills = await loadSkillSet();
+    const skills = await platform.models.skillSet();
     for (const id of SKILL_IDS) {
       expect(skills[id].kind, id).toBe('onnx');
       expect(skills[id].name, id).toBe(id);
     }
-    const mixed = await loadSkillSet({ retreat: 'scripted' });
+    const mixed = await platform.models.skillSet({ retreat: 'scripted' });
     expect(mixed.retreat.kind).toBe('scripted');
     expect(mixed.combat.kind).toBe('onnx');
   });
@@ -62,34 +62,34 @@ describe("model-backed teams ('bt' and 'flat') with models from the installed so
   });
 
   it('the same seed gives the same match (hash), and the replay verifies', async () => {
-    const again = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { record: false });
+    const again = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { platform, record: false });
     expect(again.summary().hash).toBe(match.summary().hash);
     const result = verifyReplay(JSON.parse(JSON.stringify(match.replay())));
     expect(result.ok).toBe(true);
     expect(result.actualHash).toBe(match.summary().hash);
   });
 
-  it('bt plays the installed skill models: another navigate model changes the match', async () => {
+  it("bt plays its platform's skill models: another navigate model changes the match", async () => {
     const other = join(tmp.path, 'other-navigate');
     cpSync(models, other, { recursive: true });
     exportModel(other, tinyState(42), exportInfo('navigate'));
-    setModelSource(nodeModelSource(other));
-    const changed = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { record: false });
-    setModelSource(nodeModelSource(models));
+    const changed = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { platform: platformWith(other), record: false });
     expect(changed.summary().hash).not.toBe(match.summary().hash);
   });
 
-  it('without a model source (or without the files) creating them says they are not available', async () => {
-    setModelSource(null);
-    await expect(createTeam('bt', ctx)).rejects.toThrow(/^team 'bt' is not available: no trained models are available here/);
-    await expect(createTeam('flat', ctx)).rejects.toThrow(/^team 'flat' is not available: no trained models are available here/);
+  it('without models (or without the files) creating them says they are not available, and so does the probe', async () => {
+    const none = platformWith(null);
+    await expect(createTeam('bt', ctx(none))).rejects.toThrow(/^team 'bt' is not available: no trained models are available here/);
+    await expect(createTeam('flat', ctx(none))).rejects.toThrow(/^team 'flat' is not available: no trained models are available here/);
     const empty = join(tmp.path, 'empty');
     mkdirSync(empty, { recursive: true });
-    setModelSource(nodeModelSource(empty));
-    await expect(createTeam('flat', ctx)).rejects.toThrow(`team 'flat' is not available: ${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat`);
-    await expect(createTeam('bt', ctx)).rejects.toThrow(/^team 'bt' is not available: .*\.onnx is missing: train it with npm run train -- --skill /);
-    setModelSource(nodeModelSource(models));
-    expect((await createTeam('flat', ctx)).id).toBe('flat');
-    setModelSource(null);
+    const missing = platformWith(empty);
+    await expect(createTeam('flat', ctx(missing))).rejects.toThrow(`team 'flat' is not available: ${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat`);
+    await expect(createTeam('bt', ctx(missing))).rejects.toThrow(/^team 'bt' is not available: .*\.onnx is missing: train it with npm run train -- --skill /);
+    // The probe reads the declared needs and says the same without building anything.
+    expect(await teamAvailability('flat', missing)).toMatchObject({ ok: false, reason: `${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat` });
+    expect(await teamAvailability('bt', none)).toMatchObject({ ok: false, needs: { models: SKILL_IDS } });
+    expect(await teamAvailability('bt', platform)).toMatchObject({ ok: true });
+    expect((await createTeam('flat', ctx(platform))).id).toBe('flat');
   });
 });

@@ -4,7 +4,7 @@ import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Action, ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION, Rng, idleAction } from '../../src/sim';
-import { loadModel, setModelSource } from '../../src/skills/modelSource';
+import { ModelLibrary } from '../../src/skills/modelSource';
 import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { type OrtModule, type OrtSession, loadOnnxPolicy, outputsToActions } from '../../src/skills/onnxPolicy';
@@ -65,7 +65,6 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  setModelSource(null);
   for (const r of recorders) for (const s of r.sessions) await (s as unknown as { release(): Promise<void> }).release();
   tmp.remove();
 });
@@ -210,21 +209,26 @@ describe('loadOnnxPolicy', () => {
   });
 });
 
-describe('the installed model source', () => {
-  it('without one, loading says no models are available and how to train', async () => {
-    setModelSource(null);
-    await expect(loadModel('navigate')).rejects.toThrow("no trained models are available here: model 'navigate' cannot load (train it with npm run train -- --skill navigate)");
+describe('the model library', () => {
+  it('without a source, loading and the probe say no models are available and how to train', async () => {
+    const none = new ModelLibrary(null);
+    const message = "no trained models are available here: model 'navigate' cannot load (train it with npm run train -- --skill navigate)";
+    await expect(none.load('navigate')).rejects.toThrow(message);
+    expect(await none.unavailable('navigate')).toBe(message);
   });
 
-  it('does not cache a failure: a model added later loads', async () => {
+  it('does not cache a failure: a model added later loads; the probe and the fingerprint follow the files', async () => {
     const later = join(tmp.path, 'later');
     mkdirSync(later, { recursive: true });
-    setModelSource(nodeModelSource(later));
-    await expect(loadModel('secure')).rejects.toThrow(/secure\.onnx is missing/);
+    const library = new ModelLibrary(nodeModelSource(later));
+    await expect(library.load('secure')).rejects.toThrow(/secure\.onnx is missing/);
+    expect(await library.unavailable('secure')).toMatch(/secure\.onnx is missing/);
+    expect(library.fingerprint('secure')).toBeNull();
     exportModel(later, tinyState(5), exportInfo('secure'));
-    const policy = await loadModel('secure');
+    expect(await library.unavailable('secure')).toBeNull();
+    expect(library.fingerprint('secure')).toMatch(/^[0-9a-f]{16}$/);
+    const policy = await library.load('secure');
     expect(policy.name).toBe('secure');
-    expect(await loadModel('secure')).toBe(policy); // loaded once, then cached
-    setModelSource(null);
+    expect(await library.load('secure')).toBe(policy); // loaded once, then cached
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StudyStore, createStudy, parseStudyConfig, parseStudyConfigText, publicStudy, teamsInPlay } from '../../src/survey';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 describe('study config', () => {
   it("defaults to the reference study's protocol", () => {
@@ -52,13 +53,13 @@ describe('study config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hillmind-config-'));
     const store = StudyStore.open(join(dir, 's.sqlite'));
     try {
-      const { study, adminToken } = await createStudy(store, { teams: ['heuristic', 'random'] });
+      const { study, adminToken } = await createStudy(store, { teams: ['heuristic', 'random'] }, TEST_PLATFORM);
       expect(study.id).toMatch(/^study-[0-9a-f]{8}$/);
       expect(study.config.completion.code).toMatch(/^[0-9A-F]{8}$/);
       expect(store.checkAdminToken(study.id, adminToken)).toBe(true);
       expect(store.checkAdminToken(study.id, `${adminToken}x`)).toBe(false);
-      await expect(createStudy(store, { id: study.id, teams: ['heuristic', 'random'] })).rejects.toThrow(/already exists/);
-      const redirect = await createStudy(store, { teams: ['heuristic', 'random'], completion: { redirectUrl: 'https://example.org/done' } });
+      await expect(createStudy(store, { id: study.id, teams: ['heuristic', 'random'] }, TEST_PLATFORM)).rejects.toThrow(/already exists/);
+      const redirect = await createStudy(store, { teams: ['heuristic', 'random'], completion: { redirectUrl: 'https://example.org/done' } }, TEST_PLATFORM);
       expect(redirect.study.config.completion.code).toBeUndefined();
       expect(store.db.pragma('journal_mode')).toEqual([{ journal_mode: 'wal' }]);
     } finally {

@@ -12,6 +12,7 @@ import type { ReplayFile } from '../../src/match';
 import type { GameConfig } from '../../src/sim';
 import { type StudyRecord, StudyStore, createStudy } from '../../src/survey';
 import { createHumanTeam } from '../../src/teams/human';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 export const PUBLISHED_CHOICES: Record<string, number> = { llm: 9, flat: 5, bt: 1 };
 export const PUBLISHED_AI_WINS: Record<string, number> = { llm: 23, bt: 12, flat: 1 };
@@ -35,7 +36,7 @@ const clamp = (v: number) => Math.max(1, Math.min(5, v));
 
 export async function publishedStudy(path: string): Promise<{ store: StudyStore; study: StudyRecord; adminToken: string }> {
   const store = StudyStore.open(path);
-  const { study, adminToken } = await createStudy(store, { id: 'published', title: 'Published counts', teams: ['bt', 'llm', 'flat'], episodesPerBlock: 6 });
+  const { study, adminToken } = await createStudy(store, { id: 'published', title: 'Published counts', teams: ['bt', 'llm', 'flat'], episodesPerBlock: 6 }, TEST_PLATFORM);
   const choices = Object.entries(PUBLISHED_CHOICES).flatMap(([team, n]) => Array<string>(n).fill(team));
   const aiWinsLeft = { ...PUBLISHED_AI_WINS };
   for (let i = 0; i < 15; i++) {
@@ -100,8 +101,7 @@ export const IDLE_INPUT = { read: () => undefined };
 /** Play a full episode as the study page does (a person on blue slot 0 beside `teammate`). */
 export async function humanReplay(opponent: string, seed: number, config: GameConfig, teammate = 'bt-scripted', humanSlots: number[] = [0]): Promise<ReplayFile> {
   const match = await Match.create(
-    { blue: 'human', red: opponent, seed, config },
-    { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate, humanSlots, input: IDLE_INPUT }) } },
+    { blue: 'human', red: opponent, seed, config }, { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate, humanSlots, input: IDLE_INPUT }) } },
   );
   while (!match.done) {
     const pending = match.advance();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StudyStore, blockOrders, createStudy, nextRow, williamsDesign } from '../../src/survey';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 describe('Williams design', () => {
   for (const k of [2, 3, 4, 5, 6]) {
@@ -40,7 +41,7 @@ describe('counterbalancing by the server', () => {
     let now = Date.parse('2026-01-01T10:00:00Z');
     const store = StudyStore.open(join(dir, 's.sqlite'), { now: () => new Date(now) });
     try {
-      const { study } = await createStudy(store, { id: 'latin', teams: ['bt-scripted', 'heuristic', 'random'], abandonAfterMinutes: 60 });
+      const { study } = await createStudy(store, { id: 'latin', teams: ['bt-scripted', 'heuristic', 'random'], abandonAfterMinutes: 60 }, TEST_PLATFORM);
       const orders: string[] = [];
       for (let i = 0; i < 12; i++) orders.push(store.createParticipant(study, {}, null).participant.plan.order.join(' '));
       const counts = new Map<string, number>();

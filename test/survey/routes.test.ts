@@ -13,6 +13,7 @@ import { studyRoutes } from '../../src/server/studyRoutes';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { type Step, type StudyConfigInput, StudyStore, analyzeStudy, createStudy } from '../../src/survey';
 import { humanReplay } from './fixture';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 let dir: string;
 let store: StudyStore;
@@ -35,8 +36,8 @@ beforeAll(async () => {
   writeFileSync(join(root, 'index.html'), '<!doctype html><title>app</title>');
   writeFileSync(join(root, 'study.html'), '<!doctype html><title>study page</title>');
   store = StudyStore.open(join(dir, 'studies.sqlite'));
-  ({ adminToken } = await createStudy(store, CONFIG));
-  await createStudy(store, { ...CONFIG, id: 'other-study' });
+  ({ adminToken } = await createStudy(store, CONFIG, TEST_PLATFORM));
+  await createStudy(store, { ...CONFIG, id: 'other-study' }, TEST_PLATFORM);
   running = await listen(createAppServer({ root, routes: [healthRoute(), ...studyRoutes({ root, store, sessionsPerMinute: 1000 })] }), 0);
 });
 
@@ -224,7 +225,7 @@ describe("the researcher's API", () => {
     expect((await api('GET', `/api/admin/study/${STUDY}`)).status).toBe(401);
     expect((await api('GET', `/api/admin/study/${STUDY}`, undefined, { 'x-admin-token': 'wrong' })).status).toBe(401);
     // Another study's token does not open this one.
-    const other = await createStudy(store, { ...CONFIG, id: 'third-study' });
+    const other = await createStudy(store, { ...CONFIG, id: 'third-study' }, TEST_PLATFORM);
     expect((await api('GET', `/api/admin/study/${STUDY}`, undefined, { 'x-admin-token': other.adminToken })).status).toBe(401);
   });
 
@@ -281,7 +282,7 @@ describe('observer mode', () => {
       teams: ['bt-scripted', 'heuristic'],
       episodeSeconds: 1,
       observe: { fromStudies: [STUDY], clips: 4, botMatches: 2 },
-    });
+    }, TEST_PLATFORM);
     expect(store.studyData(study.id).episodes).toHaveLength(2);
     const truths: Record<string, { human: number; n: number }> = {};
     for (let observer = 0; observer < 2; observer++) {

@@ -3,6 +3,7 @@ import { DEFAULT_CONFIG, type World, createWorld, idleAction, step } from '../..
 import type { SkillId } from '../../src/skills';
 import { BehaviorTreeStrategist, createTeam } from '../../src/teams';
 import { ZONE, place, remove, scenario } from '../helpers/world';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 /** Blue's agents 0 and 1 decide; red (2, 3) is out of play unless a test puts it back. */
 function setup(): { world: World; bt: BehaviorTreeStrategist; decide: () => SkillId[] } {
@@ -128,7 +129,7 @@ describe('BehaviorTreeStrategist', () => {
   it('in real bt-scripted matches no two living teammates are ever told to secure', async () => {
     for (const seed of [1, 2, 3]) {
       const world = createWorld(seed, DEFAULT_CONFIG);
-      const ctx = (team: 0 | 1) => ({ team, seed, config: DEFAULT_CONFIG });
+      const ctx = (team: 0 | 1) => ({ team, seed, config: DEFAULT_CONFIG, platform: TEST_PLATFORM });
       const teams = [await createTeam('bt-scripted', ctx(0)), await createTeam('bt-scripted', ctx(1))];
       const actions = world.agents.map(() => idleAction());
       let secureSeen = 0;

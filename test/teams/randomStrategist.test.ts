@@ -3,6 +3,7 @@ import { runMatch } from '../../src/match';
 import { createWorld } from '../../src/sim';
 import { SKILL_IDS, type SkillId } from '../../src/skills';
 import { type Decision, RandomStrategist, type Strategist, createTeam } from '../../src/teams';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 function choices(seed: number, n: number): SkillId[][] {
   const world = createWorld(1);
@@ -30,12 +31,12 @@ describe('RandomStrategist', () => {
   });
 
   it('the random team decides every 25 ticks (0.5 s), and only then', async () => {
-    const ctx = { team: 0 as const, seed: 5, config: createWorld(1).config };
+    const ctx = { team: 0 as const, seed: 5, config: createWorld(1).config, platform: TEST_PLATFORM };
     const team = await createTeam('random', ctx);
     expect((team as unknown as { strategist: Strategist }).strategist.periodTicks).toBe(25);
 
     const decisions: Decision[] = [];
-    const match = await runMatch({ blue: 'random', red: 'heuristic', seed: 2 }, { onDecision: (d) => decisions.push(d) });
+    const match = await runMatch({ blue: 'random', red: 'heuristic', seed: 2 }, { platform: TEST_PLATFORM, onDecision: (d) => decisions.push(d) });
     const ticks = match.world.tick;
     expect(decisions.length).toBeGreaterThan(0);
     for (const d of decisions) {
@@ -52,7 +53,7 @@ describe('RandomStrategist', () => {
   it('a random team replays the same decisions for the same match seed, and differs for another', async () => {
     const run = async (seed: number) => {
       const decisions: string[] = [];
-      await runMatch({ blue: 'heuristic', red: 'random', seed }, { record: false, onDecision: (d) => decisions.push(`${d.tick}:${d.skills}`) });
+      await runMatch({ blue: 'heuristic', red: 'random', seed }, { platform: TEST_PLATFORM, record: false, onDecision: (d) => decisions.push(`${d.tick}:${d.skills}`) });
       return decisions;
     };
     const a = await run(11);

@@ -8,6 +8,7 @@ import { planEpisodes } from '../../src/tournament/plan';
 import { readRecords } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
 import { summarizeMatchup } from '../../src/tournament/summary';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -37,13 +38,13 @@ describe('tournament plan', () => {
 describe('runTournament', () => {
   it('records every episode once, each one replayable by npm run match with its seed', async () => {
     const out = tempDir();
-    const result = await runTournament({ settings, out, workers: 2, resume: false });
+    const result = await runTournament({ settings, platform: { env: {} }, out, workers: 2, resume: false });
     const records = readRecords(join(out, 'episodes.jsonl'));
     expect(records).toHaveLength(18);
     expect(new Set(records.map((r) => r.key)).size).toBe(18);
     expect(result.summary.matchups.map((m) => m.episodes)).toEqual([6, 6, 6]);
     const r = records[0]!;
-    const again = await runMatch({ blue: r.blue, red: r.red, seed: r.seed }, { record: false });
+    const again = await runMatch({ blue: r.blue, red: r.red, seed: r.seed }, { platform: TEST_PLATFORM, record: false });
     expect(again.summary().hash).toBe(r.hash);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toContain('| bt-scripted vs heuristic | 6 |');
@@ -55,22 +56,22 @@ describe('runTournament', () => {
 
   it('refuses unknown or unavailable teams before playing anything', async () => {
     const out = tempDir();
-    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'nope'] }, out, workers: 1, resume: false })).rejects.toThrow(/unknown team id 'nope'/);
-    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'human'] }, out, workers: 1, resume: false })).rejects.toThrow(/not available/);
+    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'nope'] }, platform: { env: {} }, out, workers: 1, resume: false })).rejects.toThrow(/unknown team id 'nope'/);
+    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'human'] }, platform: { env: {} }, out, workers: 1, resume: false })).rejects.toThrow(/not available/);
     expect(existsSync(join(out, 'episodes.jsonl'))).toBe(false);
   });
 
   it('resumes after a torn last line without losing or duplicating episodes, and refuses changed settings', async () => {
     const out = tempDir();
-    await runTournament({ settings: { ...settings, episodes: 2 }, out: join(out, 'x'), workers: 1, resume: false }).catch(() => {});
-    const first = await runTournament({ settings, out, workers: 1, resume: false });
+    await runTournament({ settings: { ...settings, episodes: 2 }, platform: { env: {} }, out: join(out, 'x'), workers: 1, resume: false }).catch(() => {});
+    const first = await runTournament({ settings, platform: { env: {} }, out, workers: 1, resume: false });
     const path = join(out, 'episodes.jsonl');
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     // Keep 7 whole records and half of the 8th, as a killed run would leave them.
     writeFileSync(path, `${lines.slice(0, 7).join('\n')}\n${lines[7]!.slice(0, 40)}`);
-    await expect(runTournament({ settings, out, workers: 1, resume: false })).rejects.toThrow(/--resume/);
-    await expect(runTournament({ settings: { ...settings, episodes: 8 }, out, workers: 1, resume: true })).rejects.toThrow(/--episodes 6 \(now 8\)/);
-    const resumed = await runTournament({ settings, out, workers: 2, resume: true });
+    await expect(runTournament({ settings, platform: { env: {} }, out, workers: 1, resume: false })).rejects.toThrow(/--resume/);
+    await expect(runTournament({ settings: { ...settings, episodes: 8 }, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(/--episodes 6 \(now 8\)/);
+    const resumed = await runTournament({ settings, platform: { env: {} }, out, workers: 2, resume: true });
     expect(resumed.skipped).toBe(7);
     expect(resumed.played).toBe(11);
     const records = readRecords(path);
@@ -97,7 +98,7 @@ describe('runTournament', () => {
     await new Promise((r) => child.once('exit', r));
     const before = readRecords(path).length;
     expect(before).toBeLessThan(180);
-    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, out, workers: 2, resume: true });
+    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: { env: {} }, out, workers: 2, resume: true });
     expect(resumed.skipped).toBe(before);
     const keys = readRecords(path).map((r) => r.key);
     expect(keys).toHaveLength(180);

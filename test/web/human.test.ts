@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Match, runMatch, verifyReplay } from '../../src/match';
 import type { Action, World } from '../../src/sim';
 import { HumanTeamController, createHumanTeam, type HumanInputSource } from '../../src/teams/human';
+import { TEST_PLATFORM } from '../helpers/platform';
 
 /** A scripted "person": walks right and fires, every tick. */
 class ScriptedPerson implements HumanInputSource {
@@ -20,8 +21,7 @@ describe('human team', () => {
   it('overrides only the person\'s agent and keeps the AI teammate playing', async () => {
     const person = new ScriptedPerson();
     const match = await Match.create(
-      { blue: 'human', red: 'heuristic', seed: 4 },
-      { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'bt-scripted', input: person }) } },
+      { blue: 'human', red: 'heuristic', seed: 4 }, { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'bt-scripted', input: person }) } },
     );
     const blue = match.controllers[0];
     expect(blue).toBeInstanceOf(HumanTeamController);
@@ -39,8 +39,7 @@ describe('human team', () => {
   it('records people\'s actions in the replay, which verifies', async () => {
     const person = new ScriptedPerson();
     const match = await runMatch(
-      { blue: 'human', red: 'bt-scripted', seed: 11 },
-      { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'heuristic', humanSlots: [0, 1], input: person }) } },
+      { blue: 'human', red: 'bt-scripted', seed: 11 }, { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'heuristic', humanSlots: [0, 1], input: person }) } },
     );
     const replay = match.replay();
     expect(replay.teams.blue).toBe('human');
@@ -54,8 +53,7 @@ describe('human team', () => {
   it('gives eliminated people no action and refuses a human teammate', async () => {
     const person = new ScriptedPerson();
     const match = await Match.create(
-      { blue: 'human', red: 'heuristic', seed: 2 },
-      { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'heuristic', input: person }) } },
+      { blue: 'human', red: 'heuristic', seed: 2 }, { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'heuristic', input: person }) } },
     );
     match.world.agents[0]!.alive = false;
     match.world.agents[0]!.respawnTimer = 50;
@@ -63,15 +61,14 @@ describe('human team', () => {
     expect(match.lastActions[0]).toEqual({ move: 0, turn: 0, strafe: 0, dash: 0, fire: 0 });
     expect(person.reads).toBe(0);
     await expect(
-      Match.create({ blue: 'human', red: 'heuristic', seed: 2 }, { controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'human', input: person }) } }),
+      Match.create({ blue: 'human', red: 'heuristic', seed: 2 }, { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'human', input: person }) } }),
     ).rejects.toThrow(/AI team/);
   });
 
   it('leaves matches without a controllers override as they were', async () => {
-    const a = await runMatch({ blue: 'bt-scripted', red: 'heuristic', seed: 3 }, { record: false });
+    const a = await runMatch({ blue: 'bt-scripted', red: 'heuristic', seed: 3 }, { platform: TEST_PLATFORM, record: false });
     const b = await runMatch(
-      { blue: 'bt-scripted', red: 'heuristic', seed: 3 },
-      { record: false, controllers: {} },
+      { blue: 'bt-scripted', red: 'heuristic', seed: 3 }, { platform: TEST_PLATFORM, record: false, controllers: {} },
     );
     expect(b.summary().hash).toBe(a.summary().hash);
   });

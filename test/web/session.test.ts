@@ -5,6 +5,7 @@ import type { HumanInputSource } from '../../src/teams/human';
 import { ReplayPlayer } from '../../src/web/replayPlayer';
 import { GameSession } from '../../src/web/session';
 import { type AppState, createStores } from '../../src/web/stores';
+import { TEST_PLATFORM, VirtualClock, testPlatform } from '../helpers/platform';
 
 class Keys implements HumanInputSource {
   dx = 0;
@@ -14,13 +15,13 @@ class Keys implements HumanInputSource {
 }
 
 async function session(app: Partial<AppState> = {}, input: HumanInputSource = new Keys()) {
-  let now = 0;
+  const clock = new VirtualClock();
   const stores = createStores({ blue: 'bt-scripted', red: 'heuristic', seed: 7, ...app });
-  const s = new GameSession(stores, input, () => now);
+  const s = new GameSession(stores, testPlatform({ clock, person: true }), input);
   await s.start();
   const frames = (n: number, ms = 1000 / 60) => {
     for (let i = 0; i < n; i++) {
-      now += ms;
+      clock.advance(ms);
       s.frame(ms);
     }
   };
@@ -63,7 +64,7 @@ describe('the page session', () => {
   it('plays the same match as Node, to the same hash', async () => {
     const { s, stores, frames } = await session({ speed: 8 });
     while (!s.done) frames(10);
-    const node = await runMatch({ blue: 'bt-scripted', red: 'heuristic', seed: 7 });
+    const node = await runMatch({ blue: 'bt-scripted', red: 'heuristic', seed: 7 }, { platform: TEST_PLATFORM });
     expect(hashWorld(s.world)).toBe(node.summary().hash);
     expect(stores.hud.getState().outcome).toBe(node.summary().winner);
     expect(stores.feed.getState().entries.some((e) => e.tone === 'win')).toBe(true);
@@ -96,7 +97,7 @@ describe('the page session', () => {
   });
 
   it('plays, scrubs and checks a replay', async () => {
-    const node = await runMatch({ blue: 'bt-scripted', red: 'random', seed: 21 });
+    const node = await runMatch({ blue: 'bt-scripted', red: 'random', seed: 21 }, { platform: TEST_PLATFORM });
     const replay = node.replay();
     const { s, stores, frames } = await session();
     expect(s.loadReplay(JSON.stringify(replay), 'm.json')).toBe(true);
@@ -119,7 +120,7 @@ describe('the page session', () => {
 
 describe('replay player', () => {
   it('ends on the hash verifyReplay computes, from any seek path', async () => {
-    const replay = (await runMatch({ blue: 'random', red: 'heuristic', seed: 5 })).replay();
+    const replay = (await runMatch({ blue: 'random', red: 'heuristic', seed: 5 }, { platform: TEST_PLATFORM })).replay();
     const player = new ReplayPlayer(replay);
     player.seek(replay.ticks / 2);
     player.seek(100);

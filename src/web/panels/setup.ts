@@ -1,7 +1,6 @@
 /** Matchup picker, seed, start; then pause, step, speed and saving the match's replay. */
 import { HUMAN_TEAM_ID } from '../../teams/human';
-import { fetchLlmStatus } from '../../llm';
-import { teamEntries } from '../../teams';
+import { type Platform, teamAvailability, teamEntries } from '../../teams';
 import { el, panel, setHidden, setText } from '../dom';
 import type { GameSession } from '../session';
 import { SPEEDS, type Stores, isSpeed } from '../stores';
@@ -18,14 +17,13 @@ function teamOptions(select: HTMLSelectElement, ids: readonly string[], labels: 
   }
 }
 
-/** Set when the server says it has no language model: why, and how to configure one. */
-let llmNote = '';
-
-function description(id: string): string {
-  return (teamEntries().find((e) => e.id === id)?.description ?? '') + (id === 'llm' ? llmNote : '');
-}
-
-export function setupPanel(stores: Stores, session: GameSession, actions: SetupActions): HTMLElement {
+export function setupPanel(stores: Stores, session: GameSession, platform: Platform, actions: SetupActions): HTMLElement {
+  /** Why a team cannot play here (no model on the server, a missing trained model), by id. */
+  const unavailable = new Map<string, string>();
+  const description = (id: string) => {
+    const why = unavailable.get(id);
+    return (teamEntries().find((e) => e.id === id)?.description ?? '') + (why ? ` Not available: ${why}` : '');
+  };
   const all = teamEntries().map((e) => e.id as string);
   const ai = all.filter((id) => id !== HUMAN_TEAM_ID);
 
@@ -100,16 +98,19 @@ export function setupPanel(stores: Stores, session: GameSession, actions: SetupA
     save.disabled = s.mode !== 'live';
   };
   stores.app.subscribe(render);
-  // Mark llm unavailable in the choosers where the server has no model, with how to configure one.
-  void fetchLlmStatus().then((status) => {
-    if (status.configured) return;
-    llmNote = ` Not available: ${status.error ?? 'no language model is configured'}. ${status.help ?? ''}`;
-    for (const option of [blue, teammate, red].flatMap((select) => [...select.options]).filter((o) => o.value === 'llm')) {
-      option.text = 'llm (not configured)';
-      option.title = llmNote.trim();
-    }
-    render();
-  });
+  // Mark the teams that cannot play here in the choosers, with why (for llm: how to configure a model).
+  void Promise.all(
+    teamEntries().map(async (entry) => {
+      const availability = await teamAvailability(entry.id, platform);
+      if (availability.ok) return;
+      unavailable.set(entry.id, availability.reason);
+      const label = availability.needs.languageModel ? `${entry.id} (not configured)` : `${entry.id} (not available)`;
+      for (const option of [blue, teammate, red].flatMap((select) => [...select.options]).filter((o) => o.value === entry.id)) {
+        option.text = label;
+        option.title = availability.reason;
+      }
+    }),
+  ).then(render);
   // The done state lives in the hud; refresh the buttons when the match ends.
   stores.hud.subscribe((h, before) => {
     if (h.outcome !== before.outcome) render();

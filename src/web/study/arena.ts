@@ -7,6 +7,7 @@
 import type * as Phaser from 'phaser';
 import type { MatchSummary, ReplayFile } from '../../match';
 import { DEFAULT_CONFIG, type GameConfig, type World } from '../../sim';
+import type { Platform } from '../../teams';
 import { clock } from '../describe';
 import { el, setText } from '../dom';
 import { createGame, rendererName } from '../game';
@@ -50,11 +51,11 @@ export class StudyArena {
   private readonly opponentName = el('div', { class: 'sb-name', id: 'opponent-name' });
   private readonly swatch = el('span', { class: 'swatch' });
 
-  constructor() {
+  constructor(platform: Platform) {
     this.stores = createStores({ blue: 'human', introOpen: false });
     this.arena = el('div', { class: 'arena', id: 'arena', tabindex: 0, 'aria-label': 'Arena' });
     this.input = new BrowserInput(this.arena, () => canvasSize(this.session.world.config));
-    this.session = new GameSession(this.stores, this.input, () => performance.now(), {
+    this.session = new GameSession(this.stores, platform, this.input, {
       config: () => this.config,
       labels: (world, humans) => this.labels(world, humans),
     });

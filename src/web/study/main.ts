@@ -3,16 +3,12 @@
  * /study/<id>/admin for the researcher. ?renderer=canvas forces Phaser's Canvas renderer
  * (headless browsers without a GPU).
  */
-import { setModelSource } from '../../skills';
 import { el } from '../dom';
-import { webModelSource } from '../models';
+import { webPlatform } from '../platform';
 import { adminPage } from './admin';
 import { participantPage } from './participant';
 import '../styles.css';
 import './study.css';
-
-// Trained skills and the flat policy load from the server's /models/ on first use.
-setModelSource(webModelSource('/models/'));
 
 function main(): void {
   const root = document.getElementById('app')!;
@@ -22,7 +18,8 @@ function main(): void {
     return;
   }
   if (sub === 'admin') adminPage(root, id);
-  else void participantPage(root, id);
+  // Trained skills and the flat policy load from the server's /models/ on first use.
+  else void participantPage(root, id, webPlatform('/models/'));
 }
 
 main();

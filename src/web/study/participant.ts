@@ -9,6 +9,7 @@ import type { ReplayFile } from '../../match';
 import { el } from '../dom';
 import { ApiError, type PublicStudy, type SessionState, type Step, StudyApi } from './api';
 import { StudyArena } from './arena';
+import type { Platform } from '../../teams';
 
 /** URL parameters of recruitment platforms, kept with the participant. */
 const EXTERNAL_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
@@ -49,10 +50,10 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export async function participantPage(root: HTMLElement, studyId: string): Promise<void> {
+export async function participantPage(root: HTMLElement, studyId: string, platform: Platform): Promise<void> {
   const api = new StudyApi(studyId);
   const params = new URLSearchParams(location.search);
-  const arena = new StudyArena();
+  const arena = new StudyArena(platform);
   const card = el('section', { class: 'study-card', id: 'study-card' });
   const progress = el('span', { class: 'study-progress', id: 'study-progress' });
   const title = el('span', { class: 'tagline', id: 'study-title' });

@@ -1,60 +1,51 @@
 /**
- * The language-model strategist and the `llm` team.
- *
- * For one team, the strategist writes the prompt from the discretised situation, asks an
- * OpenAI-compatible model (through a ChatClient: the SDK in Node, the product's proxy in
- * the page), and turns the answer into one skill per agent. It asks at a fixed rate (2 Hz
- * by default) and when events happen (an elimination, a respawn, the zone becoming
- * contested, an own agent's health dropping LOW). At most one call is out at a time;
- * what falls due meanwhile is folded into the next request.
+ * The language-model strategist: for one team it writes the prompt from the discretised
+ * situation, asks a model through a ChatClient (the SDK in Node, the product's proxy in the
+ * page, a test double), and turns the answer into one skill per agent. It asks at a fixed
+ * rate (2 Hz by default) and when events happen (an elimination, a respawn, the zone
+ * becoming contested, an own agent's health dropping LOW). At most one call is out at a
+ * time; what falls due meanwhile is folded into the next request.
  *
  * When an answer applies follows the timing mode (see src/llm/timing.ts): in live play at
  * the tick it arrives; headless at the tick real-time play would have reached
  * (`realtime`), after a fixed delay (`ticks:N`) or at once, the match waiting
  * (`lockstep`). Every applied decision reaches the match with its tick and timing, so
- * replays hold it and reproduce without the model.
+ * replays hold it and reproduce without the model. An answer is written to the decision
+ * cache when it applies, so a cached rerun meets exactly the answers the first run used.
  *
  * Whatever fails (a timeout, a 429, a 5xx, the network, an empty, garbled or invalid
  * answer) the team keeps its skills and the episode goes on; failures are counted by kind
- * and repeated call failures back off (a 429's Retry-After is honoured).
+ * and repeated call failures back off (a 429's Retry-After is honoured). Wall-clock time
+ * comes from the injected Clock.
  */
 import {
   type AnswerFormat,
   type CacheKey,
-  type CacheMode,
   type ChatClient,
   ChatError,
   type ChatResponse,
-  type DecisionCacheStore,
+  type Clock,
+  type DecisionCache,
   type EventTrigger,
   EVENT_TRIGGERS,
   type FailureKind,
   LlmCounters,
   type LlmCountersSnapshot,
   type ParsedAnswer,
-  ProxyChatClient,
+  SYSTEM_CLOCK,
   type TimingMode,
   type Trigger,
   buildRequest,
   cacheKey,
-  fetchLlmStatus,
   fixedDelayTicks,
   latencyTicks,
   parseAnswer,
-  processEnv,
-  readLlmSettings,
   ticksToMs,
-  type Env,
-  type LlmSettings,
 } from '../llm';
 import { type Team, type World, type ZoneStatus, healthLevel, teamSituation } from '../sim';
-import { SCRIPTED_SKILLS, type SkillId, type SkillSet, loadSkillSet } from '../skills';
-import { type Decision, type DecisionSource, type TeamContext, type TeamController, andThen } from './controller';
-import { type DecisionTiming, HierarchicalController, type Strategist, type StrategistAnswer } from './hierarchical';
-import type { TeamEntry } from './registry';
-
-export const LLM_TEAM_DESCRIPTION =
-  'A language model choosing each agent\'s skill at 2 Hz and on events over the trained skills (the study\'s LLM+RL; LLM_SKILLS=scripted for the scripted ones).';
+import type { SkillId } from '../skills';
+import { andThen } from './controller';
+import type { DecisionTiming, Strategist, StrategistAnswer } from './hierarchical';
 
 export interface LlmStrategistOptions {
   readonly client: ChatClient;
@@ -74,15 +65,13 @@ export interface LlmStrategistOptions {
   readonly events?: readonly EventTrigger[];
   /** Per call; default 2000 ms. */
   readonly timeoutMs?: number;
-  readonly cache?: { readonly store: DecisionCacheStore; readonly mode: CacheMode };
+  readonly cache?: DecisionCache | null;
   /** Least ticks between a request and one that only events ask for; default 5 (0.1 s). */
   readonly eventGapTicks?: number;
   /** Longest back-off after repeated failures, in seconds of play; default 5. */
   readonly maxBackoffSeconds?: number;
-  /** Wall clock in ms (tests inject one); default performance.now. */
-  readonly now?: () => number;
-  /** Told of every answer or failure as it applies (the strategist panel). */
-  readonly onRecord?: (record: LlmDecisionRecord) => void;
+  /** The wall clock (tests inject a virtual one); default the system's. */
+  readonly clock?: Clock;
 }
 
 /** One request's fate, for the panel and logs. */
@@ -102,8 +91,9 @@ export interface LlmDecisionRecord {
   readonly reason?: string;
 }
 
-type Outcome =
-  | { readonly kind: 'answer'; readonly elapsedMs: number; readonly latencyMs: number; readonly cached: boolean; readonly parsed: ParsedAnswer }
+/** What became of one call (or cache lookup), before it applies. */
+type CallOutcome =
+  | { readonly kind: 'answer'; readonly elapsedMs: number; readonly latencyMs: number; readonly cached: boolean; readonly parsed: ParsedAnswer; readonly response?: ChatResponse }
   | { readonly kind: 'failure'; readonly elapsedMs: number; readonly failure: FailureKind; readonly reason: string; readonly retryAfterMs?: number }
   | { readonly kind: 'abandoned'; readonly elapsedMs: number };
 
@@ -112,18 +102,18 @@ interface Pending {
   readonly sentAt: number;
   readonly trigger: string;
   readonly abort: AbortController | null;
-  outcome: Outcome | null;
+  /** Where the answer goes in the decision cache once it applies; null when it is not stored. */
+  readonly cacheKey: CacheKey | null;
+  outcome: CallOutcome | null;
   readonly done: Promise<void>;
 }
 
 type Answer = StrategistAnswer | null;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const defaultNow = () => performance.now();
-
 export class LlmStrategist implements Strategist {
   readonly source = 'llm' as const;
-  readonly periodTicks: number;
+  /** Ticks between fixed-rate requests; 0 asks on events only. (The controller asks every tick.) */
+  readonly ratePeriodTicks: number;
   readonly timing: TimingMode;
   readonly format: AnswerFormat;
   readonly temperature: number;
@@ -132,7 +122,7 @@ export class LlmStrategist implements Strategist {
   private readonly counters = new LlmCounters();
   /** Every request's fate this episode, oldest first. */
   readonly records: LlmDecisionRecord[] = [];
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly eventGapTicks: number;
   private readonly maxBackoffTicks: number;
   private inFlight: Pending | null = null;
@@ -147,13 +137,13 @@ export class LlmStrategist implements Strategist {
 
   constructor(private readonly options: LlmStrategistOptions) {
     const rate = options.rateHz ?? 2;
-    this.periodTicks = rate > 0 ? Math.max(1, Math.round(options.tickHz / rate)) : 0;
+    this.ratePeriodTicks = rate > 0 ? Math.max(1, Math.round(options.tickHz / rate)) : 0;
     this.timing = options.timing ?? { kind: 'realtime' };
     this.format = options.format ?? 'compact';
     this.temperature = options.temperature ?? 0.1;
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.events = new Set(options.events ?? EVENT_TRIGGERS);
-    this.now = options.now ?? defaultNow;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
     this.eventGapTicks = options.eventGapTicks ?? 5;
     this.maxBackoffTicks = Math.round((options.maxBackoffSeconds ?? 5) * options.tickHz);
   }
@@ -179,14 +169,10 @@ export class LlmStrategist implements Strategist {
     this.inFlight?.abort?.abort();
   }
 
-  /** Unused: the controller calls onTick, which keeps its own schedule. */
-  decide(): null {
-    return null;
-  }
-
-  onTick(world: World, team: Team, current: readonly SkillId[]): Answer | Promise<Answer> {
+  /** Called every tick: notice events, apply an answer that is due, send what is queued. */
+  decide(world: World, team: Team, current: readonly SkillId[]): Answer | Promise<Answer> {
     this.watch(world, team);
-    if (this.periodTicks > 0 && world.tick % this.periodTicks === 0) this.enqueue('periodic');
+    if (this.ratePeriodTicks > 0 && world.tick % this.ratePeriodTicks === 0) this.enqueue('periodic');
     return andThen(this.collect(world, team), (answer) => this.maybeSend(world, team, current, answer));
   }
 
@@ -252,13 +238,13 @@ export class LlmStrategist implements Strategist {
       return t >= f.requestTick + fixed ? f.done.then(() => this.collect(world, team)) : null;
     }
     if (this.timing.kind === 'realtime') {
-      const waitMs = ticksToMs(t - f.requestTick, this.options.tickHz) - (this.now() - f.sentAt);
-      if (waitMs > 0) return Promise.race([f.done, sleep(waitMs)]).then(() => this.collect(world, team));
+      const waitMs = ticksToMs(t - f.requestTick, this.options.tickHz) - (this.clock.now() - f.sentAt);
+      if (waitMs > 0) return Promise.race([f.done, this.clock.sleep(waitMs)]).then(() => this.collect(world, team));
     }
     return null;
   }
 
-  private applyTick(f: Pending, outcome: Outcome, t: number): number {
+  private applyTick(f: Pending, outcome: CallOutcome, t: number): number {
     const fixed = fixedDelayTicks(this.timing);
     if (fixed !== null) return f.requestTick + fixed;
     if (this.timing.kind === 'live') return t;
@@ -284,48 +270,46 @@ export class LlmStrategist implements Strategist {
     });
     const cache = this.options.cache && this.options.cache.mode !== 'off' ? this.options.cache : null;
     const key = cache ? cacheKey(this.options.client.model, request) : null;
-    const sentAt = this.now();
+    const sentAt = this.clock.now();
 
     const hit = cache && key && cache.mode === 'use' ? cache.store.get(key) : undefined;
     if (hit) {
       this.counters.cacheHits++;
       const parsed = parseAnswer(hit.text, agentCount);
       this.counters.tokens(hit.promptTokens, hit.completionTokens);
-      const outcome: Outcome = { kind: 'answer', elapsedMs: hit.latencyMs, latencyMs: hit.latencyMs, cached: true, parsed };
-      this.inFlight = { requestTick: t, sentAt, trigger, abort: null, outcome, done: Promise.resolve() };
+      const outcome: CallOutcome = { kind: 'answer', elapsedMs: hit.latencyMs, latencyMs: hit.latencyMs, cached: true, parsed };
+      this.inFlight = { requestTick: t, sentAt, trigger, abort: null, cacheKey: null, outcome, done: Promise.resolve() };
       return;
     }
 
     this.counters.calls++;
     const abort = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const cancelTimer = this.clock.timer(this.timeoutMs, () => {
       timedOut = true;
       abort.abort();
-    }, this.timeoutMs);
+    });
     const pending: Pending = {
       requestTick: t,
       sentAt,
       trigger,
       abort,
+      cacheKey: key,
       outcome: null,
       // (A client that throws instead of rejecting fails the call, not the match.)
       done: new Promise<ChatResponse>((resolve) => resolve(this.options.client.complete(request, abort.signal)))
         .then(
-          (response): Outcome => {
-            const elapsedMs = this.now() - sentAt;
+          (response): CallOutcome => {
+            const elapsedMs = this.clock.now() - sentAt;
             if (timedOut) return { kind: 'failure', elapsedMs, failure: 'timeout', reason: `no answer within ${this.timeoutMs} ms` };
             this.counters.latency(elapsedMs);
             this.counters.tokens(response.promptTokens, response.completionTokens);
             if (response.formatFallback) this.counters.formatFallbacks++;
             const parsed = parseAnswer(response.text, agentCount);
-            if (parsed.ok && key && cache) {
-              this.storeAnswer(cache.store, key, response.text, elapsedMs, response.promptTokens, response.completionTokens);
-            }
-            return { kind: 'answer', elapsedMs, latencyMs: elapsedMs, cached: false, parsed };
+            return { kind: 'answer', elapsedMs, latencyMs: elapsedMs, cached: false, parsed, response };
           },
-          (err: unknown): Outcome => {
-            const elapsedMs = this.now() - sentAt;
+          (err: unknown): CallOutcome => {
+            const elapsedMs = this.clock.now() - sentAt;
             const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
             if (timedOut) return { kind: 'failure', elapsedMs, failure: 'timeout', reason: `no answer within ${this.timeoutMs} ms` };
             if (error.kind === 'aborted') return { kind: 'abandoned', elapsedMs };
@@ -339,7 +323,7 @@ export class LlmStrategist implements Strategist {
           },
         )
         .then((outcome) => {
-          clearTimeout(timer);
+          cancelTimer();
           pending.outcome = outcome;
           if (outcome.kind === 'abandoned') this.counters.abandoned++;
         }),
@@ -347,13 +331,20 @@ export class LlmStrategist implements Strategist {
     this.inFlight = pending;
   }
 
-  private storeAnswer(store: DecisionCacheStore, key: CacheKey, text: string, latencyMs: number, promptTokens?: number, completionTokens?: number): void {
+  /**
+   * Keep an answer that applied. Only those: an answer that arrived after the match's last
+   * tick never shaped the match, and a cached rerun must meet exactly the answers the
+   * first run used (whether a late answer arrived in time is a race with the wall clock).
+   */
+  private storeAnswer(key: CacheKey, response: ChatResponse, latencyMs: number): void {
+    const store = this.options.cache?.store;
+    if (!store) return;
     try {
       store.set(key, {
-        text,
+        text: response.text,
         latencyMs: Math.round(latencyMs * 1000) / 1000,
-        ...(promptTokens !== undefined ? { promptTokens } : {}),
-        ...(completionTokens !== undefined ? { completionTokens } : {}),
+        ...(response.promptTokens !== undefined ? { promptTokens: response.promptTokens } : {}),
+        ...(response.completionTokens !== undefined ? { completionTokens: response.completionTokens } : {}),
       });
     } catch {
       // A cache that cannot be written costs re-runs, not this match.
@@ -361,7 +352,7 @@ export class LlmStrategist implements Strategist {
   }
 
   /** Count the outcome, record it, and turn it into the team's answer (null keeps the skills). */
-  private finish(f: Pending, outcome: Outcome, t: number, team: Team): Answer {
+  private finish(f: Pending, outcome: CallOutcome, t: number, team: Team): Answer {
     if (outcome.kind === 'abandoned') return null;
     const base = { team, requestTick: f.requestTick, applyTick: t, trigger: f.trigger };
     if (outcome.kind === 'failure') {
@@ -381,6 +372,7 @@ export class LlmStrategist implements Strategist {
     }
     this.counters.answers++;
     this.counters.applied++;
+    if (f.cacheKey && outcome.response) this.storeAnswer(f.cacheKey, outcome.response, outcome.latencyMs);
     this.record({ ...base, latencyMs, cached: outcome.cached, ok: true, skills: parsed.skills, ...(parsed.rationale ? { rationale: parsed.rationale } : {}) });
     const timing: DecisionTiming = { requestTick: f.requestTick, latencyMs, trigger: f.trigger, ...(outcome.cached ? { cached: true } : {}) };
     return { skills: parsed.skills, ...(parsed.rationale ? { rationale: parsed.rationale } : {}), timing };
@@ -388,7 +380,7 @@ export class LlmStrategist implements Strategist {
 
   /** Repeated call failures wait longer before the next call (doubling, capped); a 429 waits its Retry-After. */
   private backOff(t: number, retryAfterMs?: number): void {
-    const base = Math.max(this.periodTicks, Math.round(this.options.tickHz / 2));
+    const base = Math.max(this.ratePeriodTicks, Math.round(this.options.tickHz / 2));
     const n = this.callFailuresInRow;
     let ticks = n >= 2 ? Math.min(this.maxBackoffTicks, base * 2 ** (n - 2)) : 0;
     if (retryAfterMs !== undefined) ticks = Math.max(ticks, Math.min(30 * this.options.tickHz, latencyTicks(retryAfterMs, this.options.tickHz)));
@@ -397,163 +389,6 @@ export class LlmStrategist implements Strategist {
 
   private record(record: LlmDecisionRecord): void {
     this.records.push(record);
-    this.options.onRecord?.(record);
   }
 }
 
-// --- the team -------------------------------------------------------------------------------
-
-export interface LlmTeamOptions extends Omit<LlmStrategistOptions, 'tickHz'> {
-  /** The skills the strategist chooses among; default the scripted ones. */
-  readonly skills?: SkillSet;
-}
-
-/** The `llm` team for one match. */
-export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions): HierarchicalController {
-  const { skills, ...rest } = options;
-  const strategist = new LlmStrategist({ ...rest, tickHz: ctx.config.tickHz });
-  return new HierarchicalController('llm', ctx.team, strategist, skills ?? SCRIPTED_SKILLS, ctx.onDecision);
-}
-
-/** The LLM strategist behind a controller, if it has one (for counters and the panel). */
-export function llmStrategistOf(controller: TeamController): LlmStrategist | null {
-  const strategist = (controller as { strategist?: unknown }).strategist;
-  return strategist instanceof LlmStrategist ? strategist : null;
-}
-
-/** A registry entry for `llm` whose options come from `options(ctx)`. */
-export function llmTeamEntry(options: (ctx: TeamContext) => LlmTeamOptions | Promise<LlmTeamOptions>): TeamEntry {
-  return {
-    id: 'llm',
-    description: LLM_TEAM_DESCRIPTION,
-    create: async (ctx) => createLlmTeam(ctx, await options(ctx)),
-  };
-}
-
-export function llmUnavailable(reason: string, help?: string): Error {
-  return new Error(`team 'llm' is not available: ${reason}${help ? `; ${help}` : ''}`);
-}
-
-/** Settings a Node run may override (the CLI's --llm-timing, --llm-cache). */
-export interface NodeLlmOverrides {
-  readonly timing?: TimingMode;
-  readonly cache?: CacheMode;
-  readonly env?: Env;
-  readonly skills?: SkillSet;
-}
-
-type NodeLlm = typeof import('../llm/node');
-/** Loaded on demand (and hidden from the page's bundler): the SDK and the disk cache. */
-const NODE_LLM_MODULE = '../llm/node';
-let nodeLlm: Promise<NodeLlm> | null = null;
-const nodeClients = new Map<string, ChatClient>();
-
-function loadNodeLlm(): Promise<NodeLlm> {
-  return (nodeLlm ??= import(/* @vite-ignore */ NODE_LLM_MODULE) as Promise<NodeLlm>);
-}
-
-/** Strategist options from validated settings (shared by Node and the page). */
-export function optionsFromSettings(settings: Omit<LlmSettings, 'baseUrl' | 'apiKey' | 'model' | 'cache' | 'cacheDir' | 'skills'>): Omit<LlmTeamOptions, 'client'> {
-  return {
-    format: settings.format,
-    temperature: settings.temperature,
-    timeoutMs: settings.timeoutMs,
-    rateHz: settings.rateHz,
-    events: settings.events,
-    timing: settings.timing,
-    ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
-  };
-}
-
-/** `llm` in Node: settings from the environment, the openai SDK, the decision cache on disk. */
-export function nodeLlmTeamEntry(overrides: NodeLlmOverrides = {}): TeamEntry {
-  return llmTeamEntry(async () => {
-    const result = readLlmSettings(overrides.env ?? processEnv());
-    if (!result.ok) throw llmUnavailable(result.error, result.help);
-    const settings = { ...result.settings, ...(overrides.timing ? { timing: overrides.timing } : {}), ...(overrides.cache ? { cache: overrides.cache } : {}) };
-    const node = await loadNodeLlm();
-    const clientKey = JSON.stringify([settings.baseUrl, settings.apiKey, settings.model, settings.timeoutMs]);
-    let client = nodeClients.get(clientKey);
-    if (!client) nodeClients.set(clientKey, (client = node.createOpenAiClient(settings)));
-    const skills = overrides.skills ?? (settings.skills === 'rl' ? await loadLlmSkills() : undefined);
-    return {
-      ...optionsFromSettings(settings),
-      client,
-      ...(settings.cache !== 'off' ? { cache: { store: node.openCacheStore(settings), mode: settings.cache } } : {}),
-      ...(skills ? { skills } : {}),
-    };
-  });
-}
-
-/** `llm` in the page: decisions through the product's server (POST /api/llm), live timing. */
-export interface ProxyLlmOptions {
-  /** Default '/api/llm' and '/api/llm/status' on the page's origin. */
-  readonly endpoint?: string;
-  readonly statusEndpoint?: string;
-  /** Default live (the page's frame loop); headless users of the proxy pick another. */
-  readonly timing?: TimingMode;
-  readonly skills?: SkillSet;
-  readonly onRecord?: (record: LlmDecisionRecord) => void;
-}
-
-/** The trained skills, or the team is unavailable with the reason and the way out. */
-async function loadLlmSkills(): Promise<SkillSet> {
-  try {
-    return await loadSkillSet();
-  } catch (err) {
-    throw llmUnavailable(`LLM_SKILLS=rl needs the trained skills: ${(err as Error).message} (or set LLM_SKILLS=scripted)`);
-  }
-}
-
-export function proxyLlmTeamEntry(options: ProxyLlmOptions = {}): TeamEntry {
-  return llmTeamEntry(async () => {
-    const status = await fetchLlmStatus(options.statusEndpoint);
-    if (!status.configured || !status.model) throw llmUnavailable(status.error ?? 'the server has no language model configured', status.help);
-    return {
-      client: new ProxyChatClient({ model: status.model, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }),
-      format: status.format ?? 'compact',
-      ...(status.temperature !== undefined ? { temperature: status.temperature } : {}),
-      ...(status.timeoutMs !== undefined ? { timeoutMs: status.timeoutMs } : {}),
-      ...(status.rateHz !== undefined ? { rateHz: status.rateHz } : {}),
-      ...(status.events ? { events: status.events.filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)) } : {}),
-      timing: options.timing ?? { kind: 'live' },
-      // The server's LLM_SKILLS decides, as in Node: trained skills unless it says scripted.
-      skills: options.skills ?? (status.skills === 'scripted' ? SCRIPTED_SKILLS : await loadLlmSkills()),
-      ...(options.onRecord ? { onRecord: options.onRecord } : {}),
-    };
-  });
-}
-
-const isNode = () => Boolean((globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node);
-
-/** The registry's `llm`: through the proxy in a page, straight to the model in Node. */
-export function defaultLlmTeamEntry(): TeamEntry {
-  const node = nodeLlmTeamEntry();
-  const page = proxyLlmTeamEntry();
-  return { id: 'llm', description: LLM_TEAM_DESCRIPTION, create: (ctx) => (isNode() ? node : page).create(ctx) };
-}
-
-/**
- * A strategist that plays back recorded decisions at their ticks: with the same seed and
- * skills it reproduces a match the model played, without the model.
- */
-export class RecordedStrategist implements Strategist {
-  readonly source: DecisionSource;
-  readonly periodTicks = 1;
-  private readonly byTick = new Map<number, Decision>();
-
-  constructor(decisions: readonly Decision[], team: Team) {
-    const own = decisions.filter((d) => d.team === team);
-    this.source = own[0]?.source ?? 'llm';
-    for (const d of own) this.byTick.set(d.tick, d);
-  }
-
-  decide(): null {
-    return null;
-  }
-
-  onTick(world: World): StrategistAnswer | null {
-    const d = this.byTick.get(world.tick);
-    return d ? { skills: d.skills, ...(d.rationale ? { rationale: d.rationale } : {}) } : null;
-  }
-}

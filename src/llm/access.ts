@@ -1,0 +1,107 @@
+/**
+ * How a process reaches a language model. An LlmAccess says whether a model is configured
+ * (and if not, why and how to configure one) without contacting it, and opens one
+ * connection that every match of the process shares: a chat client, the strategist's
+ * settings, the decision cache. Node builds one from its environment (./node.ts), the page
+ * one over the product's proxy (./proxyClient.ts), tests and benchmarks one around a
+ * client of their own (fixedLlmAccess). Browser-safe.
+ */
+import type { DecisionCacheStore, CacheMode } from './cache';
+import type { ChatClient } from './chat';
+import type { AnswerFormat } from './prompt';
+import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
+
+/** Which implementation runs the skills the model chooses: the trained ones or the scripted references. */
+export type SkillImplementation = 'rl' | 'scripted';
+
+/** What the strategist needs of the settings (never the address or the key). */
+export interface StrategistSettings {
+  readonly format: AnswerFormat;
+  readonly temperature: number;
+  readonly timeoutMs: number;
+  readonly rateHz: number;
+  readonly events: readonly EventTrigger[];
+  /** undefined: the format's default. */
+  readonly maxTokens?: number;
+  readonly timing: TimingMode;
+  readonly skills: SkillImplementation;
+}
+
+export interface DecisionCache {
+  readonly store: DecisionCacheStore;
+  readonly mode: CacheMode;
+}
+
+export type LlmAvailability =
+  | { readonly ok: true; readonly model: string; readonly provider: string; readonly settings: StrategistSettings }
+  | { readonly ok: false; readonly reason: string; readonly help?: string };
+
+export interface LlmConnection {
+  readonly client: ChatClient;
+  /** Who serves the model, for summaries: e.g. 'openai-compatible http://localhost:11434/v1'. */
+  readonly provider: string;
+  readonly settings: StrategistSettings;
+  /** null: decisions are neither read from nor written to a cache. */
+  readonly cache: DecisionCache | null;
+}
+
+export interface LlmAccess {
+  /** Configured or not, known without a call to the model. */
+  availability(): Promise<LlmAvailability>;
+  /** The shared connection; rejects with an LlmUnavailable when no model is configured. */
+  connect(): Promise<LlmConnection>;
+}
+
+/** No model is configured: the reason, and how to configure one. */
+export class LlmUnavailable extends Error {
+  constructor(
+    readonly reason: string,
+    readonly help?: string,
+  ) {
+    super(help ? `${reason}; ${help}` : reason);
+    this.name = 'LlmUnavailable';
+  }
+}
+
+/** The strategist's settings where nothing says otherwise (the study's: 2 Hz plus events, 0.1). */
+export const STRATEGIST_DEFAULTS: StrategistSettings = {
+  format: 'compact',
+  temperature: 0.1,
+  timeoutMs: 2000,
+  rateHz: 2,
+  events: EVENT_TRIGGERS,
+  timing: { kind: 'realtime' },
+  skills: 'rl',
+};
+
+/** An access that always says the same: no model, for this reason. */
+export function noLlmAccess(reason: string, help?: string): LlmAccess {
+  return {
+    availability: async () => ({ ok: false, reason, ...(help ? { help } : {}) }),
+    connect: async () => {
+      throw new LlmUnavailable(reason, help);
+    },
+  };
+}
+
+/** An access around a connection made elsewhere (tests, benchmarks). */
+export function fixedLlmAccess(connection: LlmConnection): LlmAccess {
+  return {
+    availability: async () => ({ ok: true, model: connection.client.model, provider: connection.provider, settings: connection.settings }),
+    connect: async () => connection,
+  };
+}
+
+/** An access that asks `open` once, when first needed, and shares what it gives. */
+export function lazyLlmAccess(availability: () => Promise<LlmAvailability>, open: () => Promise<LlmConnection>): LlmAccess {
+  let connection: Promise<LlmConnection> | null = null;
+  return {
+    availability,
+    connect() {
+      connection ??= open();
+      // A failed open is not kept: a server configured later is found on the next try.
+      connection.catch(() => (connection = null));
+      return connection;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * What a team entry is: the id users type (`--blue bt-scripted`), what the team is, what it
+ * needs to play, and how to build it. Needs are declared, so the registry, tournament
+ * pre-flight checks and manifests, the study's checks and the page's picker can ask
+ * whether a team plays here (and why not) without building it.
+ */
+import type { TeamContext, TeamController } from './controller';
+import type { Platform } from './platform';
+
+export const TEAM_IDS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'human'] as const;
+export type TeamId = (typeof TEAM_IDS)[number];
+
+export interface TeamNeeds {
+  /** Trained models by name (models/<name>.onnx). */
+  readonly models: readonly string[];
+  /** A language model (the platform's LlmAccess must have one). */
+  readonly languageModel: boolean;
+  /** A person at the keyboard (the page). */
+  readonly person: boolean;
+  /** Added to a missing model's message: another way to play (e.g. LLM_SKILLS=scripted). */
+  readonly modelsHint?: string;
+}
+
+export const NEEDS_NOTHING: TeamNeeds = { models: [], languageModel: false, person: false };
+
+export interface TeamEntry {
+  readonly id: TeamId;
+  readonly description: string;
+  /** What the team needs on this platform (the llm team's skills follow its settings). */
+  needs(platform: Platform): TeamNeeds | Promise<TeamNeeds>;
+  /** Builds the controller; throws a TeamUnavailable when what it needs is missing. */
+  create(ctx: TeamContext): TeamController | Promise<TeamController>;
+}
+
+/** A team that cannot play here, and why. */
+export class TeamUnavailable extends Error {
+  constructor(
+    readonly team: string,
+    readonly reason: string,
+  ) {
+    super(`team '${team}' is not available: ${reason}`);
+    this.name = 'TeamUnavailable';
+  }
+}

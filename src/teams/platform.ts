@@ -1,0 +1,29 @@
+/**
+ * The platform: what the world outside the game gives the teams of one process. Each entry
+ * point (a command, the server, the page, a tournament worker, a test) builds one and
+ * passes it down; teams find their trained models, their language model and the clock
+ * here, never in module state.
+ */
+import { type Clock, type LlmAccess, SYSTEM_CLOCK, noLlmAccess } from '../llm';
+import { ModelLibrary } from '../skills';
+
+export interface Platform {
+  /** Trained policies by name, loaded once and shared by every match. */
+  readonly models: ModelLibrary;
+  /** How the llm team reaches a language model, its settings and the decision cache. */
+  readonly llm: LlmAccess;
+  /** The wall clock, for what waits on the outside world. */
+  readonly clock: Clock;
+  /** True where a person can play (the page); the human team needs one. */
+  readonly person: boolean;
+}
+
+/** A platform from the parts given; the rest are absent (no models, no language model, no person) or the system clock. */
+export function createPlatform(parts: Partial<Platform> = {}): Platform {
+  return {
+    models: parts.models ?? new ModelLibrary(null),
+    llm: parts.llm ?? noLlmAccess('no language model is set up here'),
+    clock: parts.clock ?? SYSTEM_CLOCK,
+    person: parts.person ?? false,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The shape of the code (DESIGN.md): no import cycle anywhere in src, sim and stats import
+ * nothing of ours, Phaser only in src/web, the openai SDK only in src/llm, and no layer
+ * imports one above it.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve('src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+interface Imports {
+  /** Files of ours this file imports, relative to src. */
+  readonly local: string[];
+  /** Packages it imports. */
+  readonly packages: string[];
+}
+
+/** Static imports and re-exports (dynamic imports by a literal path count too). */
+function importsOf(file: string): Imports {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  const local: string[] = [];
+  const packages: string[] = [];
+  for (const spec of specifiers) {
+    if (!spec.startsWith('.')) {
+      packages.push(spec);
+      continue;
+    }
+    const target = resolve(dirname(file), spec.replace(/\?.*$/, ''));
+    const path = [`${target}.ts`, join(target, 'index.ts'), target].find((p) => existsSync(p) && statSync(p).isFile());
+    if (path?.endsWith('.ts')) local.push(relative(SRC, path));
+  }
+  return { local, packages };
+}
+
+const files = sources(SRC).map((f) => relative(SRC, f));
+const graph = new Map(files.map((f) => [f, importsOf(join(SRC, f))]));
+const layer = (file: string) => file.split('/')[0]!;
+
+describe('the layers of src', () => {
+  it('have no import cycle', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const next of graph.get(file)!.local) {
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
+        else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it('point one way: cli -> web, server, survey, tournament -> match -> teams -> llm -> skills -> sim', () => {
+    // Each layer may import the layers listed after it (stats from anywhere, sim and stats nothing).
+    const below: Record<string, readonly string[]> = {
+      sim: [],
+      stats: [],
+      skills: ['sim', 'stats'],
+      llm: ['skills', 'sim', 'stats'],
+      teams: ['llm', 'skills', 'sim', 'stats'],
+      match: ['teams', 'llm', 'skills', 'sim', 'stats'],
+      train: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      tournament: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      survey: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      // (server/harness.ts drives the page in a browser and reads the type of its frame figures.)
+      server: ['web', 'survey', 'tournament', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      web: ['survey', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      cli: ['web', 'server', 'survey', 'tournament', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+    };
+    const upward: string[] = [];
+    for (const [file, { local }] of graph) {
+      const from = layer(file);
+      for (const target of local) {
+        const to = layer(target);
+        if (to !== from && !below[from]?.includes(to)) upward.push(`${file} imports ${target}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('keep Phaser in src/web and the openai SDK in src/llm', () => {
+    const misplaced: string[] = [];
+    for (const [file, { packages }] of graph) {
+      if (packages.some((p) => p === 'phaser' || p.startsWith('phaser/')) && layer(file) !== 'web') misplaced.push(`${file}: phaser`);
+      if (packages.some((p) => p === 'openai' || p.startsWith('openai/')) && layer(file) !== 'llm') misplaced.push(`${file}: openai`);
+    }
+    expect(misplaced).toEqual([]);
+  });
+});
