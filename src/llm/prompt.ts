@@ -56,7 +56,7 @@ export function systemPrompt(format: AnswerFormat = 'compact', agentCount = 2, c
     'Skills (each agent runs the one you choose until your next choice):',
     skillLines(),
     '',
-    'Coordination: one agent secures the zone while the other defends its perimeter with Combat. Never let two agents secure at once. A badly hurt agent retreats to a pickup when one is present. Eliminated agents respawn at base: send them back with Navigate.',
+    `Coordination: one agent secures the zone while the ${agentCount > 2 ? 'others defend' : 'other defends'} its perimeter with Combat. Never let two agents secure at once. A badly hurt agent retreats to a pickup when one is present. Eliminated agents respawn at base: send them back with Navigate.`,
     '',
     `State words: health HIGH (above ${pct(t.healthHigh)}), MEDIUM, LOW (below ${pct(t.healthMedium)}); distances NEAR, MID, FAR; time left PLENTY, LIMITED, URGENT; progress in % of the hold that wins.`,
     '',
@@ -82,11 +82,17 @@ function zoneWords(s: TeamSituation): string {
   return s.zoneStatus === s.teamName ? 'held by us' : 'held by the enemy';
 }
 
+/** How far apart the team stands: its two agents, or in a bigger team its two closest living ones. */
+function spacingWords(s: TeamSituation): string {
+  if (s.agents.length <= 2) return `agents apart ${s.allyDistance ?? 'n/a (one eliminated)'}`;
+  return `closest agents apart ${s.allyDistance ?? 'n/a (fewer than two alive)'}`;
+}
+
 /** The per-state part: a few lines, per agent then per team. */
 export function userPrompt(situation: TeamSituation, current: readonly SkillId[]): string {
   const lines = situation.agents.map((a, slot) => agentLine(a, slot, current[slot]));
   lines.push(
-    `Team: agents apart ${situation.allyDistance ?? 'n/a (one eliminated)'}; time ${situation.time}; zone ${zoneWords(situation)}; progress us ${situation.progressPercent}%, enemy ${situation.enemyProgressPercent}%.`,
+    `Team: ${spacingWords(situation)}; time ${situation.time}; zone ${zoneWords(situation)}; progress us ${situation.progressPercent}%, enemy ${situation.enemyProgressPercent}%.`,
   );
   return lines.join('\n');
 }

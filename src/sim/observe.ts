@@ -43,13 +43,21 @@ function computeObservation(world: World, agentId: number, out: Float32Array, of
   out[offset + 1] = bearing(me, zone.x, zone.y);
   out[offset + 2] = me.inZone ? 1 : 0;
 
+  // The ally is the nearest living teammate (the lowest slot on a tie): with one teammate,
+  // that teammate while it is alive.
   let ally: Agent | undefined;
+  let allyDist = Infinity;
   let enemy: Agent | undefined;
   let enemyDist = Infinity;
   for (const other of agents) {
     if (other === me) continue;
     if (other.team === me.team) {
-      ally = other;
+      if (!other.alive) continue;
+      const d = Math.hypot(other.x - me.x, other.y - me.y);
+      if (d < allyDist) {
+        allyDist = d;
+        ally = other;
+      }
     } else if (canSee(world, me, other)) {
       const d = Math.hypot(other.x - me.x, other.y - me.y);
       if (d < enemyDist) {
@@ -58,9 +66,8 @@ function computeObservation(world: World, agentId: number, out: Float32Array, of
       }
     }
   }
-  const allyAlive = ally !== undefined && ally.alive;
-  out[offset + 3] = allyAlive ? Math.min(1, Math.hypot(ally!.x - me.x, ally!.y - me.y) / diagonal) : -1;
-  out[offset + 4] = allyAlive ? bearing(me, ally!.x, ally!.y) : 0;
+  out[offset + 3] = ally ? Math.min(1, allyDist / diagonal) : -1;
+  out[offset + 4] = ally ? bearing(me, ally.x, ally.y) : 0;
 
   let pickupIndex = -1;
   let pickupDist = Infinity;

@@ -4,6 +4,9 @@
  * the left); distances are divided by the arena's diagonal (so in [0, 1]) and are -1 when
  * the thing is absent or not visible.
  *
+ * "The ally" is the nearest living teammate (the lowest slot when two are equally near);
+ * in teams of two it is simply the teammate while it is alive.
+ *
  * Bump OBS_SPEC_VERSION on any change: model cards record it and loading checks it.
  */
 export const OBS_SPEC_VERSION = 1;
@@ -29,8 +32,8 @@ export const OBS_SPEC: readonly ObsEntry[] = [
   { index: 0, name: 'zoneDistance', range: [0, 1], meaning: 'distance to the zone centre / arena diagonal' },
   { index: 1, name: 'zoneAngle', range: [-1, 1], meaning: 'bearing of the zone centre / PI' },
   { index: 2, name: 'inZone', range: [0, 1], meaning: '1 when this agent is inside the zone' },
-  { index: 3, name: 'allyDistance', range: [-1, 1], meaning: 'distance to the teammate / diagonal; -1 while it is eliminated' },
-  { index: 4, name: 'allyAngle', range: [-1, 1], meaning: 'bearing of the teammate / PI; 0 while it is eliminated' },
+  { index: 3, name: 'allyDistance', range: [-1, 1], meaning: 'distance to the ally / diagonal; -1 while no teammate is alive' },
+  { index: 4, name: 'allyAngle', range: [-1, 1], meaning: 'bearing of the ally / PI; 0 while no teammate is alive' },
   { index: 5, name: 'pickupAvailable', range: [0, 1], meaning: '1 when at least one health pickup is present' },
   { index: 6, name: 'pickupAngle', range: [-1, 1], meaning: 'bearing of the nearest present pickup / PI; 0 when none' },
   { index: 7, name: 'pickupDistance', range: [-1, 1], meaning: 'distance to the nearest present pickup / diagonal; -1 when none' },

@@ -6,7 +6,7 @@
 import { arenaDiagonal } from './config';
 import { observe } from './observe';
 import { OBS, OBS_SIZE } from './observeSpec';
-import { type Team, type World, type ZoneStatus, TEAM_NAMES, teamAgents } from './world';
+import { type Agent, type Team, type World, type ZoneStatus, TEAM_NAMES, teamAgents } from './world';
 
 export type HealthLevel = 'HIGH' | 'MEDIUM' | 'LOW';
 export type DistanceBand = 'NEAR' | 'MID' | 'FAR';
@@ -41,7 +41,10 @@ export interface TeamSituation {
   readonly team: Team;
   readonly teamName: (typeof TEAM_NAMES)[number];
   readonly agents: readonly AgentSituation[];
-  /** Distance between the two agents; null while one is eliminated. */
+  /**
+   * Distance between the two closest living agents of the team (in a team of two, its two
+   * agents); null while fewer than two are alive.
+   */
   readonly allyDistance: DistanceBand | null;
   readonly time: TimeBand;
   readonly secondsLeft: number;
@@ -82,20 +85,32 @@ export function agentSituation(agent: number, alive: boolean, obs: Float32Array,
 
 const scratch = new Float32Array(OBS_SIZE);
 
+/** The smallest distance between two living agents of `members`; Infinity with fewer than two alive. */
+function closestLivingPair(members: readonly Agent[]): number {
+  let closest = Infinity;
+  for (let i = 0; i < members.length; i++) {
+    const a = members[i]!;
+    if (!a.alive) continue;
+    for (let j = i + 1; j < members.length; j++) {
+      const b = members[j]!;
+      if (b.alive) closest = Math.min(closest, Math.hypot(a.x - b.x, a.y - b.y));
+    }
+  }
+  return closest;
+}
+
 /** What a strategist of `team` knows now. */
 export function teamSituation(world: World, team: Team): TeamSituation {
   const members = teamAgents(world, team);
   const agents = members.map((a) => agentSituation(a.id, a.alive, observe(world, a.id, scratch)));
-  const [first, second] = members;
-  const bothAlive = first !== undefined && second !== undefined && first.alive && second.alive;
-  const diagonal = arenaDiagonal(world.config);
+  const closest = closestLivingPair(members);
   const hold = world.timings.winHold;
   const left = Math.max(0, world.timings.episode - world.tick);
   return {
     team,
     teamName: TEAM_NAMES[team],
     agents,
-    allyDistance: bothAlive ? distanceBand(Math.hypot(first.x - second.x, first.y - second.y) / diagonal) : null,
+    allyDistance: closest === Infinity ? null : distanceBand(closest / arenaDiagonal(world.config)),
     time: timeBand(left / world.timings.episode),
     secondsLeft: left / world.config.tickHz,
     progressPercent: Math.round((100 * world.progress[team]) / hold),

@@ -34,6 +34,11 @@ export const modelCardSchema = z.object({
   training: z.object({
     scenario: z.string(),
     opponent: z.string(),
+    /**
+     * Agents per team in the training matches: the only team size the policy plays. Cards
+     * written before this field all come from the 2v2 training environment.
+     */
+    agentsPerTeam: z.number().int().positive().default(2),
     config: z.record(z.string(), z.unknown()),
     seed: z.number().int(),
     steps: z.number().int(),

@@ -88,7 +88,7 @@ export async function loadOnnxPolicy(
     }
   });
 
-  return batchingPolicy(card.name, run);
+  return { ...batchingPolicy(card.name, run), agentsPerTeam: card.training.agentsPerTeam };
 }
 
 interface PendingRequest {

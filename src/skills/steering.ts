@@ -1,14 +1,13 @@
 /**
- * Steering helpers shared by the scripted skills and the heuristic team. They read only the
- * observation vector (agent `o` starts at offset o) and write an action.
+ * Steering helpers shared by the scripted skills and the heuristic team. They read the
+ * observation vector (agent `o` starts at offset o) and the match's skill context, and
+ * write an action.
  */
-import { type Action, DEFAULT_CONFIG, arenaDiagonal, OBS, RAY_ANGLES_DEG, clampUnit } from '../sim';
+import { type Action, OBS, RAY_ANGLES_DEG, clampUnit } from '../sim';
+import type { SkillContext } from './policy';
 
 export const PI = Math.PI;
 const RAY_RADIANS = RAY_ANGLES_DEG.map((d) => (d * PI) / 180);
-/** Observation distances are / diagonal, rays / rayLength: this converts the former to the latter. */
-export const DIAGONAL_M = arenaDiagonal(DEFAULT_CONFIG);
-const DIAGONAL_IN_RAYS = DIAGONAL_M / DEFAULT_CONFIG.rayLength;
 /** Free distance (in ray units) wanted ahead before walking straight at a target. */
 const CLEARANCE = 0.2;
 
@@ -30,9 +29,9 @@ function clearanceAt(obs: Float32Array, o: number, rel: number): number {
  * A heading (radians from the facing) towards a target bearing that avoids walls the rays
  * see: straight at the target when clear, else the clear ray closest to it.
  */
-function avoidWalls(obs: Float32Array, o: number, desired: number, targetDistance: number): number {
+function avoidWalls(obs: Float32Array, o: number, desired: number, targetDistance: number, context: SkillContext): number {
   if (Math.abs(desired) > PI / 2) return desired;
-  const needed = Math.min(CLEARANCE, targetDistance * DIAGONAL_IN_RAYS);
+  const needed = Math.min(CLEARANCE, targetDistance * context.diagonalInRays);
   if (clearanceAt(obs, o, desired) >= needed) return desired;
   let heading = desired;
   let bestGap = Infinity;
@@ -48,8 +47,8 @@ function avoidWalls(obs: Float32Array, o: number, desired: number, targetDistanc
 }
 
 /** Face and walk towards a bearing (in obs units, / PI), slowing while turning. */
-export function walkTowards(obs: Float32Array, o: number, bearing: number, distance: number, out: Action, speed = 1): void {
-  const heading = avoidWalls(obs, o, bearing * PI, distance);
+export function walkTowards(obs: Float32Array, o: number, bearing: number, distance: number, out: Action, context: SkillContext, speed = 1): void {
+  const heading = avoidWalls(obs, o, bearing * PI, distance, context);
   out.turn = clampUnit((heading / PI) * 4);
   const a = Math.abs(heading);
   out.move = a < PI / 4 ? speed : a < PI / 2 ? 0.4 * speed : 0;
@@ -63,13 +62,13 @@ export function slideTowards(bearing: number, out: Action, speed: number): void 
 }
 
 /** Turn to the visible enemy and fire when the shot would land. */
-export function aimAndFire(obs: Float32Array, o: number, out: Action): void {
+export function aimAndFire(obs: Float32Array, o: number, out: Action, context: SkillContext): void {
   const bearing = obs[o + OBS.enemyAngle]!;
-  const distanceM = obs[o + OBS.enemyDistance]! * DIAGONAL_M;
+  const distanceM = obs[o + OBS.enemyDistance]! * context.diagonalM;
   out.turn = clampUnit(bearing * 12);
   // Fire when the aim error is within the angle the target's body covers.
   const tolerance = Math.max(0.03, Math.atan2(0.45, Math.max(distanceM, 0.5)));
-  out.fire = Math.abs(bearing * PI) < tolerance && distanceM <= DEFAULT_CONFIG.weapon.range ? 1 : 0;
+  out.fire = Math.abs(bearing * PI) < tolerance && distanceM <= context.config.weapon.range ? 1 : 0;
 }
 
 export const enemyVisible = (obs: Float32Array, o: number) => obs[o + OBS.enemyVisible]! > 0.5;

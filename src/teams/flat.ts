@@ -4,7 +4,7 @@
  */
 import type { Action, Team, World } from '../sim';
 import { teamAgents } from '../sim';
-import type { Policy } from '../skills';
+import { type Policy, checkPolicyFits } from '../skills';
 import { type TeamController, andThen } from './controller';
 import { PolicyRunner } from './policyRunner';
 
@@ -25,8 +25,9 @@ export class FlatController implements TeamController {
   }
 
   private start(world: World): PolicyRunner {
+    checkPolicyFits(this.policy, world.config);
     const ids = teamAgents(world, this.team).map((a) => a.id);
     ids.forEach(() => this.currentSkills.push(null));
-    return new PolicyRunner(ids);
+    return new PolicyRunner(world.config, ids);
   }
 }

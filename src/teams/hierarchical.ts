@@ -5,7 +5,7 @@
  */
 import type { Action, Team, World } from '../sim';
 import { teamAgents } from '../sim';
-import type { SkillId, SkillSet } from '../skills';
+import { type SkillId, type SkillSet, checkPolicyFits } from '../skills';
 import { type Decision, type DecisionSource, type TeamController, andThen } from './controller';
 import { PolicyRunner } from './policyRunner';
 
@@ -96,8 +96,10 @@ export class HierarchicalController implements TeamController {
   }
 
   private start(world: World): PolicyRunner {
+    // Any skill may be chosen later, so every one must fit before the match is under way.
+    for (const policy of Object.values(this.skills)) checkPolicyFits(policy, world.config);
     const ids = teamAgents(world, this.team).map((a) => a.id);
     ids.forEach(() => this.currentSkills.push(this.initialSkill));
-    return new PolicyRunner(ids);
+    return new PolicyRunner(world.config, ids);
   }
 }

@@ -2,15 +2,21 @@
  * Runs policies for a team's agents at the skill rate (every skillEveryTicks ticks) and
  * holds each agent's last action in between, as the study's 12.5 Hz skills do.
  */
-import { type Action, OBS_SIZE, type World, copyAction, idleAction, observe, resetIdle } from '../sim';
-import type { Policy } from '../skills';
+import { type Action, type GameConfig, OBS_SIZE, type World, copyAction, idleAction, observe, resetIdle } from '../sim';
+import { type Policy, type SkillContext, skillContext } from '../skills';
 
 export class PolicyRunner {
   /** Last action per slot, applied on every tick until the next skill tick. */
   readonly held: Action[];
   private readonly obs: Float32Array;
+  /** The match's game as the policies see it, derived once rather than on every skill tick. */
+  private readonly context: SkillContext;
 
-  constructor(private readonly agentIds: readonly number[]) {
+  constructor(
+    config: GameConfig,
+    private readonly agentIds: readonly number[],
+  ) {
+    this.context = skillContext(config);
     this.held = agentIds.map(() => idleAction());
     this.obs = new Float32Array(agentIds.length * OBS_SIZE);
   }
@@ -39,7 +45,7 @@ export class PolicyRunner {
     for (const [policy, slots] of groups) {
       slots.forEach((slot, k) => observe(world, this.agentIds[slot]!, this.obs, (first + k) * OBS_SIZE));
       const obs = this.obs.subarray(first * OBS_SIZE, (first + slots.length) * OBS_SIZE);
-      const result = policy.act(obs, slots.length, slots.map((slot) => this.held[slot]!));
+      const result = policy.act(obs, slots.length, slots.map((slot) => this.held[slot]!), this.context);
       if (result instanceof Promise) pending.push(result);
       first += slots.length;
     }

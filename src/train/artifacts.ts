@@ -16,6 +16,7 @@ import {
 } from '../skills/modelCard';
 import { Mlp } from './mlp';
 import { RunningNormalizer } from './normalizer';
+import { AGENTS_PER_TEAM } from './env';
 import { exportPolicyOnnx, referenceForward } from './onnxExport';
 import { type CurvePoint, learningCurveSvg } from './plot';
 import type { PolicyState, PpoConfig, UpdateStats } from './ppo';
@@ -165,6 +166,7 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
     training: {
       scenario: info.scenario,
       opponent: info.opponent,
+      agentsPerTeam: AGENTS_PER_TEAM,
       config: { ...info.config },
       seed: info.config.seed,
       steps: info.steps,

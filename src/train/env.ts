@@ -18,11 +18,14 @@ import {
   observe,
   step,
 } from '../sim';
+import { type SkillContext, skillContext } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Scenario } from './scenarios';
 
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
+/** The environment's team size, and so the size every policy trained in it plays. */
+export const AGENTS_PER_TEAM = AGENT_NAMES.length / 2;
 
 export interface EnvStep {
   readonly observations: Record<string, Float32Array>;
@@ -43,6 +46,8 @@ export class KothParallelEnv {
   /** Agents still in the episode (PettingZoo semantics: finished agents leave). */
   agents: AgentName[] = [];
   world: World;
+  /** The game as the policies acting in this environment see it. */
+  readonly context: SkillContext;
   private readonly config: GameConfig;
   private readonly horizon: number;
   private readonly actions: Action[] = AGENT_NAMES.map(() => idleAction());
@@ -55,6 +60,10 @@ export class KothParallelEnv {
     options: EnvOptions = {},
   ) {
     this.config = options.config ?? DEFAULT_CONFIG;
+    if (this.config.agent.perTeam !== AGENTS_PER_TEAM) {
+      throw new Error(`the training environment plays ${AGENTS_PER_TEAM} agents per team; the config asks for ${this.config.agent.perTeam}`);
+    }
+    this.context = skillContext(this.config);
     this.horizon = options.horizonSteps ?? 200;
     this.world = createWorld(0, this.config);
   }
@@ -101,12 +110,12 @@ export class KothParallelEnv {
 
 /** Drives the agents that do not learn (the heuristic team, in skill scenarios). */
 export interface OpponentDriver {
-  act(obs: Float32Array, count: number, out: Action[]): void;
+  act(obs: Float32Array, count: number, out: Action[], context: SkillContext): void;
 }
 
 /** The heuristic team as a training opponent. */
 export const HEURISTIC_DRIVER: OpponentDriver = {
-  act: (obs, count, out) => void HEURISTIC_POLICY.act(obs, count, out),
+  act: (obs, count, out, context) => void HEURISTIC_POLICY.act(obs, count, out, context),
 };
 
 export interface CompletedEpisode {
@@ -227,7 +236,7 @@ export class VecEnv {
     const ids = [2, 3];
     ids.forEach((id, k) => observe(env.world, id, this.opponentObs, k * OBS_SIZE));
     const actions = ids.map((id) => this.opponentActions[id]!);
-    driver.act(this.opponentObs, ids.length, actions);
+    driver.act(this.opponentObs, ids.length, actions, env.context);
     ids.forEach((id, k) => (out[AGENT_NAMES[id]!] = actions[k]!));
   }
 }

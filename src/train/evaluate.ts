@@ -9,7 +9,7 @@
  * - retreat:  share of hurt agents that reach a pickup before they are eliminated
  */
 import { type Action, OBS_SIZE, deriveSeed, idleAction } from '../sim';
-import { type Policy, SCRIPTED_SKILLS, type SkillId } from '../skills';
+import { type Policy, SCRIPTED_SKILLS, type SkillContext, type SkillId } from '../skills';
 import { runMatch } from '../match/match';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Platform } from '../teams/platform';
@@ -28,12 +28,12 @@ export interface SkillMeasure {
 const LEARNERS: readonly AgentName[] = ['blue_0', 'blue_1'];
 const OPPONENTS: readonly AgentName[] = ['red_0', 'red_1'];
 
-async function actAll(policy: Policy, obs: Record<string, Float32Array>, names: readonly AgentName[], alive: readonly AgentName[]) {
+async function actAll(policy: Policy, obs: Record<string, Float32Array>, names: readonly AgentName[], alive: readonly AgentName[], context: SkillContext) {
   const present = names.filter((n) => alive.includes(n) && obs[n]);
   const batch = new Float32Array(present.length * OBS_SIZE);
   present.forEach((n, i) => batch.set(obs[n]!, i * OBS_SIZE));
   const out: Action[] = present.map(() => idleAction());
-  await policy.act(batch, present.length, out);
+  await policy.act(batch, present.length, out, context);
   return Object.fromEntries(present.map((n, i) => [n, out[i]!]));
 }
 
@@ -51,7 +51,10 @@ export async function measureSkill(skill: SkillId, policy: Policy, episodes: num
     const inZoneSteps = new Map<string, number>();
     let step = 0;
     while (env.agents.length > 0 && !env.world.outcome) {
-      const actions = { ...(await actAll(policy, obs, LEARNERS, env.agents)), ...(await actAll(HEURISTIC_POLICY, obs, OPPONENTS, env.agents)) };
+      const actions = {
+        ...(await actAll(policy, obs, LEARNERS, env.agents, env.context)),
+        ...(await actAll(HEURISTIC_POLICY, obs, OPPONENTS, env.agents, env.context)),
+      };
       const result = env.step(actions);
       step++;
       for (const name of LEARNERS) {

@@ -3,8 +3,9 @@
  * policy the game uses, on a [20, 128, 128, 5] model, at the batch sizes of STACK.md.
  */
 import * as ort from 'onnxruntime-node';
-import { type Action, OBS_SIZE, Rng, idleAction } from '../sim';
+import { type Action, DEFAULT_CONFIG, OBS_SIZE, Rng, idleAction } from '../sim';
 import { batchingPolicy } from '../skills/onnxPolicy';
+import { skillContext } from '../skills/policy';
 import type { BenchRow } from '../match/benchmarks';
 import { Mlp } from './mlp';
 import { exportPolicyOnnx } from './onnxExport';
@@ -27,20 +28,21 @@ export async function benchInference(seconds: number): Promise<BenchRow[]> {
   const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   const run = async (obs: Float32Array, count: number) => (await session.run({ obs: new ort.Tensor('float32', obs, [count, OBS_SIZE]) })).action_mean!.data as Float32Array;
   const policy = batchingPolicy('bench', run);
+  const context = skillContext(DEFAULT_CONFIG);
   const rows: BenchRow[] = [];
   const perFigure = Math.max(0.5, seconds / 3);
   for (const batch of [1, 64, 256]) {
     const obs = Float32Array.from({ length: batch * OBS_SIZE }, () => rng.next() * 2 - 1);
     const out: Action[] = Array.from({ length: batch }, () => idleAction());
     const raw = await timePerCall(() => run(obs, batch), perFigure);
-    const batched = await timePerCall(() => policy.act(obs, batch, out) as Promise<void>, perFigure);
+    const batched = await timePerCall(() => policy.act(obs, batch, out, context) as Promise<void>, perFigure);
     rows.push({ name: `ORT-node raw session, batch ${batch}`, value: raw, unit: 'ms/call' });
     rows.push({ name: `policy runtime (batching), batch ${batch}`, value: batched, unit: 'ms/call', target: 2 * raw, lowerIsBetter: true });
   }
   // 64 agents asking separately in one turn (64 matches side by side) become one run.
   const single = Float32Array.from({ length: OBS_SIZE }, () => rng.next());
   const outs = Array.from({ length: 64 }, () => [idleAction()]);
-  const grouped = await timePerCall(() => Promise.all(outs.map((o) => policy.act(single, 1, o))), perFigure);
+  const grouped = await timePerCall(() => Promise.all(outs.map((o) => policy.act(single, 1, o, context))), perFigure);
   rows.push({ name: 'policy runtime, 64 single requests in one turn', value: grouped / 64, unit: 'ms/agent' });
   return rows;
 }

@@ -56,6 +56,19 @@ export function arenaConfig(options: Omit<ConfigOptions, 'walls'> = {}): GameCon
   return testConfig({ zone: ARENA_ZONE, ...options, walls: DEFAULT_CONFIG.arena.walls });
 }
 
+/**
+ * `config` with three agents per team: DEFAULT_CONFIG lists two spawn points per team, so a
+ * third size needs its own, here one per team spaced 3 m apart at each base.
+ */
+export function threePerTeam(config: GameConfig = DEFAULT_CONFIG): GameConfig {
+  const column = (x: number) => [7, 10, 13].map((y) => ({ x, y }));
+  return {
+    ...config,
+    arena: { ...config.arena, spawns: [column(2), column(config.arena.width - 2)] },
+    agent: { ...config.agent, perTeam: 3 },
+  };
+}
+
 /** A world of `config` with every agent parked out of the way (facing its spawn direction). */
 export function scenario(config: GameConfig = testConfig(), seed = 1): World {
   const world = createWorld(seed, config);

@@ -77,4 +77,15 @@ describe('strategist prompts', () => {
     expect(staticTokens).toBeLessThan(600);
     expect(stateTokens).toBeLessThan(120);
   });
+
+  it('a team of three reads as three agents and its closest pair', () => {
+    const three: TeamSituation = { ...situation, agents: [...situation.agents, { ...situation.agents[1]!, agent: 2 }], allyDistance: 'NEAR' };
+    const lines = userPrompt(three, ['secure', 'combat', 'retreat']).split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[2]).toMatch(/^Agent 3: .*skill Retreat\.$/);
+    expect(lines[3]).toMatch(/^Team: closest agents apart NEAR;/);
+    expect(userPrompt({ ...three, allyDistance: null }, ['secure', 'combat', 'retreat'])).toContain('closest agents apart n/a (fewer than two alive)');
+    expect(systemPrompt('compact', 3)).toContain('one agent secures the zone while the others defend its perimeter');
+    expect(systemPrompt('compact', 2)).toContain('one agent secures the zone while the other defends its perimeter');
+  });
 });

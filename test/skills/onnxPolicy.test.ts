@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Action, ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION, Rng, idleAction } from '../../src/sim';
+import { type Action, ACTION_SPEC_VERSION, DEFAULT_CONFIG, OBS_SIZE, OBS_SPEC_VERSION, Rng, idleAction } from '../../src/sim';
 import { ModelLibrary } from '../../src/skills/modelSource';
 import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { type OrtModule, type OrtSession, loadOnnxPolicy, outputsToActions } from '../../src/skills/onnxPolicy';
+import { skillContext } from '../../src/skills/policy';
 import { exportModel } from '../../src/train/artifacts';
 import { exportPolicyOnnx, referenceForward } from '../../src/train/onnxExport';
 import type { PolicyState } from '../../src/train/ppo';
@@ -57,6 +58,7 @@ const record = (ort: unknown) => {
 
 const reference = (obs: Float32Array, count: number) => referenceForward({ mlp: state.policy, ...state.normalizer.snapshot() }, obs, count);
 const actionsOf = (count: number): Action[] => Array.from({ length: count }, () => idleAction());
+const context = skillContext(DEFAULT_CONFIG);
 
 beforeAll(() => {
   state = tinyState(3);
@@ -79,7 +81,7 @@ describe('nodeModelSource', () => {
     const n = 64;
     const obs = sampleObservations(n, 21);
     const got = actionsOf(n);
-    await policy.act(obs, n, got);
+    await policy.act(obs, n, got, context);
     const ref = reference(obs, n);
     const want = actionsOf(n);
     outputsToActions(ref, n, want);
@@ -106,9 +108,9 @@ describe('nodeModelSource', () => {
     const policy = await nodeModelSource(dir).load('combat');
     const obs = sampleObservations(6, 5);
     const three = actionsOf(3);
-    await policy.act(obs, 3, three);
+    await policy.act(obs, 3, three, context);
     const alone = actionsOf(3);
-    await policy.act(obs.slice(0, 3 * OBS_SIZE), 3, alone);
+    await policy.act(obs.slice(0, 3 * OBS_SIZE), 3, alone, context);
     expect(three).toEqual(alone);
   });
 
@@ -165,8 +167,8 @@ describe('loadOnnxPolicy', () => {
     const webPolicy = await loadOnnxPolicy(web.module, bytes, card, modelPath);
     for (const n of [1, 37]) {
       const obs = sampleObservations(n, 40 + n);
-      await nodePolicy.act(obs, n, actionsOf(n));
-      await webPolicy.act(obs, n, actionsOf(n));
+      await nodePolicy.act(obs, n, actionsOf(n), context);
+      await webPolicy.act(obs, n, actionsOf(n), context);
       const ref = reference(obs, n);
       const nodeOut = node.outputs.at(-1)!;
       const webOut = web.outputs.at(-1)!;

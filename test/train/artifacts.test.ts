@@ -93,6 +93,7 @@ describe('exportModel: the model, its card and its curve', () => {
     expect(card.training.wallSeconds).toBe(1);
     expect(card.training.stepsPerSecond).toBe(Math.round(192 / 1.4));
     expect(card.training.scenario).toBe('navigate');
+    expect(card.training.agentsPerTeam).toBe(2);
     expect(card.curve.plot).toBe('navigate.curve.svg');
     expect(card.curve.points.map((p) => p.steps)).toEqual([64, 128, 192]);
     const returns = stats.map((s) => s.meanReturn).filter((r): r is number => r !== null);
