@@ -89,7 +89,11 @@ function formatRow(row: BenchRow): string {
 }
 
 runCli(async () => {
-  const { values } = parseCommandLine({ seconds: { type: 'string' } }, USAGE);
+  const { values } = parseCommandLine({ seconds: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const seconds = integerOption('seconds', values.seconds, 3);
   const sections: [string, () => BenchRow[] | Promise<BenchRow[]>][] = [
     ['simulation', () => benchStep(seconds)],

@@ -21,7 +21,11 @@ function describeWinRate(w: WinRate): string {
 }
 
 runCli(async () => {
-  const { values } = parseCommandLine({ episodes: { type: 'string' }, write: { type: 'boolean' } }, USAGE);
+  const { values } = parseCommandLine({ episodes: { type: 'string' }, write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const episodes = integerOption('episodes', values.episodes, 200);
   const platform = nodePlatform({ env: process.env });
   const modelDir = modelDirFrom(process.env);

@@ -25,7 +25,7 @@ runCli(async () => {
       verify: { type: 'string' },
       'llm-timing': { type: 'string' },
       'llm-cache': { type: 'string' },
-      help: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );

@@ -21,9 +21,14 @@ runCli(async () => {
       seed: { type: 'string' },
       resume: { type: 'boolean' },
       'llm-concurrency': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
   const teams = values.teams.split(',').map((t) => t.trim()).filter(Boolean);
   const episodes = integerOption('episodes', values.episodes, 0);

@@ -61,6 +61,18 @@ export interface SessionSnapshot {
   readonly humanAgents: readonly number[];
   readonly agents: readonly HookAgent[];
   readonly error: string | null;
+  /** Counts that say whether the pace is right on any machine (tests compare them, not wall time). */
+  readonly pace: PaceCounts;
+}
+
+/** Since the page loaded, over the frames that played (not paused, not ended). */
+export interface PaceCounts {
+  /** Display-frame milliseconds, each frame's capped at MAX_DELTA_MS. */
+  readonly frameMs: number;
+  /** The same times the speed: the game time those frames called for. */
+  readonly gameMs: number;
+  /** Game time called for but not played (frames that hit MAX_TICKS_PER_FRAME drop the rest). */
+  readonly droppedGameMs: number;
 }
 
 /** Optional settings for pages that drive the session themselves (the user-study page). */
@@ -89,6 +101,7 @@ export class GameSession {
   private lastHud = -Infinity;
   private endHandled = false;
   private decisions: Decision[] = [];
+  private pace = { frameMs: 0, gameMs: 0, droppedGameMs: 0 };
 
   constructor(
     readonly stores: Stores,
@@ -281,6 +294,8 @@ export class GameSession {
     this.clockMs += delta;
     const tickMs = 1000 / src.world.config.tickHz;
     this.accumulator += delta * app.speed;
+    this.pace.frameMs += delta;
+    this.pace.gameMs += delta * app.speed;
     let ticks = 0;
     let simMs = 0;
     while (this.accumulator >= tickMs && ticks < MAX_TICKS_PER_FRAME && !src.done && !this.pending && this.source() === src) {
@@ -288,7 +303,10 @@ export class GameSession {
       simMs += this.tickOnce(src);
       ticks++;
     }
-    if (ticks === MAX_TICKS_PER_FRAME) this.accumulator = Math.min(this.accumulator, tickMs);
+    if (ticks === MAX_TICKS_PER_FRAME && this.accumulator > tickMs) {
+      this.pace.droppedGameMs += this.accumulator - tickMs;
+      this.accumulator = tickMs;
+    }
     this.alpha = src.done ? 1 : Math.min(1, this.accumulator / tickMs);
     if (src === this.match) this.stats.record(simMs, ticks, frameStart);
     this.publishHud(src.done);
@@ -325,6 +343,7 @@ export class GameSession {
       humanAgents: [...this.humanAgents],
       agents: world.agents.map((a) => ({ id: a.id, team: a.team, x: a.x, y: a.y, angle: a.angle, health: a.health, alive: a.alive })),
       error: app.error,
+      pace: { ...this.pace },
     };
   }
 
