@@ -2,7 +2,6 @@
  * What training writes: checkpoints to resume from, the learning curve (JSON Lines and an
  * SVG plot), and the shipped model: <name>.onnx beside its card <name>.json.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION, createWorld, observe } from '../sim';
@@ -184,9 +183,4 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
   writeAtomic(join(dir, `${info.name}.json`), `${JSON.stringify(card, null, 2)}\n`);
   writeCurvePlot(join(dir, plot), `${info.name}: learning curve`, info.curve);
   return card;
-}
-
-/** A short fingerprint of a file, for manifests. */
-export function fileDigest(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
 }
