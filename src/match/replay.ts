@@ -20,6 +20,7 @@ import {
   actionsEqual,
   copyAction,
   idleAction,
+  parseJsonText,
   sanitizeAction,
   step,
 } from '../sim';
@@ -130,12 +131,7 @@ export class ReplayRecorder {
 
 /** Parse and validate replay JSON text; throws an Error that says what is wrong. */
 export function parseReplay(text: string, source = 'replay'): ReplayFile {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
-  }
+  const json = parseJsonText(text, source);
   const header = z.object({ format: z.literal(REPLAY_FORMAT), version: z.unknown().optional() }).safeParse(json);
   if (!header.success) {
     throw new Error(`${source} is not a Hillmind replay: expected "format": "${REPLAY_FORMAT}"`);
