@@ -20,6 +20,7 @@ import {
   actionsEqual,
   copyAction,
   idleAction,
+  outcomeSide,
   parseJsonText,
   sanitizeAction,
   step,
@@ -111,7 +112,6 @@ export class ReplayRecorder {
   }
 
   file(world: World, teams: { blue: string; red: string }): ReplayFile {
-    const outcome = world.outcome;
     return {
       format: REPLAY_FORMAT,
       version: REPLAY_VERSION,
@@ -122,7 +122,7 @@ export class ReplayRecorder {
       teams,
       ticks: world.tick,
       finalHash: hashWorld(world),
-      outcome: !outcome ? 'unfinished' : outcome.kind === 'draw' ? 'draw' : outcome.team === 0 ? 'blue' : 'red',
+      outcome: outcomeSide(world.outcome) ?? 'unfinished',
       actions: this.actions,
       decisions: this.decisions.map((d) => ({ ...d, skills: [...d.skills] })),
     };

@@ -58,6 +58,11 @@ export type ZoneStatus = 'empty' | 'blue' | 'red' | 'contested';
 
 export type Outcome = { readonly kind: 'win'; readonly team: Team } | { readonly kind: 'draw' };
 
+/** An outcome as summaries, replays and pages write it: the winner's side, 'draw', or null while the episode runs. */
+export function outcomeSide(outcome: Outcome | null): TeamName | 'draw' | null {
+  return !outcome ? null : outcome.kind === 'draw' ? 'draw' : TEAM_NAMES[outcome.team];
+}
+
 export interface World {
   readonly config: GameConfig;
   readonly timings: TickTimings;

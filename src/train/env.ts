@@ -16,6 +16,7 @@ import {
   deriveSeed,
   idleAction,
   observe,
+  outcomeSide,
   step,
 } from '../sim';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
@@ -82,7 +83,7 @@ export class KothParallelEnv {
 
     const over = world.outcome !== null;
     const truncated = !over && this.steps >= this.horizon;
-    const outcome = world.outcome ? (world.outcome.kind === 'draw' ? 'draw' : world.outcome.team === 0 ? 'blue' : 'red') : null;
+    const outcome = outcomeSide(world.outcome);
     const result: EnvStep = { observations: {}, rewards: {}, terminations: {}, truncations: {}, infos: {} };
     for (const name of this.agents) {
       const id = AGENT_NAMES.indexOf(name);
