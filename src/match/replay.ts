@@ -6,7 +6,10 @@
  *
  * Format (JSON): { format: "hillmind-replay", version: 1, seed, config, teams, ticks,
  * finalHash, outcome, actions: [[tick, agent, move, turn, strafe, dash, fire], ...],
- * decisions: [...] }. An action row applies from its tick until the agent's next row.
+ * decisions: [{tick, team, skills, source, rationale?, timing?}, ...] }. An action row
+ * applies from its tick until the agent's next row. A decision's timing (asynchronous
+ * strategists: when it was asked for, how long the answer took, what asked, from the cache
+ * or not) says how the strategist behaved; verification does not need it.
  */
 import { z } from 'zod';
 import {
@@ -26,7 +29,7 @@ import {
   step,
 } from '../sim';
 import { SKILL_IDS } from '../skills';
-import type { Decision } from '../teams';
+import type { DecisionTiming, TimedDecision } from '../teams';
 
 export const REPLAY_FORMAT = 'hillmind-replay';
 export const REPLAY_VERSION = 1;
@@ -59,12 +62,20 @@ const configSchema = z.object({
   rayLength: positive,
 }) satisfies z.ZodType<GameConfig>;
 
+const timingSchema = z.object({
+  requestTick: z.number().int().min(0),
+  latencyMs: z.number().min(0),
+  trigger: z.string(),
+  cached: z.boolean().optional(),
+}) satisfies z.ZodType<DecisionTiming>;
+
 const decisionSchema = z.object({
   tick: z.number().int().min(0),
   team: z.union([z.literal(0), z.literal(1)]),
   skills: z.array(z.enum(SKILL_IDS)),
   source: z.enum(['behavior-tree', 'llm', 'random', 'human', 'rule']),
   rationale: z.string().optional(),
+  timing: timingSchema.optional(),
 });
 
 const replaySchema = z.object({
@@ -87,7 +98,7 @@ export type ReplayFile = z.infer<typeof replaySchema>;
 /** Collects the action changes of a match as it runs. */
 export class ReplayRecorder {
   readonly actions: ActionRow[] = [];
-  readonly decisions: Decision[] = [];
+  readonly decisions: TimedDecision[] = [];
   private readonly last: Action[];
   private readonly scratch: Action = idleAction();
 
@@ -172,10 +183,13 @@ export function* replayTicks(replay: ReplayFile): Generator<World, World> {
 }
 
 export interface VerifyResult {
+  /** The re-simulation reached the replay's final hash at its tick count. */
   readonly ok: boolean;
   readonly expectedHash: string;
   readonly actualHash: string;
   readonly ticks: number;
+  /** Seconds of sole zone occupation per team at the end of the re-simulation (what servers store, never the file's word). */
+  readonly progress: { readonly blue: number; readonly red: number };
 }
 
 /** Re-simulate a replay and compare its final state hash. */
@@ -185,5 +199,12 @@ export function verifyReplay(replay: ReplayFile): VerifyResult {
   while (!result.done) result = ticks.next();
   const world = result.value;
   const actualHash = hashWorld(world);
-  return { ok: actualHash === replay.finalHash && world.tick === replay.ticks, expectedHash: replay.finalHash, actualHash, ticks: world.tick };
+  const hz = world.config.tickHz;
+  return {
+    ok: actualHash === replay.finalHash && world.tick === replay.ticks,
+    expectedHash: replay.finalHash,
+    actualHash,
+    ticks: world.tick,
+    progress: { blue: world.progress[0] / hz, red: world.progress[1] / hz },
+  };
 }
