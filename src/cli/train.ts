@@ -3,14 +3,16 @@
  *                  [--envs N] [--resume] [--out models] [--runs runs]
  *
  * Trains one policy with PPO, shows progress, checkpoints to runs/<name>/ (resume with
- * --resume), writes the learning curve (curve.jsonl and curve.svg there), and at the end
- * exports <out>/<name>.onnx with its card <name>.json and curve plot.
+ * --resume: the checkpoint keeps the optimizer and the environments, so a run resumed with
+ * the same --steps ends where an uninterrupted one would), writes the learning curve
+ * (curve.jsonl and curve.svg there), and at the end exports <out>/<name>.onnx with its card
+ * <name>.json and curve plot.
  */
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { TRAINING_CONFIGS } from '../train/config';
 import { HEURISTIC_DRIVER, VecEnv } from '../train/env';
-import { type PolicyState, type PpoConfig, createPolicyState, trainPpo } from '../train/ppo';
+import { type PolicyState, type PpoConfig, type TrainerState, createPolicyState, trainPpo } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
@@ -41,19 +43,22 @@ runCli(async () => {
 
   let config: PpoConfig;
   let state: PolicyState;
+  let trainer: TrainerState | undefined;
   let startSteps = 0;
   let priorSeconds = 0;
   if (values.resume) {
     const cp = loadCheckpoint(runDir);
     config = { ...cp.config, totalSteps: integerOption('steps', values.steps, cp.config.totalSteps) };
     state = cp.state;
+    trainer = cp.trainer;
     startSteps = cp.steps;
     priorSeconds = cp.wallSeconds;
     truncateCurve(runDir, cp.steps);
     if (values.envs !== undefined || values.seed !== undefined) {
       throw new UsageError('--envs and --seed cannot change on --resume: the checkpoint keeps the run\'s own');
     }
-    console.error(`resuming ${name} from ${startSteps.toLocaleString('en-US')} steps (${runDir})`);
+    const how = trainer ? 'optimizer and episodes restored' : 'an older checkpoint: the optimizer and the episodes start afresh';
+    console.error(`resuming ${name} from ${startSteps.toLocaleString('en-US')} steps (${runDir}; ${how})`);
   } else {
     config = {
       ...defaults.ppo,
@@ -67,6 +72,7 @@ runCli(async () => {
 
   const selfPlaySteps = Math.round((defaults.selfPlayFraction ?? 0) * config.totalSteps);
   const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : HEURISTIC_DRIVER);
+  // Without the trainer's state the episodes restart, seeded by the step count (a restored state brings its own seed).
   const env = new VecEnv(scenario, config.numEnvs, config.seed + startSteps, opponentAt(startSteps), { horizonSteps: config.horizonSteps });
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
@@ -80,18 +86,19 @@ runCli(async () => {
     config,
     {
       opponentFor: opponentAt,
-      onUpdate(stats) {
+      onUpdate(stats, _state, trainerState) {
         appendCurve(runDir, stats);
         if (stats.meanReturn !== null) lastReturn = stats.meanReturn;
         bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}`);
         if (performance.now() - lastCheckpoint > 60_000 || stats.steps >= config.totalSteps) {
-          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state });
+          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerState() });
           writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
           lastCheckpoint = performance.now();
         }
       },
     },
     startSteps,
+    trainer,
   );
 
   const curve = readCurve(runDir);

@@ -15,9 +15,12 @@ import {
   createWorld,
   deriveSeed,
   idleAction,
+  type WorldState,
   observe,
   outcomeSide,
+  restoreWorld,
   step,
+  worldState,
 } from '../sim';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Scenario } from './scenarios';
@@ -37,6 +40,13 @@ export interface EnvOptions {
   readonly config?: GameConfig;
   /** Decision steps before the episode is truncated (the study's horizon: 200). */
   readonly horizonSteps?: number;
+}
+
+/** An episode under way, as a training checkpoint keeps it. */
+export interface ParallelEnvState {
+  readonly world: WorldState;
+  readonly agents: readonly AgentName[];
+  readonly steps: number;
 }
 
 export class KothParallelEnv {
@@ -98,6 +108,18 @@ export class KothParallelEnv {
     this.agents = this.agents.filter((n) => !result.terminations[n] && !result.truncations[n]);
     return result;
   }
+
+  /** A copy of the episode under way (the per-step scratch is rewritten by every step). */
+  state(): ParallelEnvState {
+    return { world: worldState(this.world), agents: [...this.agents], steps: this.steps };
+  }
+
+  /** Continue the episode a state was taken from. */
+  restore(state: ParallelEnvState): void {
+    this.world = restoreWorld(state.world, this.config);
+    this.agents = [...state.agents];
+    this.steps = state.steps;
+  }
 }
 
 /** Drives the agents that do not learn (the heuristic team, in skill scenarios). */
@@ -113,6 +135,19 @@ export const HEURISTIC_DRIVER: OpponentDriver = {
 export interface CompletedEpisode {
   readonly return: number;
   readonly length: number;
+}
+
+/** Every environment mid-episode and the slots' running totals: what a resumed run needs to continue exactly. */
+export interface VecEnvState {
+  readonly seed: number;
+  readonly selfPlay: boolean;
+  readonly nextEpisode: number;
+  readonly envs: readonly ParallelEnvState[];
+  readonly obs: Float32Array;
+  readonly active: Uint8Array;
+  readonly slotReturn: Float64Array;
+  readonly slotLength: Uint32Array;
+  readonly completed: readonly CompletedEpisode[];
 }
 
 /**
@@ -139,7 +174,7 @@ export class VecEnv {
   constructor(
     scenario: Scenario,
     readonly numEnvs: number,
-    private readonly seed: number,
+    private seed: number,
     private opponent: OpponentDriver | 'self',
     options: EnvOptions = {},
   ) {
@@ -162,6 +197,45 @@ export class VecEnv {
 
   get slots(): number {
     return this.numEnvs * this.learnersPerEnv;
+  }
+
+  /** Who the learners play now. */
+  get currentOpponent(): OpponentDriver | 'self' {
+    return this.opponent;
+  }
+
+  /** A copy of everything that carries from one step to the next (rewards and dones are rewritten by every step). */
+  state(): VecEnvState {
+    return {
+      seed: this.seed,
+      selfPlay: this.opponent === 'self',
+      nextEpisode: this.nextEpisode,
+      envs: this.envs.map((env) => env.state()),
+      obs: this.obs.slice(),
+      active: this.active.slice(),
+      slotReturn: this.slotReturn.slice(),
+      slotLength: this.slotLength.slice(),
+      completed: this.completed.map((c) => ({ ...c })),
+    };
+  }
+
+  /**
+   * Continue from a state. A fixed opponent is code, not data: it stays the one this
+   * VecEnv was given, so a state that played one needs a VecEnv built with one.
+   */
+  restore(state: VecEnvState): void {
+    if (state.envs.length !== this.numEnvs) throw new Error(`the saved state has ${state.envs.length} environments, this VecEnv ${this.numEnvs}`);
+    if (state.selfPlay) this.opponent = 'self';
+    else if (this.opponent === 'self') throw new Error('the saved state plays a fixed opponent: build the VecEnv with it');
+    this.learnerNames = state.selfPlay ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+    this.seed = state.seed;
+    this.nextEpisode = state.nextEpisode;
+    state.envs.forEach((s, e) => this.envs[e]!.restore(s));
+    this.obs.set(state.obs);
+    this.active.set(state.active);
+    this.slotReturn.set(state.slotReturn);
+    this.slotLength.set(state.slotLength);
+    this.completed.splice(0, this.completed.length, ...state.completed.map((c) => ({ ...c })));
   }
 
   /** Switch between self-play and a fixed opponent (resets every environment). */
