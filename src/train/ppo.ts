@@ -10,6 +10,7 @@
  */
 import { ACTION_SIZE, OBS_SIZE, Rng, deriveSeed } from '../sim';
 import { Adam, type AdamState } from './adam';
+import type { PpoConfig } from './config';
 import type { OpponentDriver, VecEnv, VecEnvState } from './env';
 import { Mlp } from './mlp';
 import { RunningNormalizer } from './normalizer';
@@ -18,27 +19,8 @@ export const CONTINUOUS = 3; // move, turn, strafe
 export const BINARY = 2; // dash, fire
 const LOG_2PI = Math.log(2 * Math.PI);
 
-export interface PpoConfig {
-  readonly seed: number;
-  readonly totalSteps: number;
-  readonly numEnvs: number;
-  /** Decision steps per environment per update; the buffer is numEnvs * learners * rolloutSteps. */
-  readonly rolloutSteps: number;
-  readonly hidden: readonly number[];
-  readonly learningRate: number;
-  readonly annealLearningRate: boolean;
-  readonly gamma: number;
-  readonly gaeLambda: number;
-  readonly epochs: number;
-  readonly minibatchSize: number;
-  readonly clip: number;
-  readonly entropyCoef: number;
-  readonly maxGradNorm: number;
-  readonly initLogStd: number;
-  readonly obsClip: number;
-  /** Decision steps before an episode is truncated. */
-  readonly horizonSteps: number;
-}
+/** The hyper-parameters, each documented where they are set: src/train/config.ts. */
+export type { PpoConfig };
 
 export interface UpdateStats {
   readonly update: number;
