@@ -1,8 +1,9 @@
 /**
- * The game as a multi-agent RL environment, in PettingZoo's parallel shape: reset(seed)
- * gives every agent's observation; step(actions) advances one decision (4 physics ticks,
- * the skills' 12.5 Hz) and gives observations, rewards, terminations, truncations and
- * infos per agent. VecEnv batches many environments into flat arrays for rollouts.
+ * The game as a multi-agent RL environment, in PettingZoo's parallel shape:
+ * reset(seed?, options?) gives every agent's observation and info; step(actions) advances
+ * one decision (4 physics ticks, the skills' 12.5 Hz) and gives observations, rewards,
+ * terminations, truncations and infos per agent. VecEnv batches many environments into
+ * flat arrays for rollouts.
  */
 import {
   type Action,
@@ -28,12 +29,32 @@ import type { Scenario } from './scenarios';
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
+/** What an agent's info says: alive or not, and the episode's outcome once there is one ('blue', 'red', 'draw'). */
+export interface AgentInfo {
+  readonly alive: boolean;
+  readonly outcome: string | null;
+}
+
+/** What reset() gives, as PettingZoo's `observations, infos = env.reset(seed, options)`. */
+export interface EnvReset {
+  readonly observations: Record<string, Float32Array>;
+  readonly infos: Record<string, AgentInfo>;
+}
+
 export interface EnvStep {
   readonly observations: Record<string, Float32Array>;
   readonly rewards: Record<string, number>;
   readonly terminations: Record<string, boolean>;
   readonly truncations: Record<string, boolean>;
-  readonly infos: Record<string, { readonly alive: boolean; readonly outcome: string | null }>;
+  readonly infos: Record<string, AgentInfo>;
+}
+
+export interface ResetOptions {
+  /**
+   * false: the episode starts as a match does (agents at their bases, full health) instead
+   * of the scenario's varied start. Default true.
+   */
+  readonly scenarioStart?: boolean;
 }
 
 export interface EnvOptions {
@@ -70,14 +91,23 @@ export class KothParallelEnv {
     this.world = createWorld(0, this.config);
   }
 
-  reset(seed: number): Record<string, Float32Array> {
-    this.world = createWorld(seed >>> 0, this.config);
-    this.scenario.setup(this.world, new Rng(deriveSeed(seed, 'scenario', this.scenario.name)));
+  /**
+   * Start an episode. With a seed it is that seed's episode; without one, the next of a
+   * stream that follows the last episode's seed (so unseeded resets are reproducible too).
+   */
+  reset(seed?: number, options: ResetOptions = {}): EnvReset {
+    const episodeSeed = seed ?? deriveSeed(this.world.seed, 'next');
+    this.world = createWorld(episodeSeed >>> 0, this.config);
+    if (options.scenarioStart ?? true) this.scenario.setup(this.world, new Rng(deriveSeed(episodeSeed, 'scenario', this.scenario.name)));
     this.agents = [...AGENT_NAMES];
     this.steps = 0;
     const observations: Record<string, Float32Array> = {};
-    AGENT_NAMES.forEach((name, id) => (observations[name] = observe(this.world, id, this.before[id]!).slice()));
-    return observations;
+    const infos: Record<string, AgentInfo> = {};
+    AGENT_NAMES.forEach((name, id) => {
+      observations[name] = observe(this.world, id, this.before[id]!).slice();
+      infos[name] = { alive: true, outcome: null };
+    });
+    return { observations, infos };
   }
 
   step(actions: Partial<Record<AgentName, Action>>): EnvStep {
@@ -250,7 +280,7 @@ export class VecEnv {
   }
 
   private resetEnv(e: number): void {
-    const observations = this.envs[e]!.reset(deriveSeed(this.seed, 'episode', this.nextEpisode++));
+    const { observations } = this.envs[e]!.reset(deriveSeed(this.seed, 'episode', this.nextEpisode++));
     this.learnerNames.forEach((name, l) => {
       const slot = e * this.learnersPerEnv + l;
       this.obs.set(observations[name]!, slot * OBS_SIZE);
