@@ -9,7 +9,7 @@ import { type ReplayFile, parseReplay, runMatch, verifyReplay } from '../match';
 import { DEFAULT_CONFIG, type GameConfig, createWorld, teamAgents } from '../sim';
 import { mulberry32 } from '../stats';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
-import { BOT_CLIP_BLOCK, STUDY_BLOCK, type Step, badgeFor, currentStep } from './flow';
+import { BOT_CLIP_BLOCK, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
 import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
 
 /** An error with the HTTP status it maps to. */
@@ -108,11 +108,6 @@ export function openStudy(store: StudyStore, id: string): StudyRecord {
 }
 
 // --- sessions --------------------------------------------------------------------------
-
-export interface SessionState {
-  readonly participant: number;
-  readonly step: Step;
-}
 
 export function progressOf(store: StudyStore, participant: ParticipantRecord) {
   return { participant, episodes: store.participantEpisodes(participant.id), answers: store.answers(participant.id), judgements: store.judgements(participant.id) };
