@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type Route, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
-import { runCli } from './args';
+import { parseCommandLine, runCli } from './args';
 
 const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
 
@@ -18,7 +18,22 @@ const routes: Route[] = [
   ...studyRoutes({ root }), // user studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB)
 ];
 
+const USAGE = `usage: npm start [-- --help]
+
+Serves the built app (dist/) and its API on http://localhost:5173. Settings come from the
+environment:
+  PORT, HOST         where to listen (default 5173 on 127.0.0.1, this machine only)
+  HILLMIND_DIST      the built app's folder (default dist)
+  HILLMIND_STUDY_DB  the user studies' database (default data/studies.sqlite)
+  OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL  the language model the page's LLM team reaches
+                     through /api/llm (none: the page runs the embedded local model)`;
+
 runCli(async () => {
+  const { values } = parseCommandLine({ help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   if (!existsSync(resolve(root, 'index.html'))) {
     throw new Error(`${root} has no built app: run npm run build (npm start builds it for you)`);
   }

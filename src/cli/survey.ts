@@ -27,6 +27,7 @@ import {
   studyReportMarkdown,
   teamsInPlay,
 } from '../survey';
+import { parseJsonText } from '../sim';
 import { type Platform, teamAvailability } from '../teams';
 import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, parseCommandLine, runCli } from './args';
@@ -93,9 +94,9 @@ runCli(async () => {
           throw new UsageError(`cannot read --config ${values.config}: ${(err as Error).message}`);
         }
         try {
-          input = JSON.parse(text) as StudyConfigInput;
+          input = parseJsonText(text, values.config) as StudyConfigInput;
         } catch (err) {
-          throw new UsageError(`${values.config} is not valid JSON: ${(err as Error).message}`);
+          throw new UsageError((err as Error).message);
         }
       }
       const teams = values.teams?.split(',').map((t) => t.trim()).filter(Boolean);

@@ -5,6 +5,7 @@
  */
 import { type Action, type TeamSituation, createWorld, idleAction, step, teamSituation } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
+import { percentile } from '../stats';
 import { parseAnswer } from './answer';
 import { cacheKey } from './cache';
 import { ruleAnswerText } from './localClient';
@@ -21,10 +22,7 @@ export interface LlmBenchRow {
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-const p95 = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]! : 0;
-};
+const p95 = (xs: readonly number[]) => (xs.length ? percentile(xs, 95, 'nearest-rank') : 0);
 
 /** Token estimates of the system prompt and of the given user prompts (per decision). */
 export function promptTokenRows(userPrompts: readonly string[]): LlmBenchRow[] {

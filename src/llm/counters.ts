@@ -2,6 +2,7 @@
  * Per-episode counters of a language-model strategist: requests, calls, cache hits,
  * failures by kind, latency percentiles and token counts. Plain data out (snapshot()).
  */
+import { percentile } from '../stats';
 import { INVALID_ANSWER_KINDS, type InvalidAnswerKind } from './answer';
 import type { CallFailureKind } from './chat';
 import { EVENT_TRIGGERS, type Trigger } from './timing';
@@ -45,13 +46,6 @@ export interface LlmCountersSnapshot {
   readonly tokens: { readonly prompt: number; readonly completion: number };
 }
 
-/** Nearest-rank percentile of sorted numbers; null when empty. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
-}
-
 const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 export class LlmCounters {
@@ -86,6 +80,8 @@ export class LlmCounters {
   snapshot(): LlmCountersSnapshot {
     const sorted = [...this.latencies].sort((a, b) => a - b);
     const round = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
+    // Nearest rank: the figure is a latency some call really had; none without calls.
+    const at = (p: number) => (sorted.length ? percentile(sorted, p, 'nearest-rank') : null);
     return {
       requests: this.requests,
       calls: this.calls,
@@ -101,8 +97,8 @@ export class LlmCounters {
       abandoned: this.abandoned,
       latencyMs: {
         samples: sorted.length,
-        p50: round(percentile(sorted, 50)),
-        p95: round(percentile(sorted, 95)),
+        p50: round(at(50)),
+        p95: round(at(95)),
         max: round(sorted.length ? sorted[sorted.length - 1]! : null),
       },
       tokens: { prompt: this.promptTokens, completion: this.completionTokens },

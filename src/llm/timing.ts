@@ -36,10 +36,6 @@ export function parseHeadlessTiming(text: string): TimingMode | null {
   return mode && mode.kind !== 'live' ? mode : null;
 }
 
-export function formatTimingMode(mode: TimingMode): string {
-  return mode.kind === 'ticks' ? `ticks:${mode.ticks}` : mode.kind;
-}
-
 /** Ticks of delay fixed in advance, or null when the delay follows the wall clock. */
 export function fixedDelayTicks(mode: TimingMode): number | null {
   if (mode.kind === 'lockstep') return 0;

@@ -2,7 +2,7 @@
  * Per-episode metrics, gathered from events and controllers' current skills: what the
  * study's tables report (K/D, shots, accuracy, pickups, time per skill, transitions).
  */
-import { TEAM_NAMES, type World } from '../sim';
+import { TEAM_NAMES, type World, outcomeSide } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { Decision, TeamController } from '../teams';
 
@@ -79,8 +79,8 @@ export class MatchMetrics {
 
   summary(world: World, controllers: readonly TeamController[], hash: string): MatchSummary {
     const hz = world.config.tickHz;
-    const outcome = world.outcome;
-    const winner = !outcome || outcome.kind === 'draw' ? 'draw' : TEAM_NAMES[outcome.team];
+    // A match stopped before its end counts as a draw.
+    const winner = outcomeSide(world.outcome) ?? 'draw';
     return {
       seed: world.seed,
       blue: controllers[0]!.id,

@@ -6,7 +6,10 @@
  *
  * Format (JSON): { format: "hillmind-replay", version: 1, seed, config, teams, ticks,
  * finalHash, outcome, actions: [[tick, agent, move, turn, strafe, dash, fire], ...],
- * decisions: [...] }. An action row applies from its tick until the agent's next row.
+ * decisions: [{tick, team, skills, source, rationale?, timing?}, ...] }. An action row
+ * applies from its tick until the agent's next row. A decision's timing (asynchronous
+ * strategists: when it was asked for, how long the answer took, what asked, from the cache
+ * or not) says how the strategist behaved; verification does not need it.
  */
 import { z } from 'zod';
 import {
@@ -20,11 +23,13 @@ import {
   actionsEqual,
   copyAction,
   idleAction,
+  outcomeSide,
+  parseJsonText,
   sanitizeAction,
   step,
 } from '../sim';
 import { SKILL_IDS } from '../skills';
-import type { Decision } from '../teams';
+import type { DecisionTiming, TimedDecision } from '../teams';
 
 export const REPLAY_FORMAT = 'hillmind-replay';
 export const REPLAY_VERSION = 1;
@@ -57,12 +62,20 @@ const configSchema = z.object({
   rayLength: positive,
 }) satisfies z.ZodType<GameConfig>;
 
+const timingSchema = z.object({
+  requestTick: z.number().int().min(0),
+  latencyMs: z.number().min(0),
+  trigger: z.string(),
+  cached: z.boolean().optional(),
+}) satisfies z.ZodType<DecisionTiming>;
+
 const decisionSchema = z.object({
   tick: z.number().int().min(0),
   team: z.union([z.literal(0), z.literal(1)]),
   skills: z.array(z.enum(SKILL_IDS)),
   source: z.enum(['behavior-tree', 'llm', 'random', 'human', 'rule']),
   rationale: z.string().optional(),
+  timing: timingSchema.optional(),
 });
 
 const replaySchema = z.object({
@@ -85,7 +98,7 @@ export type ReplayFile = z.infer<typeof replaySchema>;
 /** Collects the action changes of a match as it runs. */
 export class ReplayRecorder {
   readonly actions: ActionRow[] = [];
-  readonly decisions: Decision[] = [];
+  readonly decisions: TimedDecision[] = [];
   private readonly last: Action[];
   private readonly scratch: Action = idleAction();
 
@@ -110,7 +123,6 @@ export class ReplayRecorder {
   }
 
   file(world: World, teams: { blue: string; red: string }): ReplayFile {
-    const outcome = world.outcome;
     return {
       format: REPLAY_FORMAT,
       version: REPLAY_VERSION,
@@ -121,7 +133,7 @@ export class ReplayRecorder {
       teams,
       ticks: world.tick,
       finalHash: hashWorld(world),
-      outcome: !outcome ? 'unfinished' : outcome.kind === 'draw' ? 'draw' : outcome.team === 0 ? 'blue' : 'red',
+      outcome: outcomeSide(world.outcome) ?? 'unfinished',
       actions: this.actions,
       decisions: this.decisions.map((d) => ({ ...d, skills: [...d.skills] })),
     };
@@ -130,12 +142,7 @@ export class ReplayRecorder {
 
 /** Parse and validate replay JSON text; throws an Error that says what is wrong. */
 export function parseReplay(text: string, source = 'replay'): ReplayFile {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
-  }
+  const json = parseJsonText(text, source);
   const header = z.object({ format: z.literal(REPLAY_FORMAT), version: z.unknown().optional() }).safeParse(json);
   if (!header.success) {
     throw new Error(`${source} is not a Hillmind replay: expected "format": "${REPLAY_FORMAT}"`);
@@ -176,10 +183,13 @@ export function* replayTicks(replay: ReplayFile): Generator<World, World> {
 }
 
 export interface VerifyResult {
+  /** The re-simulation reached the replay's final hash at its tick count. */
   readonly ok: boolean;
   readonly expectedHash: string;
   readonly actualHash: string;
   readonly ticks: number;
+  /** Seconds of sole zone occupation per team at the end of the re-simulation (what servers store, never the file's word). */
+  readonly progress: { readonly blue: number; readonly red: number };
 }
 
 /** Re-simulate a replay and compare its final state hash. */
@@ -189,5 +199,12 @@ export function verifyReplay(replay: ReplayFile): VerifyResult {
   while (!result.done) result = ticks.next();
   const world = result.value;
   const actualHash = hashWorld(world);
-  return { ok: actualHash === replay.finalHash && world.tick === replay.ticks, expectedHash: replay.finalHash, actualHash, ticks: world.tick };
+  const hz = world.config.tickHz;
+  return {
+    ok: actualHash === replay.finalHash && world.tick === replay.ticks,
+    expectedHash: replay.finalHash,
+    actualHash,
+    ticks: world.tick,
+    progress: { blue: world.progress[0] / hz, red: world.progress[1] / hz },
+  };
 }

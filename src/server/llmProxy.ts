@@ -19,7 +19,8 @@ import { type ChatClient, ChatError, type Env, type LlmSettings, type LlmStatus,
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 import { createOpenAiClient } from '../llm/node';
 
-import { BodyTooLarge, type Route, readBody } from './server';
+import { RateLimiter } from './rateLimit';
+import { BodyTooLarge, type Route, readBody, sendJson } from './server';
 
 export type { Route };
 
@@ -42,51 +43,10 @@ interface ErrorBody {
   readonly error: { readonly kind: string; readonly message: string; readonly help?: string };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
-}
-
 function fail(res: ServerResponse, status: number, kind: string, message: string, headers?: Record<string, string>, help?: string): void {
   const body: ErrorBody = { error: { kind, message, ...(help ? { help } : {}) } };
-  send(res, status, body, headers);
+  sendJson(res, status, body, headers);
 }
-
-/** Token buckets per client key. */
-class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  constructor(
-    private readonly perSecond: number,
-    private readonly burst: number,
-    private readonly now: () => number,
-  ) {}
-
-  /** 0 when allowed (a token is taken), else milliseconds until the next token. */
-  take(key: string): number {
-    const t = this.now();
-    const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: t };
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((t - bucket.at) / 1000) * this.perSecond);
-    bucket.at = t;
-    this.buckets.set(key, bucket);
-    if (this.buckets.size > 10_000) this.prune(t);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - bucket.tokens) / this.perSecond) * 1000);
-  }
-
-  private prune(t: number): void {
-    for (const [key, b] of this.buckets) if (t - b.at > (this.burst / this.perSecond) * 1000) this.buckets.delete(key);
-  }
-}
-
 
 /** The status a page may see: never the key. */
 export function llmStatus(env: Env = processEnv()): LlmStatus {
@@ -173,7 +133,7 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
       const started = now();
       try {
         const answer = await client.complete(parsed.data, abort.signal);
-        send(res, 200, { ...answer, latencyMs: now() - started });
+        sendJson(res, 200, { ...answer, latencyMs: now() - started });
       } catch (err) {
         const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
         if (timedOut || error.kind === 'timeout') fail(res, 504, 'timeout', 'the model did not answer in time');
@@ -194,7 +154,7 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
     method: 'GET',
     path: LLM_STATUS_PATH,
     handle(_req, res) {
-      send(res, 200, status);
+      sendJson(res, 200, status);
     },
   };
 

@@ -59,10 +59,17 @@ export function mimeType(path: string): string {
   return MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 
-/** Send a JSON body with a status. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/**
+ * Send a JSON body with a status and any extra headers (Retry-After, Connection), never
+ * cached. A response already under way cannot change its status: it is only ended.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': MIME_TYPES['.json']!, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+  res.writeHead(status, { 'Content-Type': MIME_TYPES['.json']!, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store', ...headers });
   res.end(text);
 }
 

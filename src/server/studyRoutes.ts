@@ -65,6 +65,7 @@ import {
   studyDbPath,
   studyJson,
 } from '../survey';
+import { RateLimiter } from './rateLimit';
 import { BodyTooLarge, MIME_TYPES, type Route, readBody, sendJson } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
@@ -78,8 +79,10 @@ export interface StudyRoutesOptions {
   /** The store; default the database at HILLMIND_STUDY_DB (data/studies.sqlite), opened on first use. */
   readonly store?: StudyStore;
   readonly dbPath?: string;
-  /** New sessions per client address per minute (default 30). */
+  /** New sessions per client address per minute, and at most that many at once (default 30). */
   readonly sessionsPerMinute?: number;
+  /** Clock in ms for the session limit (tests); default Date.now. */
+  readonly now?: () => number;
   readonly maxBodyBytes?: number;
   readonly maxEpisodeBytes?: number;
 }
@@ -125,22 +128,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** A fixed-window counter per client address. */
-function windowLimiter(perMinute: number): (key: string) => boolean {
-  const windows = new Map<string, { start: number; count: number }>();
-  return (key) => {
-    const now = Date.now();
-    const w = windows.get(key);
-    if (!w || now - w.start >= 60_000) {
-      if (windows.size > 10_000) windows.clear();
-      windows.set(key, { start: now, count: 1 });
-      return true;
-    }
-    w.count++;
-    return w.count <= perMinute;
-  };
-}
-
 const emptyBody = z.strictObject({});
 const sessionBody = z.strictObject({ consent: z.literal(true), external: externalSchema });
 const statusBody = z.strictObject({ status: z.enum(['open', 'closed']) });
@@ -153,7 +140,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const db = () => (store ??= StudyStore.open(options.dbPath ?? studyDbPath()));
   const limit = options.maxBodyBytes ?? STUDY_MAX_BODY;
   const episodeLimit = options.maxEpisodeBytes ?? EPISODE_MAX_BODY;
-  const allowSession = windowLimiter(options.sessionsPerMinute ?? 30);
+  const perMinute = options.sessionsPerMinute ?? 30;
+  const sessions = new RateLimiter(perMinute / 60, perMinute, options.now);
 
   const guard = (handler: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
@@ -182,9 +170,10 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
       return;
     }
     if (route === 'POST /session') {
-      if (!allowSession(req.socket.remoteAddress ?? 'unknown')) {
+      const waitMs = sessions.take(req.socket.remoteAddress ?? 'unknown');
+      if (waitMs > 0) {
         req.resume();
-        throw new StudyError(429, 'too many new sessions from this address; try again in a minute');
+        throw new StudyError(429, `too many new sessions from this address; try again in ${Math.ceil(waitMs / 1000)} s`);
       }
       const body = await jsonBody(req, sessionBody, limit);
       const started = startSession(store, studyId, body, header(req, 'user-agent') ?? null);

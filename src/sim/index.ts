@@ -10,3 +10,4 @@ export * from './observeSpec';
 export * from './observe';
 export * from './situation';
 export * from './hash';
+export * from './json';

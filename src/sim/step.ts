@@ -1,7 +1,17 @@
 /**
- * step(): the rules of King of the Hill, one 50 Hz tick at a time. The only function that
- * changes a world. It mutates the world in place (no allocation on quiet ticks) and pushes
- * what happened onto `events`.
+ * step(): the rules of King of the Hill, one 50 Hz tick at a time. It mutates the world in
+ * place (no allocation on quiet ticks) and pushes what happened onto `events`.
+ *
+ * step() is the only thing that changes a world once its episode is under way. Two other
+ * writers exist, and neither can change what a match does:
+ * - observe() fills world.observationCache, a derived copy of observations keyed by tick
+ *   (the state hash ignores it). It holds what observe() would compute again, because the
+ *   state it was computed from changes only in step(), which advances the tick.
+ * - Training scenarios (src/train/scenarios.ts, setup()) place agents and set their health on
+ *   a fresh world at tick 0, before anything observes it, so no cached observation is stale.
+ *   Matches and replays never call them: a seed and the actions still reproduce a match.
+ * Anything else that moves agents by hand (tests, benchmarks) must do so before the tick's
+ * first observe() or reset the cache's ticks to -1.
  *
  * Order within a tick: timers and respawns, movement and collisions, simultaneous fire,
  * pickups, zone occupancy and progress, then the win or draw check.

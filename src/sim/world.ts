@@ -58,6 +58,11 @@ export type ZoneStatus = 'empty' | 'blue' | 'red' | 'contested';
 
 export type Outcome = { readonly kind: 'win'; readonly team: Team } | { readonly kind: 'draw' };
 
+/** An outcome as summaries, replays and pages write it: the winner's side, 'draw', or null while the episode runs. */
+export function outcomeSide(outcome: Outcome | null): TeamName | 'draw' | null {
+  return !outcome ? null : outcome.kind === 'draw' ? 'draw' : TEAM_NAMES[outcome.team];
+}
+
 export interface World {
   readonly config: GameConfig;
   readonly timings: TickTimings;
@@ -151,6 +156,23 @@ export function createWorld(seed: number, config: GameConfig = DEFAULT_CONFIG): 
     outcome: null,
     observationCache: { tick: new Int32Array(agents.length).fill(-1), data: new Float32Array(agents.length * OBS_SIZE) },
   };
+}
+
+/**
+ * Everything a world holds but what its config gives (config, timings) and the derived
+ * observation cache: a deep copy of plain data that structured cloning (node:v8) keeps
+ * exactly, -0 included. Training checkpoints keep their environments' worlds this way.
+ */
+export type WorldState = Omit<World, 'config' | 'timings' | 'observationCache'>;
+
+export function worldState(world: World): WorldState {
+  const { config: _config, timings: _timings, observationCache: _cache, ...state } = world;
+  return structuredClone(state);
+}
+
+/** The world a WorldState was taken from, on `config`; its observation cache starts empty (observe() refills it). */
+export function restoreWorld(state: WorldState, config: GameConfig = DEFAULT_CONFIG): World {
+  return { ...createWorld(state.seed, config), ...structuredClone(state) };
 }
 
 /** The agents of one team, in slot order. */

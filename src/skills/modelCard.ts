@@ -5,6 +5,7 @@
  * or mismatched file fails with a message that names the problem.
  */
 import { z } from 'zod';
+import { parseJsonText } from '../sim';
 
 export const MODEL_CARD_FORMAT = 'hillmind-policy';
 export const MODEL_CARD_VERSION = 1;
@@ -60,13 +61,7 @@ export type ModelCard = z.infer<typeof modelCardSchema>;
 
 /** Parse a card's JSON text; throws an Error naming the file and the problem. */
 export function parseModelCard(text: string, source: string): ModelCard {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
-  }
-  const parsed = modelCardSchema.safeParse(json);
+  const parsed = modelCardSchema.safeParse(parseJsonText(text, source));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Error(`${source} is not a valid model card at ${issue.path.join('.') || '(root)'}: ${issue.message}`);

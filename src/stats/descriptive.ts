@@ -50,15 +50,26 @@ export function summarize(values: readonly number[]): Summary {
 }
 
 /**
- * The p-th percentile (p in [0, 100]) by linear interpolation between order
- * statistics at rank (n − 1)·p/100 (Hyndman & Fan type 7, the default of R's
- * `quantile` and NumPy's `percentile`).
+ * How a percentile is read off the sorted values (names after NumPy's `method`):
+ * - 'linear': interpolate between the order statistics at rank (n − 1)·p/100 (Hyndman &
+ *   Fan type 7, the default of R's `quantile` and NumPy's `percentile`): for estimates.
+ * - 'nearest-rank': the ⌈n·p/100⌉-th smallest value, at least the first (type 1, NumPy's
+ *   'inverted_cdf'): always a value that occurred, and at least p% of the values are at or
+ *   below it ("95% of calls took at most this"): for latency and size reports.
+ * - 'nearest': the order statistic nearest to rank (n − 1)·p/100, halves rounded up (NumPy's
+ *   'nearest' rounds them to even): a value that occurred, close to the 'linear' estimate.
  */
-export function percentile(values: readonly number[], p: number): number {
+export type PercentileMethod = 'linear' | 'nearest-rank' | 'nearest';
+
+/** The p-th percentile (p in [0, 100]); see PercentileMethod (default 'linear'). */
+export function percentile(values: readonly number[], p: number, method: PercentileMethod = 'linear'): number {
   checkValues('percentile', values);
   if (!(p >= 0 && p <= 100)) throw new Error(`percentile: p must lie in [0, 100], got ${String(p)}`);
   const sorted = [...values].sort((a, b) => a - b);
-  const rank = ((sorted.length - 1) * p) / 100;
+  const n = sorted.length;
+  if (method === 'nearest-rank') return sorted[Math.min(n, Math.max(1, Math.ceil((p / 100) * n))) - 1]!;
+  if (method === 'nearest') return sorted[Math.min(n - 1, Math.floor((p / 100) * (n - 1) + 0.5))]!;
+  const rank = ((n - 1) * p) / 100;
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);

@@ -32,11 +32,6 @@ export function normalSurvival(x: number): number {
   return 0.5 * erfc(x / Math.SQRT2);
 }
 
-/** Standard normal density φ(x). */
-export function normalPdf(x: number): number {
-  return Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-}
-
 // Coefficients of Acklam's rational approximation to Φ⁻¹ (relative error < 1.15e-9).
 const A = [
   -3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2,

@@ -13,6 +13,7 @@
  * agent as a person or a bot.
  */
 import { z } from 'zod';
+import { parseJsonText } from '../sim';
 import { TEAM_IDS } from '../teams/entry';
 
 /** Team ids an AI plays (every id but 'human'). */
@@ -204,13 +205,7 @@ export function parseStudyConfig(value: unknown, source = 'study config'): Study
 
 /** Parse config JSON text. */
 export function parseStudyConfigText(text: string, source = 'study config'): StudyConfig {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source} is not valid JSON: ${(err as Error).message}`);
-  }
-  return parseStudyConfig(json, source);
+  return parseStudyConfig(parseJsonText(text, source), source);
 }
 
 /** Every AI team a study needs in play: the compared teams, the teammate and the practice opponent. */

@@ -9,7 +9,7 @@
  */
 import { deriveSeed } from '../sim';
 import { type StudyConfig, teamColour, teamLabel } from './config';
-import type { AnswerRecord, EpisodeRecord, JudgementRecord, ParticipantRecord } from './store';
+import type { AnswerRecord, JudgementRecord, ParticipantRecord, StoredEpisode } from './store';
 
 /** A team as the participant knows it. */
 export interface TeamBadge {
@@ -42,9 +42,16 @@ export type Step =
   | { readonly kind: 'background' }
   | { readonly kind: 'done'; readonly code: string | null; readonly redirectUrl: string | null; readonly message: string };
 
+/** Where a participant's session stands: what the study API answers and the page renders. */
+export interface SessionState {
+  /** The participant's number in the study (not the database id). */
+  readonly participant: number;
+  readonly step: Step;
+}
+
 export interface ParticipantProgress {
   readonly participant: ParticipantRecord;
-  readonly episodes: readonly EpisodeRecord[];
+  readonly episodes: readonly StoredEpisode[];
   readonly answers: readonly AnswerRecord[];
   readonly judgements: readonly JudgementRecord[];
 }

@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type ReplayFile, parseReplay, replayTicks, runMatch } from '../match';
-import { DEFAULT_CONFIG, type GameConfig, createWorld, hashWorld, teamAgents } from '../sim';
+import { type ReplayFile, parseReplay, runMatch, verifyReplay } from '../match';
+import { DEFAULT_CONFIG, type GameConfig, createWorld, teamAgents } from '../sim';
 import { mulberry32 } from '../stats';
 import type { Platform } from '../teams';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
-import { BOT_CLIP_BLOCK, STUDY_BLOCK, type Step, badgeFor, currentStep } from './flow';
+import { BOT_CLIP_BLOCK, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
 import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
 
 /** An error with the HTTP status it maps to. */
@@ -116,11 +116,6 @@ export function openStudy(store: StudyStore, id: string): StudyRecord {
 
 // --- sessions --------------------------------------------------------------------------
 
-export interface SessionState {
-  readonly participant: number;
-  readonly step: Step;
-}
-
 export function progressOf(store: StudyStore, participant: ParticipantRecord) {
   return { participant, episodes: store.participantEpisodes(participant.id), answers: store.answers(participant.id), judgements: store.judgements(participant.id) };
 }
@@ -210,16 +205,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
-/** Re-simulate a replay: whether it reaches its final hash, and the final zone progress. */
-export function checkReplay(replay: ReplayFile): { ok: boolean; progress: [number, number] } {
-  const ticks = replayTicks(replay);
-  let result = ticks.next();
-  while (!result.done) result = ticks.next();
-  const world = result.value;
-  const hz = world.config.tickHz;
-  return { ok: hashWorld(world) === replay.finalHash && world.tick === replay.ticks, progress: [world.progress[0] / hz, world.progress[1] / hz] };
-}
-
 /**
  * Store the episode the participant just played. It must be the current one (block and
  * index), with the seed, teams and game config the server planned; a repeat of an episode
@@ -243,7 +228,7 @@ export function recordEpisode(store: StudyStore, study: StudyRecord, participant
   if (replay.teams.blue !== 'human' || replay.teams.red !== step.opponent) throw new StudyError(400, 'the replay is not of the planned teams');
   if (!sameJson(replay.config, studyGameConfig(step.episodeSeconds))) throw new StudyError(400, "the replay's game config is not the study's");
   if (replay.outcome === 'unfinished') throw new StudyError(400, 'the episode is not finished');
-  const check = checkReplay(replay);
+  const check = verifyReplay(replay);
   const world = createWorld(replay.seed, replay.config);
   const blue = teamAgents(world, 0).map((a) => a.id);
   const person = study.config.teammate === PERSON_TEAMMATE;
@@ -260,8 +245,8 @@ export function recordEpisode(store: StudyStore, study: StudyRecord, participant
     outcome: replay.outcome,
     ticks: replay.ticks,
     durationSeconds: replay.ticks / replay.config.tickHz,
-    progressBlue: check.progress[0],
-    progressRed: check.progress[1],
+    progressBlue: check.progress.blue,
+    progressRed: check.progress.red,
     humanAgents,
     agentControllers,
     summary: body.summary ?? {},

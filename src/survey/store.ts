@@ -190,7 +190,8 @@ export interface AnswerRecord {
 
 export type NewAnswer = Omit<AnswerRecord, 'id' | 'participantId' | 'createdAt'>;
 
-export interface EpisodeRecord {
+/** A row of the episodes table: one study episode, played by a participant or between bots (the tournament's are EpisodeRecord). */
+export interface StoredEpisode {
   readonly id: number;
   readonly studyId: string;
   readonly participantId: number | null;
@@ -210,7 +211,7 @@ export interface EpisodeRecord {
   readonly createdAt: string;
 }
 
-export type NewEpisode = Omit<EpisodeRecord, 'id' | 'createdAt'> & {
+export type NewEpisode = Omit<StoredEpisode, 'id' | 'createdAt'> & {
   /** The match summary (stored as JSON). */
   readonly summary: unknown;
   /** The replay file as JSON text. */
@@ -233,7 +234,7 @@ export interface StudyData {
   readonly study: StudyRecord;
   readonly participants: readonly ParticipantRecord[];
   readonly answers: readonly AnswerRecord[];
-  readonly episodes: readonly EpisodeRecord[];
+  readonly episodes: readonly StoredEpisode[];
   readonly judgements: readonly JudgementRecord[];
 }
 
@@ -298,7 +299,7 @@ function toAnswer(row: Row): AnswerRecord {
 const EPISODE_COLUMNS =
   'id, study_id, participant_id, block, episode, opponent, teammate, seed, outcome, ticks, duration_seconds, progress_blue, progress_red, human_agents, agent_controllers, replay_ok, created_at';
 
-function toEpisode(row: Row): EpisodeRecord {
+function toEpisode(row: Row): StoredEpisode {
   return {
     id: Number(row.id),
     studyId: String(row.study_id),
@@ -523,7 +524,7 @@ export class StudyStore {
 
   // --- episodes ------------------------------------------------------------------------
 
-  addEpisode(e: NewEpisode): EpisodeRecord {
+  addEpisode(e: NewEpisode): StoredEpisode {
     const stamp = this.stamp();
     const id = this.db.transaction(() => {
       const info = this.db
@@ -558,13 +559,13 @@ export class StudyStore {
     return this.episode(id)!;
   }
 
-  episode(id: number): EpisodeRecord | null {
+  episode(id: number): StoredEpisode | null {
     const row = this.db.prepare(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE id = ?`).get(id) as Row | undefined;
     return row ? toEpisode(row) : null;
   }
 
   /** A participant's episodes, in the order played. */
-  participantEpisodes(participantId: number): EpisodeRecord[] {
+  participantEpisodes(participantId: number): StoredEpisode[] {
     return (this.db.prepare(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE participant_id = ? ORDER BY id`).all(participantId) as Row[]).map(toEpisode);
   }
 
@@ -583,7 +584,7 @@ export class StudyStore {
    * Episodes an observe study may show: verified replays of the given play studies (every
    * play study when the list is empty) that people played, plus the study's own bot clips.
    */
-  clipPool(observeStudyId: string, fromStudies: readonly string[], includePeople: boolean): EpisodeRecord[] {
+  clipPool(observeStudyId: string, fromStudies: readonly string[], includePeople: boolean): StoredEpisode[] {
     const own = (this.db.prepare(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE study_id = ? AND participant_id IS NULL AND replay_ok = 1 ORDER BY id`).all(observeStudyId) as Row[]).map(toEpisode);
     if (!includePeople) return own;
     const people = (

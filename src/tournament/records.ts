@@ -59,7 +59,11 @@ export function readRecords(path: string): EpisodeRecord[] {
   return records;
 }
 
-/** Appends records durably, one line each. */
+/**
+ * Appends records, one line each, written straight to the file. The operating system may
+ * still hold them in its cache: they are synced to disk once, by close() at the end, so
+ * a killed process loses nothing it wrote but a power cut may lose the unsynced tail.
+ */
 export class RecordWriter {
   private readonly fd: number;
 

@@ -17,13 +17,20 @@ export interface AdamOptions {
   maxGradNorm?: number;
 }
 
+/** What Adam carries from one step to the next (a checkpoint keeps it, so a resumed run moves exactly as it would have). */
+export interface AdamState {
+  readonly t: number;
+  readonly m: Float32Array;
+  readonly v: Float32Array;
+}
+
 export class Adam {
   lr: number;
   beta1: number;
   beta2: number;
   eps: number;
   maxGradNorm: number;
-  /** First and second moment estimates; public so a checkpoint can save and restore them. */
+  /** First and second moment estimates (a checkpoint saves them through state()). */
   readonly m: Float32Array;
   readonly v: Float32Array;
   /** Number of steps taken (drives bias correction). */
@@ -79,6 +86,21 @@ export class Adam {
       params[i] = params[i]! - (stepSize * mi) / (Math.sqrt(vi) + epsHat);
     }
     return norm;
+  }
+
+  /** A copy of the moments and the step count. */
+  state(): AdamState {
+    return { t: this.t, m: this.m.slice(), v: this.v.slice() };
+  }
+
+  /** Continue from a saved state (the learning rate and the other settings stay this optimizer's). */
+  restore(state: AdamState): void {
+    if (state.m.length !== this.size || state.v.length !== this.size) {
+      throw new Error(`Adam: the saved moments are for ${state.m.length} parameters, this optimizer has ${this.size}`);
+    }
+    this.m.set(state.m);
+    this.v.set(state.v);
+    this.t = state.t;
   }
 
   /** Forget moments and step count (e.g. when starting a new training phase). */

@@ -1,11 +1,13 @@
 /**
- * What training writes: checkpoints to resume from, the learning curve (JSON Lines and an
- * SVG plot), and the shipped model: <name>.onnx beside its card <name>.json.
+ * What training writes: checkpoints to resume from (the networks and normaliser, and the
+ * trainer's optimizer, random stream and episodes, so a resumed run continues exactly), the
+ * learning curve (JSON Lines and an SVG plot), and the shipped model: <name>.onnx beside
+ * its card <name>.json.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION, createWorld, observe } from '../sim';
+import { deserialize, serialize } from 'node:v8';
+import { ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION, createWorld, observe, parseJsonText } from '../sim';
 import {
   MODEL_CARD_FORMAT,
   MODEL_CARD_VERSION,
@@ -19,7 +21,7 @@ import { RunningNormalizer } from './normalizer';
 import { AGENTS_PER_TEAM } from './env';
 import { exportPolicyOnnx, referenceForward } from './onnxExport';
 import { type CurvePoint, learningCurveSvg } from './plot';
-import type { PolicyState, PpoConfig, UpdateStats } from './ppo';
+import type { PolicyState, PpoConfig, TrainerState, UpdateStats } from './ppo';
 
 const toBase64 = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 const fromBase64 = (s: string) => {
@@ -39,20 +41,40 @@ export interface Checkpoint {
   readonly wallSeconds: number;
   readonly config: PpoConfig;
   readonly state: PolicyState;
+  /** The optimizer, random stream and environments; absent in checkpoints written before they were kept. */
+  readonly trainer?: TrainerState;
+}
+
+/** checkpoint.json: the networks as base64 float32, the rest as JSON. */
+interface CheckpointFile {
+  readonly name: string;
+  readonly steps: number;
+  readonly wallSeconds: number;
+  readonly config: PpoConfig;
+  readonly policy: { readonly sizes: number[]; readonly params: string };
+  readonly value: { readonly sizes: number[]; readonly params: string };
+  readonly logStd: number[];
+  readonly normalizer: ReturnType<RunningNormalizer['toJSON']>;
+  /**
+   * The trainer's state in Node's structured-clone format (node:v8), base64: typed arrays
+   * and worlds mid-episode come back exactly (JSON would turn -0 into 0). Only the trainer reads it.
+   */
+  readonly trainer?: string;
 }
 
 export function saveCheckpoint(dir: string, cp: Checkpoint): void {
   mkdirSync(dir, { recursive: true });
   const { state } = cp;
-  const json = {
+  const json: CheckpointFile = {
     name: cp.name,
     steps: cp.steps,
     wallSeconds: cp.wallSeconds,
     config: cp.config,
-    policy: { sizes: state.policy.sizes, params: toBase64(state.policy.params) },
-    value: { sizes: state.value.sizes, params: toBase64(state.value.params) },
+    policy: { sizes: [...state.policy.sizes], params: toBase64(state.policy.params) },
+    value: { sizes: [...state.value.sizes], params: toBase64(state.value.params) },
     logStd: Array.from(state.logStd),
     normalizer: state.normalizer.toJSON(),
+    ...(cp.trainer ? { trainer: serialize(cp.trainer).toString('base64') } : {}),
   };
   writeAtomic(join(dir, 'checkpoint.json'), JSON.stringify(json));
 }
@@ -60,7 +82,7 @@ export function saveCheckpoint(dir: string, cp: Checkpoint): void {
 export function loadCheckpoint(dir: string): Checkpoint {
   const path = join(dir, 'checkpoint.json');
   if (!existsSync(path)) throw new Error(`no checkpoint to resume from at ${path}`);
-  const json = JSON.parse(readFileSync(path, 'utf8'));
+  const json = parseJsonText(readFileSync(path, 'utf8'), path) as CheckpointFile;
   const noRandom = () => 0;
   const policy = new Mlp(json.policy.sizes, noRandom);
   policy.setParams(fromBase64(json.policy.params));
@@ -72,6 +94,7 @@ export function loadCheckpoint(dir: string): Checkpoint {
     wallSeconds: json.wallSeconds,
     config: json.config,
     state: { policy, value, logStd: Float32Array.from(json.logStd), normalizer: RunningNormalizer.fromJSON(json.normalizer) },
+    ...(json.trainer ? { trainer: deserialize(Buffer.from(json.trainer, 'base64')) as TrainerState } : {}),
   };
 }
 
@@ -186,9 +209,4 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
   writeAtomic(join(dir, `${info.name}.json`), `${JSON.stringify(card, null, 2)}\n`);
   writeCurvePlot(join(dir, plot), `${info.name}: learning curve`, info.curve);
   return card;
-}
-
-/** A short fingerprint of a file, for manifests. */
-export function fileDigest(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16);
 }

@@ -1,18 +1,105 @@
 /**
- * Hyper-parameters, one config per shipped model. The study trained every skill with PPO
- * (batch 64, buffer 1,200, lr 3e-4 decaying, entropy 0.001, clip 0.2, lambda 0.99,
- * gamma 0.99, 3 epochs, 2x128 hidden, horizon 200) for 10M steps, and flat RL for 30M.
- * Ours differ where this CPU trainer measured better: 2x64 hidden units (an update of the
- * 2x128 net took 38 ms per 256-sample minibatch for policy and value, capping training
- * near 5,000 steps/s; 2x64 is about 3x cheaper and learns these 20-input tasks as well),
- * minibatch 256 of a 4,096-sample buffer (larger batches use the hand-written kernels 3-4x
- * better per sample), lambda 0.95, and step budgets sized to retrain all five models on a
- * 2-core machine in under 2 hours.
+ * Hyper-parameters: what each one means (PpoConfig, every field in one place, as CleanRL's
+ * `Args`), the values every shipped model shares (PPO_DEFAULTS) and one config per model.
+ *
+ * The study trained every skill with PPO (batch 64, buffer 1,200, lr 3e-4 decaying,
+ * entropy 0.001, clip 0.2, lambda 0.99, gamma 0.99, 3 epochs, 2x128 hidden, horizon 200)
+ * for 10M steps, and flat RL for 30M. Ours differ where this CPU trainer measured better:
+ * 2x64 hidden units (an update of the 2x128 net took 38 ms per 256-sample minibatch for
+ * policy and value, capping training near 5,000 steps/s; 2x64 is about 3x cheaper and
+ * learns these 20-input tasks as well), minibatch 256 of a 4,096-sample buffer (larger
+ * batches use the hand-written kernels 3-4x better per sample), lambda 0.95, and step
+ * budgets sized to retrain all five models on a 2-core machine in under 2 hours.
+ *
+ * Units: a step is one learner's decision, every 4 ticks (0.08 s of play at 12.5 Hz); an
+ * environment step with two learners counts two.
  */
-import type { PpoConfig } from './ppo';
 import type { ModelName } from './scenarios';
 
-const base: Omit<PpoConfig, 'seed' | 'totalSteps'> = {
+/** PPO's settings. Defaults are PPO_DEFAULTS' values (seed and totalSteps: per model). */
+export interface PpoConfig {
+  /**
+   * The run's seed: initial weights, action sampling, minibatch order and every episode's
+   * start. An integer from 0 to 2^32 - 1. Default per model (1 to 5). Why: a model card's
+   * reproduce command retrains the same model.
+   */
+  readonly seed: number;
+  /**
+   * Learner steps to train for, in all (a resumed run may raise it). Default per model:
+   * 2M (navigate, retreat), 3M (combat, secure), 6M (flat). Why: the budget that retrains
+   * all five on two cores in under 2 hours.
+   */
+  readonly totalSteps: number;
+  /**
+   * Environments stepped together. Default 32. Why: with rolloutSteps 64 and two learners
+   * each, a 4,096-sample buffer of many independent episodes per update.
+   */
+  readonly numEnvs: number;
+  /**
+   * Steps per environment per update; the buffer is numEnvs x learners x rolloutSteps.
+   * Default 64 (5.1 s of play). Why: long enough for GAE to see rewards a few seconds off,
+   * short enough to update often; the value bootstraps the rest.
+   */
+  readonly rolloutSteps: number;
+  /**
+   * Hidden layer widths of the policy and the value network (tanh, separate networks).
+   * Default [64, 64]. Why: 3x cheaper than the study's 2x128 and as good on 20 inputs (above).
+   */
+  readonly hidden: readonly number[];
+  /**
+   * Adam's step size at the start. Default 1e-3 (the study: 3e-4). Why: it goes with
+   * minibatches 4x the study's, whose averaged gradients are less noisy and bear a larger step.
+   */
+  readonly learningRate: number;
+  /**
+   * Decay the step size linearly with the steps done, to 5% of learningRate at totalSteps
+   * (global, so a resumed run keeps the schedule). Default true. Why: the study decayed it;
+   * late updates refine instead of undoing.
+   */
+  readonly annealLearningRate: boolean;
+  /**
+   * Discount per step. Default 0.99 (a horizon of about 100 steps, 8 s). Why: the study's
+   * value; 8 s is the sole occupation that wins a game.
+   */
+  readonly gamma: number;
+  /**
+   * GAE's lambda: how far advantages look ahead before trusting the value (0: one step,
+   * 1: the whole rollout). Default 0.95. Why: measured better here than the study's 0.99.
+   */
+  readonly gaeLambda: number;
+  /** Passes over each buffer. Default 3. Why: the study's; each sample serves three gradient steps. */
+  readonly epochs: number;
+  /**
+   * Samples per gradient step (the buffer is cut into equal minibatches of at most this).
+   * Default 256. Why: the hand-written kernels do 3-4x more per sample at this size than at the study's 64.
+   */
+  readonly minibatchSize: number;
+  /** PPO's clip range: how far the new policy's probability ratio may move per update. Default 0.2. Why: the study's and CleanRL's. */
+  readonly clip: number;
+  /**
+   * Weight of the entropy bonus in the policy loss (it keeps the policy exploring). Default
+   * 0.001. Why: the study's.
+   */
+  readonly entropyCoef: number;
+  /** Largest global L2 norm of a gradient before Adam (bigger ones are scaled down). Default 0.5. Why: CleanRL's; one bad minibatch cannot throw the weights far. */
+  readonly maxGradNorm: number;
+  /**
+   * Starting log standard deviation of move, turn and strafe (learned from there). Default
+   * -0.5 (sigma 0.61 in [-1, 1] action units). Why: explores without clamping most samples at
+   * +-1, as sigma 1 would.
+   */
+  readonly initLogStd: number;
+  /**
+   * Normalised observations are clipped to +-obsClip standard deviations. Default 5. Why:
+   * a rare extreme input cannot swamp the first layer; the ONNX model applies the same clip.
+   */
+  readonly obsClip: number;
+  /** Steps before an episode is truncated (the value bootstraps past it). Default 200 (16 s). Why: the study's horizon. */
+  readonly horizonSteps: number;
+}
+
+/** The values every shipped model shares (documented in PpoConfig). */
+export const PPO_DEFAULTS: Omit<PpoConfig, 'seed' | 'totalSteps'> = {
   numEnvs: 32,
   rolloutSteps: 64,
   hidden: [64, 64],
@@ -37,9 +124,9 @@ export interface ModelTrainingConfig {
 }
 
 export const TRAINING_CONFIGS: Readonly<Record<ModelName, ModelTrainingConfig>> = {
-  navigate: { ppo: { ...base, seed: 1, totalSteps: 2_000_000 } },
-  combat: { ppo: { ...base, seed: 2, totalSteps: 3_000_000 } },
-  secure: { ppo: { ...base, seed: 3, totalSteps: 3_000_000 } },
-  retreat: { ppo: { ...base, seed: 4, totalSteps: 2_000_000 } },
-  flat: { ppo: { ...base, seed: 5, totalSteps: 6_000_000 }, selfPlayFraction: 0.5 },
+  navigate: { ppo: { ...PPO_DEFAULTS, seed: 1, totalSteps: 2_000_000 } },
+  combat: { ppo: { ...PPO_DEFAULTS, seed: 2, totalSteps: 3_000_000 } },
+  secure: { ppo: { ...PPO_DEFAULTS, seed: 3, totalSteps: 3_000_000 } },
+  retreat: { ppo: { ...PPO_DEFAULTS, seed: 4, totalSteps: 2_000_000 } },
+  flat: { ppo: { ...PPO_DEFAULTS, seed: 5, totalSteps: 6_000_000 }, selfPlayFraction: 0.5 },
 };

@@ -1,8 +1,9 @@
 /**
- * The game as a multi-agent RL environment, in PettingZoo's parallel shape: reset(seed)
- * gives every agent's observation; step(actions) advances one decision (4 physics ticks,
- * the skills' 12.5 Hz) and gives observations, rewards, terminations, truncations and
- * infos per agent. VecEnv batches many environments into flat arrays for rollouts.
+ * The game as a multi-agent RL environment, in PettingZoo's parallel shape:
+ * reset(seed?, options?) gives every agent's observation and info; step(actions) advances
+ * one decision (4 physics ticks, the skills' 12.5 Hz) and gives observations, rewards,
+ * terminations, truncations and infos per agent. VecEnv batches many environments into
+ * flat arrays for rollouts.
  */
 import {
   type Action,
@@ -15,8 +16,12 @@ import {
   createWorld,
   deriveSeed,
   idleAction,
+  type WorldState,
   observe,
+  outcomeSide,
+  restoreWorld,
   step,
+  worldState,
 } from '../sim';
 import { type SkillContext, skillContext } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
@@ -27,18 +32,45 @@ export type AgentName = (typeof AGENT_NAMES)[number];
 /** The environment's team size, and so the size every policy trained in it plays. */
 export const AGENTS_PER_TEAM = AGENT_NAMES.length / 2;
 
+/** What an agent's info says: alive or not, and the episode's outcome once there is one ('blue', 'red', 'draw'). */
+export interface AgentInfo {
+  readonly alive: boolean;
+  readonly outcome: string | null;
+}
+
+/** What reset() gives, as PettingZoo's `observations, infos = env.reset(seed, options)`. */
+export interface EnvReset {
+  readonly observations: Record<string, Float32Array>;
+  readonly infos: Record<string, AgentInfo>;
+}
+
 export interface EnvStep {
   readonly observations: Record<string, Float32Array>;
   readonly rewards: Record<string, number>;
   readonly terminations: Record<string, boolean>;
   readonly truncations: Record<string, boolean>;
-  readonly infos: Record<string, { readonly alive: boolean; readonly outcome: string | null }>;
+  readonly infos: Record<string, AgentInfo>;
+}
+
+export interface ResetOptions {
+  /**
+   * false: the episode starts as a match does (agents at their bases, full health) instead
+   * of the scenario's varied start. Default true.
+   */
+  readonly scenarioStart?: boolean;
 }
 
 export interface EnvOptions {
   readonly config?: GameConfig;
   /** Decision steps before the episode is truncated (the study's horizon: 200). */
   readonly horizonSteps?: number;
+}
+
+/** An episode under way, as a training checkpoint keeps it. */
+export interface ParallelEnvState {
+  readonly world: WorldState;
+  readonly agents: readonly AgentName[];
+  readonly steps: number;
 }
 
 export class KothParallelEnv {
@@ -68,14 +100,23 @@ export class KothParallelEnv {
     this.world = createWorld(0, this.config);
   }
 
-  reset(seed: number): Record<string, Float32Array> {
-    this.world = createWorld(seed >>> 0, this.config);
-    this.scenario.setup(this.world, new Rng(deriveSeed(seed, 'scenario', this.scenario.name)));
+  /**
+   * Start an episode. With a seed it is that seed's episode; without one, the next of a
+   * stream that follows the last episode's seed (so unseeded resets are reproducible too).
+   */
+  reset(seed?: number, options: ResetOptions = {}): EnvReset {
+    const episodeSeed = seed ?? deriveSeed(this.world.seed, 'next');
+    this.world = createWorld(episodeSeed >>> 0, this.config);
+    if (options.scenarioStart ?? true) this.scenario.setup(this.world, new Rng(deriveSeed(episodeSeed, 'scenario', this.scenario.name)));
     this.agents = [...AGENT_NAMES];
     this.steps = 0;
     const observations: Record<string, Float32Array> = {};
-    AGENT_NAMES.forEach((name, id) => (observations[name] = observe(this.world, id, this.before[id]!).slice()));
-    return observations;
+    const infos: Record<string, AgentInfo> = {};
+    AGENT_NAMES.forEach((name, id) => {
+      observations[name] = observe(this.world, id, this.before[id]!).slice();
+      infos[name] = { alive: true, outcome: null };
+    });
+    return { observations, infos };
   }
 
   step(actions: Partial<Record<AgentName, Action>>): EnvStep {
@@ -91,7 +132,7 @@ export class KothParallelEnv {
 
     const over = world.outcome !== null;
     const truncated = !over && this.steps >= this.horizon;
-    const outcome = world.outcome ? (world.outcome.kind === 'draw' ? 'draw' : world.outcome.team === 0 ? 'blue' : 'red') : null;
+    const outcome = outcomeSide(world.outcome);
     const result: EnvStep = { observations: {}, rewards: {}, terminations: {}, truncations: {}, infos: {} };
     for (const name of this.agents) {
       const id = AGENT_NAMES.indexOf(name);
@@ -105,6 +146,18 @@ export class KothParallelEnv {
     }
     this.agents = this.agents.filter((n) => !result.terminations[n] && !result.truncations[n]);
     return result;
+  }
+
+  /** A copy of the episode under way (the per-step scratch is rewritten by every step). */
+  state(): ParallelEnvState {
+    return { world: worldState(this.world), agents: [...this.agents], steps: this.steps };
+  }
+
+  /** Continue the episode a state was taken from. */
+  restore(state: ParallelEnvState): void {
+    this.world = restoreWorld(state.world, this.config);
+    this.agents = [...state.agents];
+    this.steps = state.steps;
   }
 }
 
@@ -121,6 +174,19 @@ export const HEURISTIC_DRIVER: OpponentDriver = {
 export interface CompletedEpisode {
   readonly return: number;
   readonly length: number;
+}
+
+/** Every environment mid-episode and the slots' running totals: what a resumed run needs to continue exactly. */
+export interface VecEnvState {
+  readonly seed: number;
+  readonly selfPlay: boolean;
+  readonly nextEpisode: number;
+  readonly envs: readonly ParallelEnvState[];
+  readonly obs: Float32Array;
+  readonly active: Uint8Array;
+  readonly slotReturn: Float64Array;
+  readonly slotLength: Uint32Array;
+  readonly completed: readonly CompletedEpisode[];
 }
 
 /**
@@ -147,7 +213,7 @@ export class VecEnv {
   constructor(
     scenario: Scenario,
     readonly numEnvs: number,
-    private readonly seed: number,
+    private seed: number,
     private opponent: OpponentDriver | 'self',
     options: EnvOptions = {},
   ) {
@@ -172,6 +238,45 @@ export class VecEnv {
     return this.numEnvs * this.learnersPerEnv;
   }
 
+  /** Who the learners play now. */
+  get currentOpponent(): OpponentDriver | 'self' {
+    return this.opponent;
+  }
+
+  /** A copy of everything that carries from one step to the next (rewards and dones are rewritten by every step). */
+  state(): VecEnvState {
+    return {
+      seed: this.seed,
+      selfPlay: this.opponent === 'self',
+      nextEpisode: this.nextEpisode,
+      envs: this.envs.map((env) => env.state()),
+      obs: this.obs.slice(),
+      active: this.active.slice(),
+      slotReturn: this.slotReturn.slice(),
+      slotLength: this.slotLength.slice(),
+      completed: this.completed.map((c) => ({ ...c })),
+    };
+  }
+
+  /**
+   * Continue from a state. A fixed opponent is code, not data: it stays the one this
+   * VecEnv was given, so a state that played one needs a VecEnv built with one.
+   */
+  restore(state: VecEnvState): void {
+    if (state.envs.length !== this.numEnvs) throw new Error(`the saved state has ${state.envs.length} environments, this VecEnv ${this.numEnvs}`);
+    if (state.selfPlay) this.opponent = 'self';
+    else if (this.opponent === 'self') throw new Error('the saved state plays a fixed opponent: build the VecEnv with it');
+    this.learnerNames = state.selfPlay ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+    this.seed = state.seed;
+    this.nextEpisode = state.nextEpisode;
+    state.envs.forEach((s, e) => this.envs[e]!.restore(s));
+    this.obs.set(state.obs);
+    this.active.set(state.active);
+    this.slotReturn.set(state.slotReturn);
+    this.slotLength.set(state.slotLength);
+    this.completed.splice(0, this.completed.length, ...state.completed.map((c) => ({ ...c })));
+  }
+
   /** Switch between self-play and a fixed opponent (resets every environment). */
   setOpponent(opponent: OpponentDriver | 'self'): void {
     this.opponent = opponent;
@@ -184,7 +289,7 @@ export class VecEnv {
   }
 
   private resetEnv(e: number): void {
-    const observations = this.envs[e]!.reset(deriveSeed(this.seed, 'episode', this.nextEpisode++));
+    const { observations } = this.envs[e]!.reset(deriveSeed(this.seed, 'episode', this.nextEpisode++));
     this.learnerNames.forEach((name, l) => {
       const slot = e * this.learnersPerEnv + l;
       this.obs.set(observations[name]!, slot * OBS_SIZE);

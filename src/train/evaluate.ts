@@ -46,7 +46,7 @@ export async function measureSkill(skill: SkillId, policy: Policy, episodes: num
   let count = 0;
   let successes = 0;
   for (let e = 0; e < episodes; e++) {
-    let obs = env.reset(deriveSeed(seed, 'evaluate', skill, e));
+    let obs = env.reset(deriveSeed(seed, 'evaluate', skill, e)).observations;
     const reached = new Map<string, number>();
     const inZoneSteps = new Map<string, number>();
     let step = 0;

@@ -9,8 +9,9 @@
  * fires when a logit is positive (deterministic, so matches replay exactly).
  */
 import { ACTION_SIZE, OBS_SIZE, Rng, deriveSeed } from '../sim';
-import { Adam } from './adam';
-import type { OpponentDriver, VecEnv } from './env';
+import { Adam, type AdamState } from './adam';
+import type { PpoConfig } from './config';
+import type { OpponentDriver, VecEnv, VecEnvState } from './env';
 import { Mlp } from './mlp';
 import { RunningNormalizer } from './normalizer';
 
@@ -18,27 +19,8 @@ export const CONTINUOUS = 3; // move, turn, strafe
 export const BINARY = 2; // dash, fire
 const LOG_2PI = Math.log(2 * Math.PI);
 
-export interface PpoConfig {
-  readonly seed: number;
-  readonly totalSteps: number;
-  readonly numEnvs: number;
-  /** Decision steps per environment per update; the buffer is numEnvs * learners * rolloutSteps. */
-  readonly rolloutSteps: number;
-  readonly hidden: readonly number[];
-  readonly learningRate: number;
-  readonly annealLearningRate: boolean;
-  readonly gamma: number;
-  readonly gaeLambda: number;
-  readonly epochs: number;
-  readonly minibatchSize: number;
-  readonly clip: number;
-  readonly entropyCoef: number;
-  readonly maxGradNorm: number;
-  readonly initLogStd: number;
-  readonly obsClip: number;
-  /** Decision steps before an episode is truncated. */
-  readonly horizonSteps: number;
-}
+/** The hyper-parameters, each documented where they are set: src/train/config.ts. */
+export type { PpoConfig };
 
 export interface UpdateStats {
   readonly update: number;
@@ -167,18 +149,49 @@ export function policyLossAndGrad(
   return { loss, entropy: entropySum / n, approxKl: kl, clipFraction: clipped / n };
 }
 
+/**
+ * What the trainer carries between updates besides the networks: with it a resumed run
+ * continues bit for bit as the run that was stopped would have (same samples, same steps).
+ */
+export interface TrainerState {
+  /** The trainer's random stream (action sampling, minibatch shuffles). */
+  readonly rng: number;
+  /** Adam's moments and step counts: without them the first steps after a resume are full-size, unaveraged ones. */
+  readonly adam: { readonly policy: AdamState; readonly value: AdamState; readonly logStd: AdamState };
+  /** The environments mid-episode. */
+  readonly env: VecEnvState;
+}
+
 export interface TrainHooks {
-  onUpdate?(stats: UpdateStats, state: PolicyState): void | Promise<void>;
+  /** After each update; `trainer()` copies the trainer's state (for a checkpoint: it costs a copy of every world). */
+  onUpdate?(stats: UpdateStats, state: PolicyState, trainer: () => TrainerState): void | Promise<void>;
   /** Called before each update; may switch the opponent (flat: self-play, then heuristic). */
   opponentFor?(stepsDone: number): OpponentDriver | 'self' | undefined;
 }
 
-/** Train `state` in place on `env` for config.totalSteps learner decisions. */
-export async function trainPpo(env: VecEnv, state: PolicyState, config: PpoConfig, hooks: TrainHooks = {}, startSteps = 0): Promise<void> {
+/**
+ * Train `state` in place on `env` until config.totalSteps learner decisions. A resumed run
+ * passes the steps done and, when its checkpoint has it, the trainer's state: then it
+ * continues exactly; without it the optimizer, the random stream and the environments
+ * start afresh (seeded by the step count).
+ */
+export async function trainPpo(
+  env: VecEnv,
+  state: PolicyState,
+  config: PpoConfig,
+  hooks: TrainHooks = {},
+  startSteps = 0,
+  trainer?: TrainerState,
+): Promise<void> {
   const rng = new Rng(deriveSeed(config.seed, 'ppo', startSteps));
   const policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
   const valueAdam = new Adam(state.value.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
   const logStdAdam = new Adam(CONTINUOUS, { lr: config.learningRate });
+  const trainerState = (): TrainerState => ({
+    rng: rng.state,
+    adam: { policy: policyAdam.state(), value: valueAdam.state(), logStd: logStdAdam.state() },
+    env: env.state(),
+  });
   const logStdGrad = new Float32Array(CONTINUOUS);
   const T = config.rolloutSteps;
   const maxSlots = env.numEnvs * 4;
@@ -210,7 +223,17 @@ export async function trainPpo(env: VecEnv, state: PolicyState, config: PpoConfi
   let update = 0;
   let activeOpponent: OpponentDriver | 'self' | undefined;
   const started = performance.now();
-  env.reset();
+  if (trainer) {
+    rng.state = trainer.rng;
+    policyAdam.restore(trainer.adam.policy);
+    valueAdam.restore(trainer.adam.value);
+    logStdAdam.restore(trainer.adam.logStd);
+    env.restore(trainer.env);
+    // The stopped run had this opponent set: switching to it again would reset the episodes.
+    activeOpponent = env.currentOpponent;
+  } else {
+    env.reset();
+  }
   while (steps < config.totalSteps) {
     const opponent = hooks.opponentFor?.(steps);
     if (opponent !== undefined && opponent !== activeOpponent) {
@@ -343,7 +366,7 @@ export async function trainPpo(env: VecEnv, state: PolicyState, config: PpoConfi
       clipFraction: clipFraction / Math.max(1, batches),
       learningRate: lr,
     };
-    await hooks.onUpdate?.(stats, state);
+    await hooks.onUpdate?.(stats, state, trainerState);
   }
 }
 

@@ -2,6 +2,8 @@
  * Time spent per display frame advancing the match (simulation plus controllers), kept
  * for the latest frames. The browser test harness and `npm run bench` read it.
  */
+import { percentile } from '../stats';
+
 export interface FrameSummary {
   /** Frames measured (while a match ran, unpaused). */
   readonly frames: number;
@@ -44,13 +46,14 @@ export class FrameStats {
   summary(): FrameSummary {
     const n = Math.min(this.count, this.capacity);
     const sorted = Array.from(this.samples.subarray(0, n)).sort((a, b) => a - b);
-    const at = (q: number) => (n === 0 ? 0 : sorted[Math.min(n - 1, Math.floor(q * (n - 1) + 0.5))]!);
+    // The frame nearest the percentile's rank: a frame time that occurred.
+    const at = (p: number) => (n === 0 ? 0 : percentile(sorted, p, 'nearest'));
     const sum = sorted.reduce((s, v) => s + v, 0);
     return {
       frames: this.count,
       ticks: this.ticks,
-      medianMs: at(0.5),
-      p95Ms: at(0.95),
+      medianMs: at(50),
+      p95Ms: at(95),
       maxMs: n === 0 ? 0 : sorted[n - 1]!,
       meanMs: n === 0 ? 0 : sum / n,
       spanMs: this.first < 0 ? 0 : this.last - this.first,

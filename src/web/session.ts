@@ -5,7 +5,7 @@
  * renderer and publishes what the panels show into the stores.
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
-import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, teamAgents } from '../sim';
+import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, outcomeSide, teamAgents } from '../sim';
 import type { Decision, Platform, TeamController } from '../teams';
 import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
 import { agentName, clock, describeEvent } from './describe';
@@ -337,7 +337,7 @@ export class GameSession {
       tick: world.tick,
       hash: src ? hashWorld(world) : null,
       done: src?.done ?? false,
-      outcome: outcomeOf(world),
+      outcome: outcomeSide(world.outcome),
       paused: app.paused,
       speed: app.speed,
       humanAgents: [...this.humanAgents],
@@ -546,16 +546,11 @@ export class GameSession {
       progress: [world.progress[0] / hz, world.progress[1] / hz],
       winSeconds: world.config.winHoldSeconds,
       zoneStatus: world.zoneStatus,
-      outcome: src ? outcomeOf(world) : null,
+      outcome: src ? outcomeSide(world.outcome) : null,
       teams,
       agents,
     };
   }
-}
-
-function outcomeOf(world: World): 'blue' | 'red' | 'draw' | null {
-  const o = world.outcome;
-  return !o ? null : o.kind === 'draw' ? 'draw' : o.team === 0 ? 'blue' : 'red';
 }
 
 function message(err: unknown): string {

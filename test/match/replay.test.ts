@@ -10,17 +10,20 @@ describe('replays', () => {
   let replay: ReplayFile;
   let hash: string;
   let decisions: number;
+  let progress: { blue: number; red: number };
 
   beforeAll(async () => {
     const match = await runMatch({ blue: 'bt-scripted', red: 'random', seed: 9 }, { platform: TEST_PLATFORM });
     replay = match.replay();
     hash = match.summary().hash;
     decisions = match.summary().decisions.blue + match.summary().decisions.red;
+    progress = match.summary().progress;
   });
 
   it('a recorded replay verifies against the match final hash', () => {
     const result = verifyReplay(replay);
-    expect(result).toEqual({ ok: true, expectedHash: hash, actualHash: hash, ticks: replay.ticks });
+    expect(result).toMatchObject({ ok: true, expectedHash: hash, actualHash: hash, ticks: replay.ticks });
+    expect(result.progress).toEqual(progress);
     expect(replay.outcome).not.toBe('unfinished');
     expect(replay.teams).toEqual({ blue: 'bt-scripted', red: 'random' });
     expect(replay.decisions).toHaveLength(decisions);
@@ -36,6 +39,33 @@ describe('replays', () => {
     const parsed = parseReplay(JSON.stringify(replay));
     expect(verifyReplay(parsed).ok).toBe(true);
     expect(parsed).toEqual(clone(replay));
+  });
+
+  it("keeps each decision's timing (when an asynchronous strategist asked, how long it took, what asked, cached or not)", () => {
+    const timed = clone(replay);
+    expect(timed.decisions.length).toBeGreaterThan(1);
+    timed.decisions[0] = { ...timed.decisions[0]!, timing: { requestTick: 0, latencyMs: 312.5, trigger: 'periodic' } };
+    timed.decisions[1] = { ...timed.decisions[1]!, timing: { requestTick: 40, latencyMs: 0, trigger: 'elimination+contested', cached: true } };
+    const parsed = parseReplay(JSON.stringify(timed));
+    expect(parsed.decisions[0]!.timing).toEqual({ requestTick: 0, latencyMs: 312.5, trigger: 'periodic' });
+    expect(parsed.decisions[1]!.timing).toEqual({ requestTick: 40, latencyMs: 0, trigger: 'elimination+contested', cached: true });
+    expect(parsed).toEqual(timed);
+    expect(verifyReplay(parsed).ok).toBe(true);
+
+    const bad = clone(timed);
+    (bad.decisions[0]!.timing as { latencyMs: number }).latencyMs = -1;
+    expect(() => parseReplay(JSON.stringify(bad))).toThrow(/malformed at decisions\.0\.timing\.latencyMs/);
+  });
+
+  it('the recorder keeps the timing a strategist reports', () => {
+    const world = createWorld(2);
+    const recorder = new ReplayRecorder(world.agents.length);
+    const timing = { requestTick: 3, latencyMs: 120, trigger: 'periodic' };
+    recorder.decisions.push({ tick: 9, team: 0, skills: ['combat', 'secure'], source: 'llm', rationale: 'push', timing });
+    recorder.record(world.tick, world.agents.map(() => idleAction()));
+    step(world, world.agents.map(() => idleAction()));
+    const file = parseReplay(JSON.stringify(recorder.file(world, { blue: 'llm', red: 'bt' })));
+    expect(file.decisions).toEqual([{ tick: 9, team: 0, skills: ['combat', 'secure'], source: 'llm', rationale: 'push', timing }]);
   });
 
   it('tampering with one action row makes verification fail', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, createWorld, distanceToWall, step, tickTimings } from '../../src/sim';
+import { DEFAULT_CONFIG, createWorld, distanceToWall, outcomeSide, step, tickTimings } from '../../src/sim';
 import { PARKED, ZONE, actionsFor, ofType, place, run, scenario, testConfig } from '../helpers/world';
 
 const WIN_HOLD = tickTimings(DEFAULT_CONFIG).winHold;
@@ -101,6 +101,7 @@ describe('winning and the draw', () => {
     const last = step(world, actionsFor(world));
     expect(world.tick).toBe(WIN_HOLD);
     expect(world.outcome).toEqual({ kind: 'win', team: 1 });
+    expect(outcomeSide(world.outcome)).toBe('red');
     expect(ofType(last, 'win')).toEqual([{ type: 'win', tick: WIN_HOLD, team: 1 }]);
     expect(() => step(world, actionsFor(world))).toThrow(/over/);
   });
@@ -117,6 +118,7 @@ describe('winning and the draw', () => {
     const events = run(world, 1);
     expect(world.tick).toBe(450);
     expect(world.outcome).toEqual({ kind: 'win', team: 0 });
+    expect(outcomeSide(world.outcome)).toBe('blue');
     expect(ofType(events, 'win')).toHaveLength(1);
   });
 
@@ -127,9 +129,11 @@ describe('winning and the draw', () => {
     place(world, 2, ZONE.x + 1, ZONE.y);
     const events = run(world, EPISODE - 1);
     expect(world.outcome).toBeNull();
+    expect(outcomeSide(world.outcome)).toBeNull();
     expect(ofType(events, 'draw')).toEqual([]);
     const last = run(world, 1);
     expect(world.outcome).toEqual({ kind: 'draw' });
+    expect(outcomeSide(world.outcome)).toBe('draw');
     expect(ofType(last, 'draw')).toEqual([{ type: 'draw', tick: EPISODE }]);
     expect(world.progress).toEqual([0, 0]);
     expect(() => step(world, actionsFor(world))).toThrow(/over/);

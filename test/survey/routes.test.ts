@@ -260,14 +260,20 @@ describe("the researcher's API", () => {
   });
 
   it('limits how fast one address opens sessions', async () => {
-    const limited = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, sessionsPerMinute: 2 }) }), 0);
+    let now = 0;
+    const limited = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, sessionsPerMinute: 2, now: () => now }) }), 0);
     try {
+      const open = () => fetch(`http://127.0.0.1:${limited.port}/api/study/${STUDY}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"consent":true}' });
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const r = await fetch(`http://127.0.0.1:${limited.port}/api/study/${STUDY}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"consent":true}' });
-        statuses.push(r.status);
-      }
+      for (let i = 0; i < 3; i++) statuses.push((await open()).status);
       expect(statuses).toEqual([201, 201, 429]);
+      // 2 a minute: one more every 30 s.
+      now += 29_000;
+      const early = await open();
+      expect(early.status).toBe(429);
+      expect(((await early.json()) as { error: string }).error).toMatch(/try again in 1 s/);
+      now += 1_000;
+      expect((await open()).status).toBe(201);
     } finally {
       await limited.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Action, type GameConfig, OBS, OBS_SIZE, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
+import { type Action, type GameConfig, OBS, OBS_SIZE, createWorld, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
 import { SKILLS } from '../../src/skills';
 import { HEURISTIC_POLICY } from '../../src/teams/heuristic';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
@@ -37,9 +37,10 @@ function scriptedActions(step: number): Partial<Record<AgentName, Action>> {
 }
 
 describe('KothParallelEnv (PettingZoo parallel API)', () => {
-  it('reset(seed) gives a 20-number observation for each of the 4 possible agents', () => {
+  it('reset(seed) gives a 20-number observation and an info for each of the 4 possible agents', () => {
     const env = new KothParallelEnv(SCENARIOS.navigate);
-    const obs = env.reset(5);
+    const { observations: obs, infos } = env.reset(5);
+    for (const name of AGENT_NAMES) expect(infos[name]).toEqual({ alive: true, outcome: null });
     expect(OBS_SIZE).toBe(20);
     expect(env.possibleAgents).toEqual(['blue_0', 'blue_1', 'red_0', 'red_1']);
     expect(env.agents).toEqual([...AGENT_NAMES]);
@@ -77,11 +78,38 @@ describe('KothParallelEnv (PettingZoo parallel API)', () => {
     expect(Array.from(env.step({}).observations.red_1!)).toEqual(Array.from(observe(env.world, 3, new Float32Array(OBS_SIZE))));
   });
 
+  it('reset() without a seed starts the next episode of a stream that follows the last seed', () => {
+    const seedsAfter = (seed: number) => {
+      const env = new KothParallelEnv(SCENARIOS.combat);
+      env.reset(seed);
+      const seeds = [env.world.seed];
+      for (let i = 0; i < 3; i++) {
+        env.reset();
+        seeds.push(env.world.seed);
+      }
+      return seeds;
+    };
+    const seeds = seedsAfter(8);
+    expect(seeds[0]).toBe(8);
+    expect(new Set(seeds).size).toBe(4); // a new episode each time
+    expect(seedsAfter(8)).toEqual(seeds); // and the same ones again
+  });
+
+  it("reset(seed, { scenarioStart: false }) starts as a match does, at the bases at full health", () => {
+    const env = new KothParallelEnv(SCENARIOS.retreat);
+    env.reset(4, { scenarioStart: false });
+    const fresh = createWorld(4);
+    expect(env.world.agents.map((a) => [a.x, a.y, a.angle, a.health])).toEqual(fresh.agents.map((a) => [a.x, a.y, a.angle, a.health]));
+    env.reset(4);
+    // Retreat's own start hurts the learners.
+    expect(env.world.agents.filter((a) => a.team === 0).every((a) => a.health < 100)).toBe(true);
+  });
+
   it('is deterministic: same seed and actions give identical rewards and observations', () => {
     for (const name of ['combat', 'flat'] as const) {
       const play = (seed: number) => {
         const env = new KothParallelEnv(SCENARIOS[name]);
-        const trace: number[] = Array.from(Object.values(env.reset(seed))).flatMap((o) => Array.from(o));
+        const trace: number[] = Object.values(env.reset(seed).observations).flatMap((o) => Array.from(o));
         for (let t = 0; t < 60 && env.agents.length; t++) {
           const r = env.step(scriptedActions(t));
           for (const agent of AGENT_NAMES) {

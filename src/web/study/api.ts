@@ -4,14 +4,10 @@
  * token in X-Admin-Token.
  */
 import type { PublicStudy } from '../../survey/config';
-import type { Step } from '../../survey/flow';
+import type { SessionState, Step } from '../../survey/flow';
 
-export type { PublicStudy, Step };
-
-export interface SessionState {
-  readonly participant: number;
-  readonly step: Step;
-}
+/** The server's own types: the page reads exactly what the study API sends. */
+export type { PublicStudy, SessionState, Step };
 
 export class ApiError extends Error {
   constructor(
