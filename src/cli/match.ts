@@ -5,14 +5,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CACHE_MODES, type LlmCountersSnapshot, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
 import { formatSummary, parseReplay, runMatch, verifyReplay } from '../match';
-import { TEAM_IDS, llmStrategistOf, teamEntry } from '../teams';
+import { TEAM_IDS, llmStrategistOf, resolveTeam } from '../teams';
 import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
          [--llm-timing <realtime|ticks:N|lockstep>] [--llm-cache <use|refresh|off>]
        npm run match -- --verify <replay file>
-teams: ${TEAM_IDS.join(', ')}`;
+teams: ${TEAM_IDS.join(', ')}, or a variant id:key=value[:key=value...] such as bt:persona=cautious or llm:format=json:rate=0`;
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -49,7 +49,7 @@ runCli(async () => {
   if (!values.blue || !values.red) throw new UsageError(`--blue and --red are required\n\n${USAGE}`);
   for (const id of [values.blue, values.red]) {
     try {
-      teamEntry(id);
+      resolveTeam(id);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }

@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { teamName } from '../teams';
 import { describeSettings, reportText, runTournament } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
@@ -30,7 +31,18 @@ runCli(async () => {
     return 0;
   }
   if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
-  const teams = values.teams.split(',').map((t) => t.trim()).filter(Boolean);
+  // Each team as its canonical name, so a variant is one entrant however its keys were ordered.
+  const teams = values.teams
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((t) => {
+      try {
+        return teamName(t);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    });
   const episodes = integerOption('episodes', values.episodes, 0);
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism()));

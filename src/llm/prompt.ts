@@ -38,9 +38,12 @@ function answerInstructions(format: AnswerFormat, agentCount: number): string {
 
 const systemCache = new Map<string, string>();
 
-/** The static system prompt. Memoised: the same string object for the same inputs. */
-export function systemPrompt(format: AnswerFormat = 'compact', agentCount = 2, config: GameConfig = DEFAULT_CONFIG): string {
-  const key = `${format}|${agentCount}|${config.winHoldSeconds}|${config.progressKeptOnElimination}|${config.respawnDelay}|${config.pickups.respawn}|${config.episodeSeconds}`;
+/**
+ * The static system prompt; `style` (a persona's play style) goes after the coordination
+ * rule. Memoised: the same string object for the same inputs.
+ */
+export function systemPrompt(format: AnswerFormat = 'compact', agentCount = 2, config: GameConfig = DEFAULT_CONFIG, style?: string): string {
+  const key = `${format}|${agentCount}|${config.winHoldSeconds}|${config.progressKeptOnElimination}|${config.respawnDelay}|${config.pickups.respawn}|${config.episodeSeconds}|${style ?? ''}`;
   const cached = systemCache.get(key);
   if (cached) return cached;
   const t = SITUATION_THRESHOLDS;
@@ -60,6 +63,7 @@ export function systemPrompt(format: AnswerFormat = 'compact', agentCount = 2, c
     '',
     `State words: health HIGH (above ${pct(t.healthHigh)}), MEDIUM, LOW (below ${pct(t.healthMedium)}); distances NEAR, MID, FAR; time left PLENTY, LIMITED, URGENT; progress in % of the hold that wins.`,
     '',
+    ...(style ? [`Play style: ${style}`, ''] : []),
     answerInstructions(format, agentCount),
   ].join('\n');
   systemCache.set(key, text);
@@ -126,11 +130,13 @@ export interface PromptOptions {
   /** 0 sends no bound. */
   readonly maxTokens?: number;
   readonly config?: GameConfig;
+  /** A persona's play style for the system prompt. */
+  readonly style?: string;
 }
 
-export function buildMessages(situation: TeamSituation, current: readonly SkillId[], format: AnswerFormat, config?: GameConfig): ChatMessage[] {
+export function buildMessages(situation: TeamSituation, current: readonly SkillId[], format: AnswerFormat, config?: GameConfig, style?: string): ChatMessage[] {
   return [
-    { role: 'system', content: systemPrompt(format, situation.agents.length, config) },
+    { role: 'system', content: systemPrompt(format, situation.agents.length, config, style) },
     { role: 'user', content: userPrompt(situation, current) },
   ];
 }
@@ -139,7 +145,7 @@ export function buildMessages(situation: TeamSituation, current: readonly SkillI
 export function buildRequest(situation: TeamSituation, current: readonly SkillId[], options: PromptOptions): ChatRequest {
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS[options.format];
   return {
-    messages: buildMessages(situation, current, options.format, options.config),
+    messages: buildMessages(situation, current, options.format, options.config, options.style),
     temperature: options.temperature,
     ...(maxTokens > 0 ? { maxTokens } : {}),
     ...(options.format === 'json' ? { responseFormat: decisionJsonSchema(situation.agents.length) } : {}),

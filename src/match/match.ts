@@ -15,7 +15,7 @@ import {
   idleAction,
   step,
 } from '../sim';
-import { type Decision, type Platform, type TeamContext, type TeamController, createTeam } from '../teams';
+import { type Decision, type Platform, type TeamContext, type TeamController, createTeam, teamName } from '../teams';
 import { type MatchSummary, MatchMetrics } from './metrics';
 import { type ReplayFile, ReplayRecorder } from './replay';
 
@@ -68,8 +68,8 @@ export class Match {
       options.onDecision?.(decision);
     };
     const { platform } = options;
-    const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', spec.blue), config, platform, onDecision };
-    const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', spec.red), config, platform, onDecision };
+    const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', seedName(spec.blue)), config, platform, onDecision };
+    const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', seedName(spec.red)), config, platform, onDecision };
     const factories = options.controllers ?? {};
     const blue = await (factories.blue ? factories.blue(blueCtx) : createTeam(spec.blue, blueCtx));
     const red = await (factories.red ? factories.red(redCtx) : createTeam(spec.red, redCtx));
@@ -112,6 +112,15 @@ export class Match {
   replay(): ReplayFile {
     if (!this.recorder) throw new Error('this match was created with record: false and has no replay');
     return this.recorder.file(this.world, { blue: this.controllers[0].id, red: this.controllers[1].id });
+  }
+}
+
+/** A side's seed comes from its team's canonical name, so `llm:rate=1:format=json` and `llm:format=json:rate=1` play alike. */
+function seedName(team: string): string {
+  try {
+    return teamName(team);
+  } catch {
+    return team; // a side built by a factory may carry a name the registry does not know
   }
 }
 

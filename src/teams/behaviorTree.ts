@@ -2,20 +2,24 @@
  * The behavior-tree strategist, the study's baseline: per agent, retreat when badly hurt
  * and a pickup is present; near the zone, secure it (one agent only) or defend it with
  * Combat; otherwise fight a visible enemy; else navigate. It reads the same discretised
- * situation the LLM reads. The tree is data (MDSL) run by mistreevous.
+ * situation the LLM reads. The tree is data (MDSL) run by mistreevous; a persona's
+ * parameters (src/teams/personas.ts) move its thresholds, its order, how many agents may
+ * secure, its reaction time and its noise. With STUDY_TREE it is the study's tree exactly.
  */
 import { BehaviourTree, State } from 'mistreevous';
-import { type AgentSituation, type Team, type TeamSituation, type World, teamSituation } from '../sim';
-import { type SkillId, isSkillId } from '../skills';
+import { type AgentSituation, type DistanceBand, Rng, type Team, type TeamSituation, type World, teamSituation } from '../sim';
+import { SKILL_IDS, type SkillId, isSkillId } from '../skills';
 import type { Strategist, StrategistAnswer } from './hierarchical';
+import { STUDY_TREE, type TreeParameters } from './personas';
 
-export const SKILL_SELECTION_TREE = `root {
-  selector {
+/** The tree's branches (MDSL); the order of the zone and fight branches is a persona's priority. */
+const RETREAT_BRANCH = `
     sequence {
       condition [IsHealthLow]
       condition [IsPickupPresent]
       action [Choose, "retreat"]
-    }
+    }`;
+const ZONE_BRANCH = `
     sequence {
       condition [IsNearZone]
       selector {
@@ -25,14 +29,28 @@ export const SKILL_SELECTION_TREE = `root {
         }
         action [Choose, "combat"]
       }
-    }
+    }`;
+const FIGHT_BRANCH = `
     sequence {
       condition [IsEnemyVisible]
       action [Choose, "combat"]
-    }
+    }`;
+
+/** Retreat first, then the zone and a visible enemy in the priority's order, else navigate. */
+export function skillSelectionTree(priority: TreeParameters['priority']): string {
+  const middle = priority === 'zone' ? ZONE_BRANCH + FIGHT_BRANCH : FIGHT_BRANCH + ZONE_BRANCH;
+  return `root {
+  selector {${RETREAT_BRANCH}${middle}
     action [Choose, "navigate"]
   }
 }`;
+}
+
+/** The study's tree. */
+export const SKILL_SELECTION_TREE = skillSelectionTree('zone');
+
+const BAND_ORDER: readonly DistanceBand[] = ['NEAR', 'MID', 'FAR'];
+const within = (band: DistanceBand, limit: DistanceBand) => BAND_ORDER.indexOf(band) <= BAND_ORDER.indexOf(limit);
 
 /** Every condition the tree may call; each is a pure function of the agent's situation and the blackboard. */
 const CONDITIONS = ['IsHealthLow', 'IsPickupPresent', 'IsNearZone', 'IsEnemyVisible', 'MaySecure'] as const;
@@ -44,23 +62,29 @@ class TreeAgent {
   slot = 0;
   chosen: SkillId = 'navigate';
 
-  constructor(private readonly blackboard: Blackboard) {}
+  constructor(
+    private readonly blackboard: Blackboard,
+    private readonly params: TreeParameters,
+  ) {}
 
+  /** Hurt enough to retreat, by the persona's threshold (the study's: LOW). */
   IsHealthLow() {
-    return this.me.health === 'LOW';
+    const at = this.params.retreatAt;
+    return at !== 'never' && (this.me.health === 'LOW' || (at === 'MEDIUM' && this.me.health === 'MEDIUM'));
   }
   IsPickupPresent() {
     return this.me.pickupPresent;
   }
   IsNearZone() {
-    return this.me.inZone || this.me.zone === 'NEAR';
+    return this.me.inZone || within(this.me.zone, this.params.zoneWithin);
   }
   IsEnemyVisible() {
-    return this.me.enemyVisible;
+    return this.me.enemyVisible && this.me.enemy !== null && within(this.me.enemy, this.params.engageWithin);
   }
-  /** The one-securer rule: secure only if no teammate holds the claim. */
+  /** The securer rule: secure only while fewer than `securers` teammates hold a claim (the study's: one). */
   MaySecure() {
-    return this.blackboard.securer === null || this.blackboard.securer === this.slot;
+    const claims = this.blackboard.securers;
+    return claims.has(this.slot) || claims.size < this.params.securers;
   }
   /** The conditions' answers as bits: equal keys mean the tree would choose the same. */
   conditionKey(): number {
@@ -77,13 +101,13 @@ class TreeAgent {
 
 /** Team-wide memory shared by the agents' trees. */
 interface Blackboard {
-  /** Slot of the agent that holds the zone, or null. */
-  securer: number | null;
+  /** Slots of the agents that hold the zone. */
+  readonly securers: Set<number>;
 }
 
 export class BehaviorTreeStrategist implements Strategist {
   readonly source = 'behavior-tree' as const;
-  private readonly blackboard: Blackboard = { securer: null };
+  private readonly blackboard: Blackboard = { securers: new Set() };
   private readonly agents: TreeAgent[] = [];
   private readonly trees: BehaviourTree[] = [];
   /** Per agent, the condition key of its last tree step (-1: none yet). */
@@ -91,25 +115,44 @@ export class BehaviorTreeStrategist implements Strategist {
   /** The situation of the latest decision, for the strategist panel. */
   lastSituation: TeamSituation | null = null;
 
+  private readonly definition: string;
+  /** Decisions waiting out the reaction time, oldest first. */
+  private readonly delayed: { readonly due: number; readonly skills: readonly SkillId[] }[] = [];
+  /** Draws the noise's random skills; untouched without noise, so the study's tree stays as it was. */
+  private readonly rng: Rng;
+
   constructor(
     readonly periodTicks: number,
-    private readonly definition: string = SKILL_SELECTION_TREE,
-  ) {}
+    private readonly params: TreeParameters = STUDY_TREE,
+    seed = 1,
+  ) {
+    this.definition = skillSelectionTree(params.priority);
+    this.rng = new Rng(seed);
+  }
 
-  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer {
+  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null {
+    const skills = this.choose(world, team, current);
+    if (this.params.reactionTicks <= 0) return { skills };
+    this.delayed.push({ due: world.tick + this.params.reactionTicks, skills });
+    let ready: readonly SkillId[] | null = null;
+    while (this.delayed.length > 0 && this.delayed[0]!.due <= world.tick) ready = this.delayed.shift()!.skills;
+    return ready ? { skills: ready } : null;
+  }
+
+  /** What the tree chooses now, for every agent. */
+  private choose(world: World, team: Team, current: readonly SkillId[]): SkillId[] {
     const situation = teamSituation(world, team);
     this.lastSituation = situation;
     while (this.trees.length < situation.agents.length) {
-      const agent = new TreeAgent(this.blackboard);
+      const agent = new TreeAgent(this.blackboard, this.params);
       agent.slot = this.agents.length;
       this.agents.push(agent);
       this.trees.push(new BehaviourTree(this.definition, agent));
       this.lastKey.push(-1);
     }
     // An eliminated securer releases its claim before anyone decides.
-    const securer = this.blackboard.securer;
-    if (securer !== null && !situation.agents[securer]?.alive) this.blackboard.securer = null;
-    const skills = situation.agents.map((me, slot) => {
+    for (const slot of this.blackboard.securers) if (!situation.agents[slot]?.alive) this.blackboard.securers.delete(slot);
+    return situation.agents.map((me, slot) => {
       if (!me.alive) return current[slot] ?? 'navigate';
       const agent = this.agents[slot]!;
       agent.me = me;
@@ -120,10 +163,9 @@ export class BehaviorTreeStrategist implements Strategist {
         this.trees[slot]!.step();
         this.lastKey[slot] = key;
       }
-      if (agent.chosen === 'secure') this.blackboard.securer = slot;
-      else if (this.blackboard.securer === slot) this.blackboard.securer = null;
-      return agent.chosen;
+      if (agent.chosen === 'secure') this.blackboard.securers.add(slot);
+      else this.blackboard.securers.delete(slot);
+      return this.params.noise > 0 && this.rng.next() < this.params.noise ? SKILL_IDS[this.rng.int(SKILL_IDS.length)]! : agent.chosen;
     });
-    return { skills };
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { TeamContext, TeamController } from './controller';
 import type { Platform } from './platform';
+import type { VariantSchema } from './variant';
 
 export const TEAM_IDS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'human'] as const;
 export type TeamId = (typeof TEAM_IDS)[number];
@@ -23,13 +24,23 @@ export interface TeamNeeds {
 
 export const NEEDS_NOTHING: TeamNeeds = { models: [], languageModel: false, person: false };
 
+/** A team as a match plays it: its name (the canonical variant text) and its validated settings. */
+export interface TeamVariant {
+  /** 'bt' or 'bt:persona=cautious': the controller's id in summaries, replays and reports. */
+  readonly name: string;
+  /** What the entry's variantSchema made of the variant's settings ({} for a bare id). */
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
 export interface TeamEntry {
   readonly id: TeamId;
   readonly description: string;
+  /** The settings a variant may give (`id:key=value`); absent: the team takes none. */
+  readonly variantSchema?: VariantSchema;
   /** What the team needs on this platform (the llm team's skills follow its settings). */
-  needs(platform: Platform): TeamNeeds | Promise<TeamNeeds>;
+  needs(platform: Platform, variant: TeamVariant): TeamNeeds | Promise<TeamNeeds>;
   /** Builds the controller; throws a TeamUnavailable when what it needs is missing. */
-  create(ctx: TeamContext): TeamController | Promise<TeamController>;
+  create(ctx: TeamContext, variant: TeamVariant): TeamController | Promise<TeamController>;
 }
 
 /** A team that cannot play here, and why. */

@@ -9,3 +9,5 @@ export * from './randomStrategist';
 export * from './registry';
 export * from './llmStrategist';
 export * from './llmTeam';
+export * from './variant';
+export * from './personas';

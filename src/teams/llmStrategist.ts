@@ -72,6 +72,8 @@ export interface LlmStrategistOptions {
   readonly maxBackoffSeconds?: number;
   /** The wall clock (tests inject a virtual one); default the system's. */
   readonly clock?: Clock;
+  /** A persona's play style, carried by the system prompt. */
+  readonly style?: string;
 }
 
 /** One request's fate, for the panel and logs. */
@@ -267,6 +269,7 @@ export class LlmStrategist implements Strategist {
       temperature: this.temperature,
       config: world.config,
       ...(this.options.maxTokens !== undefined ? { maxTokens: this.options.maxTokens } : {}),
+      ...(this.options.style ? { style: this.options.style } : {}),
     });
     const cache = this.options.cache && this.options.cache.mode !== 'off' ? this.options.cache : null;
     const key = cache ? cacheKey(this.options.client.model, request) : null;

@@ -4,12 +4,15 @@
  * its settings and the decision cache come from the platform's LlmAccess, so one entry
  * plays in Node (a model server) and in the page (the product's proxy).
  */
-import { LlmUnavailable, type LlmConnection } from '../llm';
+import { z } from 'zod';
+import { ANSWER_FORMATS, LlmUnavailable, type LlmConnection, type StrategistSettings, parseEventTriggers } from '../llm';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillSet } from '../skills';
 import type { TeamContext, TeamController } from './controller';
-import { type TeamEntry, TeamUnavailable } from './entry';
+import { type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
 import { HierarchicalController } from './hierarchical';
 import { LlmStrategist, type LlmStrategistOptions } from './llmStrategist';
+import { PERSONA_NAMES, personaByName } from './personas';
+import { variantNumber } from './variant';
 
 export const LLM_TEAM_DESCRIPTION =
   "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones).";
@@ -22,15 +25,49 @@ export interface LlmTeamOptions extends Omit<LlmStrategistOptions, 'tickHz'> {
 }
 
 /** The `llm` team for one match, from strategist options given directly (tests, benchmarks). */
-export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions): HierarchicalController {
+export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions, name = 'llm'): HierarchicalController {
   const { skills, ...rest } = options;
   const strategist = new LlmStrategist({ ...rest, tickHz: ctx.config.tickHz });
-  return new HierarchicalController('llm', ctx.team, strategist, skills ?? SCRIPTED_SKILLS, ctx.onDecision);
+  return new HierarchicalController(name, ctx.team, strategist, skills ?? SCRIPTED_SKILLS, ctx.onDecision);
 }
 
-/** The strategist options a connection gives. */
-export function strategistOptions(connection: LlmConnection, ctx: TeamContext): Omit<LlmTeamOptions, 'skills'> {
-  const s = connection.settings;
+/**
+ * What an llm variant may set over the LLM settings: `llm:format=json:rate=0`,
+ * `llm:events=elimination+respawn` (a '+' list, or all / none), `llm:persona=cautious`.
+ */
+export const LLM_VARIANT = z.object({
+  format: z.enum(ANSWER_FORMATS, { message: `must be one of ${ANSWER_FORMATS.join(', ')}` }).optional(),
+  rate: variantNumber(0, 50, 'a number of decisions per second (0: events only)').optional(),
+  events: z
+    .string()
+    .transform((v, ctx) => {
+      const parsed = parseEventTriggers(v.replaceAll('+', ','));
+      if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be all, none or a + list of elimination, respawn, contested, low-health' });
+      return parsed ?? [];
+    })
+    .optional(),
+  temperature: variantNumber(0, 2).optional(),
+  persona: z.enum(PERSONA_NAMES as [string, ...string[]], { message: `must be one of ${PERSONA_NAMES.join(', ')}` }).optional(),
+  skills: z.enum(['rl', 'scripted'], { message: 'must be rl or scripted' }).optional(),
+});
+type LlmVariant = z.infer<typeof LLM_VARIANT>;
+
+/** The strategist settings with a variant's on top. */
+export function variantSettings(base: StrategistSettings, variant: LlmVariant): StrategistSettings {
+  return {
+    ...base,
+    ...(variant.format ? { format: variant.format } : {}),
+    ...(variant.rate !== undefined ? { rateHz: variant.rate } : {}),
+    ...(variant.events ? { events: variant.events } : {}),
+    ...(variant.temperature !== undefined ? { temperature: variant.temperature } : {}),
+    ...(variant.skills ? { skills: variant.skills } : {}),
+  };
+}
+
+/** The strategist options a connection gives, with a variant's settings on top. */
+export function strategistOptions(connection: LlmConnection, ctx: TeamContext, variant: LlmVariant = {}): Omit<LlmTeamOptions, 'skills'> {
+  const s = variantSettings(connection.settings, variant);
+  const style = variant.persona ? personaByName(variant.persona)!.prompt : undefined;
   return {
     client: connection.client,
     format: s.format,
@@ -42,6 +79,7 @@ export function strategistOptions(connection: LlmConnection, ctx: TeamContext): 
     cache: connection.cache,
     clock: ctx.platform.clock,
     ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
+    ...(style ? { style } : {}),
   };
 }
 
@@ -59,24 +97,28 @@ async function connect(ctx: TeamContext): Promise<LlmConnection> {
   }
 }
 
+const llmVariant = (variant: TeamVariant) => variant.settings as LlmVariant;
+
 export const LLM_TEAM: TeamEntry = {
   id: 'llm',
   description: LLM_TEAM_DESCRIPTION,
-  async needs(platform) {
+  variantSchema: LLM_VARIANT,
+  async needs(platform, variant) {
     const availability = await platform.llm.availability();
-    const trained = !availability.ok || availability.settings.skills === 'rl';
-    return { models: trained ? SKILL_IDS : [], languageModel: true, person: false, modelsHint: SCRIPTED_HINT };
+    const skills = llmVariant(variant).skills ?? (availability.ok ? availability.settings.skills : 'rl');
+    return { models: skills === 'rl' ? SKILL_IDS : [], languageModel: true, person: false, modelsHint: SCRIPTED_HINT };
   },
-  async create(ctx) {
+  async create(ctx, variant) {
     const connection = await connect(ctx);
+    const settings = variantSettings(connection.settings, llmVariant(variant));
     let skills: SkillSet = SCRIPTED_SKILLS;
-    if (connection.settings.skills === 'rl') {
+    if (settings.skills === 'rl') {
       try {
         skills = await ctx.platform.models.skillSet();
       } catch (err) {
         throw new TeamUnavailable('llm', `LLM_SKILLS=rl needs the trained skills: ${(err as Error).message} (${SCRIPTED_HINT})`);
       }
     }
-    return createLlmTeam(ctx, { ...strategistOptions(connection, ctx), skills });
+    return createLlmTeam(ctx, { ...strategistOptions(connection, ctx, llmVariant(variant)), skills }, variant.name);
   },
 };

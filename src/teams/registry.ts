@@ -1,21 +1,61 @@
 /**
- * The team ids users type (`--blue bt-scripted`), what each is, what it needs, and how to
- * build it on the platform in its context. Whether a team plays here is read from its
- * declared needs (teamAvailability), so no caller special-cases a team.
+ * The team ids users type (`--blue bt-scripted`, or a variant `bt:persona=cautious`), what
+ * each is, which settings it takes, what it needs, and how to build it on the platform in
+ * its context. Whether a team plays here is read from its declared needs
+ * (teamAvailability), so no caller special-cases a team.
  */
+import { z } from 'zod';
+import type { GameConfig } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS } from '../skills';
 import { BehaviorTreeStrategist } from './behaviorTree';
 import type { TeamContext, TeamController } from './controller';
-import { NEEDS_NOTHING, TEAM_IDS, type TeamEntry, type TeamId, type TeamNeeds, TeamUnavailable } from './entry';
+import { NEEDS_NOTHING, TEAM_IDS, type TeamEntry, type TeamId, type TeamNeeds, TeamUnavailable, type TeamVariant } from './entry';
 import { FlatController } from './flat';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController } from './hierarchical';
 import { LLM_TEAM } from './llmTeam';
+import { PERSONA_NAMES, STUDY_TREE, type TreeParameters, personaByName } from './personas';
 import type { Platform } from './platform';
 import { RandomStrategist } from './randomStrategist';
+import { formatTeamSpec, parseTeamSpec, readVariant, variantNumber } from './variant';
 
 /** Seconds between decisions of the random ablation (the LLM's 2 Hz). */
 const RANDOM_PERIOD_SECONDS = 0.5;
+
+
+/** The behavior tree's settings: a persona, and any of its parameters on top (see personas.ts). */
+export const TREE_VARIANT = z.object({
+  persona: z.enum(PERSONA_NAMES as [string, ...string[]], { message: `must be one of ${PERSONA_NAMES.join(', ')}` }).optional(),
+  retreat: z.enum(['LOW', 'MEDIUM', 'never'], { message: 'must be LOW, MEDIUM or never' }).optional(),
+  zone: z.enum(['NEAR', 'MID'], { message: 'must be NEAR or MID' }).optional(),
+  engage: z.enum(['NEAR', 'MID', 'FAR'], { message: 'must be NEAR, MID or FAR' }).optional(),
+  priority: z.enum(['zone', 'fight'], { message: 'must be zone or fight' }).optional(),
+  securers: variantNumber(0, 8, 'a whole number').pipe(z.number().int({ message: 'must be a whole number' })).optional(),
+  /** Seconds. */
+  reaction: variantNumber(0, 5, 'a number of seconds').optional(),
+  noise: variantNumber(0, 1, 'a share').optional(),
+});
+
+/** The tree's parameters a variant gives: the persona's, then each key set explicitly. */
+export function treeParameters(settings: z.infer<typeof TREE_VARIANT>, config: GameConfig): TreeParameters {
+  const base = settings.persona ? personaByName(settings.persona)!.tree : STUDY_TREE;
+  return {
+    retreatAt: settings.retreat ?? base.retreatAt,
+    zoneWithin: settings.zone ?? base.zoneWithin,
+    engageWithin: settings.engage ?? base.engageWithin,
+    priority: settings.priority ?? base.priority,
+    securers: settings.securers ?? base.securers,
+    reactionTicks: settings.reaction !== undefined ? Math.round(settings.reaction * config.tickHz) : base.reactionTicks,
+    noise: settings.noise ?? base.noise,
+  };
+}
+
+/** The behavior tree a variant asks for, on this match's config and seed. */
+function treeStrategist(ctx: TeamContext, variant: TeamVariant): BehaviorTreeStrategist {
+  return new BehaviorTreeStrategist(ctx.config.skillEveryTicks, treeParameters(variant.settings as z.infer<typeof TREE_VARIANT>, ctx.config), ctx.seed);
+}
+
+const RANDOM_VARIANT = z.object({ period: variantNumber(0.02, 60, 'a number of seconds').optional() });
 
 /** Load what a model-backed team needs, or say why the team is unavailable. */
 async function withModels<T>(id: TeamId, load: () => Promise<T>): Promise<T> {
@@ -33,46 +73,39 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'heuristic',
     description: "Go to the zone and shoot; no coordination, no retreat (the study's training opponent).",
     needs: () => NEEDS_NOTHING,
-    create: (ctx) => new FlatController('heuristic', ctx.team, HEURISTIC_POLICY),
+    create: (ctx, variant) => new FlatController(variant.name, ctx.team, HEURISTIC_POLICY),
   },
   'bt-scripted': {
     id: 'bt-scripted',
     description: 'Behavior tree choosing among the four scripted skills, one agent securing.',
+    variantSchema: TREE_VARIANT,
     needs: () => NEEDS_NOTHING,
-    create: (ctx) =>
-      new HierarchicalController('bt-scripted', ctx.team, new BehaviorTreeStrategist(ctx.config.skillEveryTicks), SCRIPTED_SKILLS, ctx.onDecision),
+    create: (ctx, variant) => new HierarchicalController(variant.name, ctx.team, treeStrategist(ctx, variant), SCRIPTED_SKILLS, ctx.onDecision),
   },
   random: {
     id: 'random',
     description: 'A random skill per agent every 0.5 s over the scripted skills (an ablation).',
+    variantSchema: RANDOM_VARIANT,
     needs: () => NEEDS_NOTHING,
-    create: (ctx) =>
-      new HierarchicalController(
-        'random',
-        ctx.team,
-        new RandomStrategist(Math.round(RANDOM_PERIOD_SECONDS * ctx.config.tickHz), ctx.seed),
-        SCRIPTED_SKILLS,
-        ctx.onDecision,
-      ),
+    create: (ctx, variant) => {
+      const seconds = (variant.settings as z.infer<typeof RANDOM_VARIANT>).period ?? RANDOM_PERIOD_SECONDS;
+      const period = Math.max(1, Math.round(seconds * ctx.config.tickHz));
+      return new HierarchicalController(variant.name, ctx.team, new RandomStrategist(period, ctx.seed), SCRIPTED_SKILLS, ctx.onDecision);
+    },
   },
   bt: {
     id: 'bt',
     description: "Behavior tree choosing among the four trained RL skills (the study's BT baseline).",
+    variantSchema: TREE_VARIANT,
     needs: () => TRAINED_SKILLS,
-    create: async (ctx) =>
-      new HierarchicalController(
-        'bt',
-        ctx.team,
-        new BehaviorTreeStrategist(ctx.config.skillEveryTicks),
-        await withModels('bt', () => ctx.platform.models.skillSet()),
-        ctx.onDecision,
-      ),
+    create: async (ctx, variant) =>
+      new HierarchicalController(variant.name, ctx.team, treeStrategist(ctx, variant), await withModels('bt', () => ctx.platform.models.skillSet()), ctx.onDecision),
   },
   flat: {
     id: 'flat',
     description: "One trained RL policy per agent, no strategist (the study's flat RL).",
     needs: () => ({ ...NEEDS_NOTHING, models: ['flat'] }),
-    create: async (ctx) => new FlatController('flat', ctx.team, await withModels('flat', () => ctx.platform.models.load('flat'))),
+    create: async (ctx, variant) => new FlatController(variant.name, ctx.team, await withModels('flat', () => ctx.platform.models.load('flat'))),
   },
   llm: LLM_TEAM,
   human: {
@@ -89,6 +122,7 @@ export function isTeamId(id: string): id is TeamId {
   return (TEAM_IDS as readonly string[]).includes(id);
 }
 
+/** The entry of a bare team id. */
 export function teamEntry(id: string): TeamEntry {
   if (!isTeamId(id)) throw new Error(`unknown team id '${id}': expected one of ${TEAM_IDS.join(', ')}`);
   return ENTRIES[id];
@@ -98,16 +132,36 @@ export function teamEntries(): readonly TeamEntry[] {
   return TEAM_IDS.map((id) => ENTRIES[id]);
 }
 
-export async function createTeam(id: string, ctx: TeamContext): Promise<TeamController> {
-  return teamEntry(id).create(ctx);
+/** A team as written (a bare id or a variant), validated against its entry. */
+export interface ResolvedTeam {
+  readonly entry: TeamEntry;
+  readonly variant: TeamVariant;
+}
+
+/** Read `id` or `id:key=value...`; throws naming an unknown id, an unknown key or a bad value. */
+export function resolveTeam(text: string): ResolvedTeam {
+  const spec = parseTeamSpec(text);
+  const entry = teamEntry(spec.id);
+  const settings = readVariant(spec.id, entry.variantSchema, spec.settings);
+  return { entry, variant: { name: formatTeamSpec(spec), settings } };
+}
+
+/** The canonical name of a team as written (settings in alphabetical order). */
+export function teamName(text: string): string {
+  return resolveTeam(text).variant.name;
+}
+
+export async function createTeam(text: string, ctx: TeamContext): Promise<TeamController> {
+  const { entry, variant } = resolveTeam(text);
+  return entry.create(ctx, variant);
 }
 
 export type TeamAvailability = { readonly ok: true; readonly needs: TeamNeeds } | { readonly ok: false; readonly needs: TeamNeeds; readonly reason: string };
 
-/** Whether a team can play on this platform, and if not why, read from its needs (nothing is built). */
-export async function teamAvailability(id: string, platform: Platform): Promise<TeamAvailability> {
-  const entry = teamEntry(id);
-  const needs = await entry.needs(platform);
+/** Whether a team (or variant) can play on this platform, and if not why, read from its needs (nothing is built). */
+export async function teamAvailability(text: string, platform: Platform): Promise<TeamAvailability> {
+  const { entry, variant } = resolveTeam(text);
+  const needs = await entry.needs(platform, variant);
   const no = (reason: string): TeamAvailability => ({ ok: false, needs, reason });
   if (needs.person && !platform.person) return no('a person plays in the browser (npm start)');
   if (needs.languageModel) {
@@ -119,4 +173,10 @@ export async function teamAvailability(id: string, platform: Platform): Promise<
     if (missing) return no(needs.modelsHint ? `${missing} (${needs.modelsHint})` : missing);
   }
   return { ok: true, needs };
+}
+
+/** What a team declares it needs on this platform. */
+export async function teamNeeds(text: string, platform: Platform): Promise<TeamNeeds> {
+  const { entry, variant } = resolveTeam(text);
+  return entry.needs(platform, variant);
 }

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { DEFAULT_CONFIG } from '../sim';
-import { type Platform, TeamUnavailable, teamAvailability, teamEntry } from '../teams';
+import { type Platform, TeamUnavailable, resolveTeam, teamAvailability, teamNeeds } from '../teams';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { type EpisodeRecord, RecordWriter, readRecords } from './records';
@@ -33,7 +33,7 @@ const digest = (data: string | Buffer) => createHash('sha256').update(data).dige
 async function fingerprints(teams: readonly string[], platform: Platform): Promise<Record<string, string>> {
   const result: Record<string, string> = { config: digest(JSON.stringify(DEFAULT_CONFIG)) };
   const models = new Set<string>();
-  for (const id of teams) for (const name of (await teamEntry(id).needs(platform)).models) models.add(name);
+  for (const id of teams) for (const name of (await teamNeeds(id, platform)).models) models.add(name);
   for (const name of models) {
     const fingerprint = platform.models.fingerprint(name);
     if (fingerprint) result[`model:${name}`] = fingerprint;
@@ -65,9 +65,9 @@ export async function checkTeams(teams: readonly string[], platform: Platform): 
   if (teams.length < 2) throw new Error(`a tournament needs at least two teams, got ${teams.length}`);
   const seen = new Set<string>();
   for (const id of teams) {
-    if (seen.has(id)) throw new Error(`team '${id}' is listed twice`);
-    seen.add(id);
-    teamEntry(id);
+    const name = resolveTeam(id).variant.name;
+    if (seen.has(name)) throw new Error(`team '${id}' is listed twice`);
+    seen.add(name);
   }
   let needsLanguageModel = false;
   for (const id of teams) {
@@ -155,7 +155,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       minThreads: options.workers,
       maxThreads: options.workers,
       workerData: options.platform,
-      concurrentTasksPerWorker: (await Promise.all(settings.teams.map((id) => teamEntry(id).needs(platform)))).some((n) => n.languageModel)
+      concurrentTasksPerWorker: (await Promise.all(settings.teams.map((id) => teamNeeds(id, platform)))).some((n) => n.languageModel)
         ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers))
         : (options.perWorker ?? 4),
       // The worker is TypeScript: give its thread the same loader the CLI runs under.

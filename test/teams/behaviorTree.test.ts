@@ -14,7 +14,7 @@ function setup(): { world: World; bt: BehaviorTreeStrategist; decide: () => Skil
   let current: SkillId[] = ['navigate', 'navigate'];
   const decide = () => {
     world.tick++; // a new tick: fresh observations, as between real decisions
-    current = [...bt.decide(world, 0, current).skills];
+    current = [...bt.decide(world, 0, current)!.skills];
     return current;
   };
   return { world, bt, decide };

@@ -37,7 +37,7 @@ describe('team registry', () => {
   });
 
   it('declares what each team needs: models by name, a language model, a person', async () => {
-    const needs = Object.fromEntries(await Promise.all(TEAM_IDS.map(async (id) => [id, await teamEntry(id).needs(TEST_PLATFORM)] as const)));
+    const needs = Object.fromEntries(await Promise.all(TEAM_IDS.map(async (id) => [id, await teamEntry(id).needs(TEST_PLATFORM, { name: id, settings: {} })] as const)));
     expect(needs.flat).toMatchObject({ models: ['flat'], languageModel: false, person: false });
     expect(needs.bt).toMatchObject({ models: ['navigate', 'combat', 'secure', 'retreat'], languageModel: false });
     expect(needs.llm).toMatchObject({ languageModel: true });

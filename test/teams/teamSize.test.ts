@@ -12,7 +12,7 @@ function setup(): { world: World; decide: () => SkillId[] } {
   let current: SkillId[] = ['navigate', 'navigate', 'navigate'];
   const decide = () => {
     world.tick++; // a new tick: fresh observations, as between real decisions
-    current = [...bt.decide(world, 0, current).skills];
+    current = [...bt.decide(world, 0, current)!.skills];
     return current;
   };
   return { world, decide };

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { RuleChatClient } from '../../src/llm';
+import { parseReplay, runMatch, verifyReplay } from '../../src/match';
+import { DEFAULT_CONFIG } from '../../src/sim';
+import { PERSONAS, STUDY_TREE, formatTeamSpec, llmStrategistOf, parseTeamSpec, resolveTeam, teamAvailability, teamName, treeParameters } from '../../src/teams';
+import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
+
+describe('team variants', () => {
+  it('parse id:key=value pairs and name themselves canonically (keys in alphabetical order)', () => {
+    expect(parseTeamSpec('llm:rate=0:format=json')).toEqual({ id: 'llm', settings: { rate: '0', format: 'json' } });
+    expect(formatTeamSpec(parseTeamSpec('llm:rate=0:format=json'))).toBe('llm:format=json:rate=0');
+    expect(teamName('bt')).toBe('bt');
+    expect(teamName('bt-scripted:reaction=0.5:persona=cautious')).toBe('bt-scripted:persona=cautious:reaction=0.5');
+  });
+
+  it('refuse malformed text, unknown ids, unknown keys and bad values, naming them', () => {
+    expect(() => parseTeamSpec('bt:persona')).toThrow(/'persona' in team 'bt:persona' is not a setting: expected key=value/);
+    expect(() => parseTeamSpec('bt:persona=a:persona=b')).toThrow(/sets 'persona' twice/);
+    expect(() => resolveTeam('nope:persona=cautious')).toThrow(/unknown team id 'nope'/);
+    expect(() => resolveTeam('bt:speed=3')).toThrow("team 'bt' has no setting 'speed': its settings are persona, retreat, zone, engage, priority, securers, reaction, noise");
+    expect(() => resolveTeam('heuristic:persona=cautious')).toThrow("team 'heuristic' takes no settings, got 'persona'");
+    expect(() => resolveTeam('bt:persona=bold')).toThrow(/team 'bt' has an invalid setting: persona: must be one of aggressive, cautious/);
+    expect(() => resolveTeam('llm:rate=fast')).toThrow(/team 'llm' has an invalid setting: rate: must be a number of decisions per second \(0: events only\) from 0 to 50/);
+    expect(() => resolveTeam('bt:noise=0x1')).toThrow(/noise: must be a share from 0 to 1/);
+    expect(() => resolveTeam('llm:events=explosions')).toThrow(/events: must be all, none or a \+ list/);
+    expect(() => resolveTeam('random:period=0')).toThrow(/period: must be a number of seconds from 0.02 to 60/);
+  });
+
+  it("give the tree a persona's parameters, with explicit keys on top; the bare id is the study's tree", () => {
+    expect(treeParameters({}, DEFAULT_CONFIG)).toEqual(STUDY_TREE);
+    const cautious = PERSONAS.find((p) => p.name === 'cautious')!;
+    expect(treeParameters({ persona: 'cautious' }, DEFAULT_CONFIG)).toEqual(cautious.tree);
+    expect(treeParameters({ persona: 'cautious', reaction: 0.5, securers: 0 }, DEFAULT_CONFIG)).toEqual({ ...cautious.tree, reactionTicks: 25, securers: 0 });
+  });
+
+  it('play under their canonical name, which the replay records, and the replay verifies', async () => {
+    const match = await runMatch({ blue: 'bt-scripted:reaction=0.3:persona=erratic', red: 'random:period=1', seed: 4 }, { platform: TEST_PLATFORM });
+    const summary = match.summary();
+    expect(summary.blue).toBe('bt-scripted:persona=erratic:reaction=0.3');
+    expect(summary.red).toBe('random:period=1');
+    const replay = parseReplay(JSON.stringify(match.replay()));
+    expect(replay.teams).toEqual({ blue: 'bt-scripted:persona=erratic:reaction=0.3', red: 'random:period=1' });
+    expect(verifyReplay(replay).ok).toBe(true);
+    // The same variant written in another key order is the same entrant and the same match.
+    const again = await runMatch({ blue: 'bt-scripted:persona=erratic:reaction=0.3', red: 'random:period=1', seed: 4 }, { platform: TEST_PLATFORM, record: false });
+    expect(again.summary().hash).toBe(summary.hash);
+  });
+
+  it('llm variants set the format, rate, events, temperature, persona and skills over the settings', async () => {
+    const platform = llmPlatform(new RuleChatClient(), { timing: { kind: 'lockstep' }, skills: 'scripted' });
+    const match = await runMatch(
+      { blue: 'llm:format=json:rate=1:events=elimination+respawn:temperature=0.5:persona=cautious', red: 'heuristic', seed: 2, config: { ...DEFAULT_CONFIG, episodeSeconds: 6 } },
+      { platform },
+    );
+    const strategist = llmStrategistOf(match.controllers[0])!;
+    strategist.dispose();
+    expect(strategist.format).toBe('json');
+    expect(strategist.ratePeriodTicks).toBe(50);
+    expect([...strategist.events].sort()).toEqual(['elimination', 'respawn']);
+    expect(strategist.temperature).toBe(0.5);
+    expect(match.summary().blue).toBe('llm:events=elimination+respawn:format=json:persona=cautious:rate=1:temperature=0.5');
+    // The persona's style reaches the model in the system prompt.
+    const client = new RuleChatClient();
+    const seen: string[] = [];
+    const spy = { model: 'rules', complete: (r: Parameters<RuleChatClient['complete']>[0]) => (seen.push(r.messages[0]!.content), client.complete(r)) };
+    const styled = llmPlatform(spy, { timing: { kind: 'lockstep' }, skills: 'scripted' });
+    await runMatch({ blue: 'llm:persona=cautious', red: 'heuristic', seed: 2, config: { ...DEFAULT_CONFIG, episodeSeconds: 2 } }, { platform: styled });
+    expect(seen[0]).toContain(`Play style: ${PERSONAS.find((p) => p.name === 'cautious')!.prompt}`);
+  });
+
+  it("llm:skills=scripted needs no trained models, whatever the settings say", async () => {
+    const platform = llmPlatform(new RuleChatClient(), { skills: 'rl' }, null, { models: (await import('../../src/teams')).createPlatform().models });
+    expect(await teamAvailability('llm', platform)).toMatchObject({ ok: false });
+    expect(await teamAvailability('llm:skills=scripted', platform)).toMatchObject({ ok: true, needs: { models: [] } });
+  });
+});
+
+describe('personas', () => {
+  it('are at least six, each with a description, a prompt fragment and tree parameters', () => {
+    expect(PERSONAS.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(PERSONAS.map((p) => p.name)).size).toBe(PERSONAS.length);
+    for (const p of PERSONAS) {
+      expect(p.description.length).toBeGreaterThan(10);
+      expect(p.prompt.length).toBeGreaterThan(10);
+      expect(p.tree).not.toEqual(STUDY_TREE);
+    }
+  });
+
+  it('play measurably differently: cautious retreats more than aggressive, the camper secures more than the flanker', async () => {
+    const shares = async (team: string) => {
+      const seconds = { navigate: 0, combat: 0, secure: 0, retreat: 0 };
+      for (let seed = 1; seed <= 6; seed++) {
+        const summary = (await runMatch({ blue: team, red: 'heuristic', seed }, { platform: TEST_PLATFORM, record: false })).summary();
+        for (const a of summary.agents.filter((x) => x.team === 'blue')) for (const [k, v] of Object.entries(a.skillSeconds)) seconds[k as keyof typeof seconds] += v ?? 0;
+      }
+      const total = Object.values(seconds).reduce((s, v) => s + v, 0);
+      return Object.fromEntries(Object.entries(seconds).map(([k, v]) => [k, v / total])) as typeof seconds;
+    };
+    const [aggressive, cautious, camper, flanker] = await Promise.all(
+      ['aggressive', 'cautious', 'zone-camper', 'flanker'].map((p) => shares(`bt-scripted:persona=${p}`)),
+    );
+    expect(aggressive.retreat).toBe(0);
+    expect(cautious.retreat).toBeGreaterThan(0.02);
+    expect(flanker.secure).toBe(0);
+    expect(camper.secure).toBeGreaterThan(0.2);
+  });
+});
