@@ -1,6 +1,8 @@
 /**
  * Per-episode metrics, gathered from events and controllers' current skills: what the
- * study's tables report (K/D, shots, accuracy, pickups, time per skill, transitions).
+ * study's tables report (K/D, shots, accuracy, pickups, time per skill, transitions), and
+ * how a team moves: where its living agents are (a coarse heatmap sampled at the skill
+ * rate) and when the first hit of the match landed.
  */
 import { TEAM_NAMES, type World, outcomeSide } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
@@ -35,8 +37,20 @@ export interface MatchSummary {
   readonly progress: { readonly blue: number; readonly red: number };
   readonly decisions: { readonly blue: number; readonly red: number };
   readonly agents: readonly AgentMetrics[];
+  readonly behaviour: MatchBehaviour;
   /** Final state hash: equal hashes mean identical matches. */
   readonly hash: string;
+}
+
+/** Where the arena is cut for the heatmap: 8 x 5 cells (4 m squares in the standard arena). */
+export const HEATMAP_COLS = 8;
+export const HEATMAP_ROWS = 5;
+
+export interface MatchBehaviour {
+  /** Seconds into the match of the first hit by anyone; null when nobody was hit. */
+  readonly firstContactSeconds: number | null;
+  /** Per team, living-agent samples per cell (row-major, HEATMAP_COLS x HEATMAP_ROWS), one sample per agent per skill tick. */
+  readonly heatmap: { readonly blue: readonly number[]; readonly red: readonly number[] };
 }
 
 export class MatchMetrics {
@@ -44,6 +58,8 @@ export class MatchMetrics {
   private readonly transitions: Record<string, number>[];
   private readonly decisionCount = [0, 0];
   private readonly lastSkill: (SkillId | null)[];
+  private readonly heatmap = [new Array<number>(HEATMAP_COLS * HEATMAP_ROWS).fill(0), new Array<number>(HEATMAP_COLS * HEATMAP_ROWS).fill(0)];
+  private firstContactTick: number | null = null;
 
   constructor(agentCount: number) {
     this.skillTicks = Array.from({ length: agentCount }, () => new Map());
@@ -56,8 +72,9 @@ export class MatchMetrics {
     this.decisionCount[decision.team]!++;
   }
 
-  /** After each step: time per skill for living agents, and every change of skill. */
+  /** After each step: time per skill for living agents, every change of skill, positions and the first hit. */
   recordTick(world: World, controllers: readonly TeamController[]): void {
+    this.recordPlaces(world);
     for (const controller of controllers) {
       const skills = controller.currentSkills;
       let slot = 0;
@@ -74,6 +91,18 @@ export class MatchMetrics {
         const counts = this.skillTicks[agent.id]!;
         counts.set(skill, (counts.get(skill) ?? 0) + 1);
       }
+    }
+  }
+
+  private recordPlaces(world: World): void {
+    if (this.firstContactTick === null && world.agents.some((a) => a.stats.hits > 0)) this.firstContactTick = world.tick;
+    if (world.tick % world.config.skillEveryTicks !== 0) return;
+    const { width, height } = world.config.arena;
+    for (const a of world.agents) {
+      if (!a.alive) continue;
+      const col = Math.min(HEATMAP_COLS - 1, Math.max(0, Math.floor((a.x / width) * HEATMAP_COLS)));
+      const row = Math.min(HEATMAP_ROWS - 1, Math.max(0, Math.floor((a.y / height) * HEATMAP_ROWS)));
+      this.heatmap[a.team]![row * HEATMAP_COLS + col]!++;
     }
   }
 
@@ -112,6 +141,10 @@ export class MatchMetrics {
           skillTransitions: { ...this.transitions[a.id] },
         };
       }),
+      behaviour: {
+        firstContactSeconds: this.firstContactTick === null ? null : this.firstContactTick / hz,
+        heatmap: { blue: [...this.heatmap[0]!], red: [...this.heatmap[1]!] },
+      },
       hash,
     };
   }

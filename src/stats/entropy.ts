@@ -96,3 +96,32 @@ export function conditionalTransitionEntropy(
   }
   return Math.max(0, shannonEntropy(new Map(entries)) - shannonEntropy(fromCounts));
 }
+
+/**
+ * Jensen-Shannon divergence in bits between two distributions given as weights over the
+ * same labels (normalised here): JSD = H(m) - (H(p) + H(q)) / 2 with m = (p + q) / 2. It is
+ * symmetric, 0 for equal distributions and at most 1 bit.
+ *
+ * @throws Error when the lengths differ, a weight is negative, or one side sums to 0.
+ */
+export function jensenShannonDivergence(p: readonly number[], q: readonly number[]): number {
+  if (p.length !== q.length) throw new Error(`jensenShannonDivergence: ${p.length} weights against ${q.length}`);
+  const norm = (w: readonly number[]) => {
+    if (w.some((x) => !(x >= 0))) throw new Error('jensenShannonDivergence: weights must be non-negative numbers');
+    const total = w.reduce((s, x) => s + x, 0);
+    if (total === 0) throw new Error('jensenShannonDivergence: a distribution sums to 0');
+    return w.map((x) => x / total);
+  };
+  const a = norm(p);
+  const b = norm(q);
+  const h = (w: readonly number[]) => -w.reduce((s, x) => (x > 0 ? s + x * Math.log2(x) : s), 0);
+  const m = a.map((x, i) => (x + b[i]!) / 2);
+  return Math.min(1, Math.max(0, h(m) - (h(a) + h(b)) / 2));
+}
+
+/** Shannon entropy in bits of non-negative weights (normalised here); 0 for an empty or all-zero table. */
+export function weightEntropy(weights: readonly number[]): number {
+  const total = weights.reduce((s, x) => s + x, 0);
+  if (!(total > 0)) return 0;
+  return Math.max(0, -weights.reduce((s, x) => (x > 0 ? s + (x / total) * Math.log2(x / total) : s), 0));
+}

@@ -18,6 +18,8 @@ export interface EpisodeRecord extends PlannedEpisode {
   readonly progress: MatchSummary['progress'];
   readonly decisions: MatchSummary['decisions'];
   readonly agents: MatchSummary['agents'];
+  /** Heatmaps and first contact (absent in records written before they were kept). */
+  readonly behaviour?: MatchSummary['behaviour'];
   /** LLM call counters per side, when an LLM team played. */
   readonly llm?: Record<string, unknown>;
   readonly hash: string;
@@ -33,6 +35,7 @@ export function toRecord(episode: PlannedEpisode, summary: MatchSummary, llm?: R
     progress: summary.progress,
     decisions: summary.decisions,
     agents: summary.agents,
+    behaviour: summary.behaviour,
     ...(llm ? { llm } : {}),
     hash: summary.hash,
   };

@@ -2,7 +2,9 @@
  * A tournament summary as text for the terminal, report.md, and report.html with plots
  * (stacked win/draw/loss bars with Wilson intervals, ratings with bootstrap intervals).
  */
+import { HEATMAP_COLS, HEATMAP_ROWS } from '../match';
 import { SKILL_IDS } from '../skills';
+import type { BehaviourComparison } from './behaviour';
 import type { MatchupSummary, TeamSummary, TournamentSummary } from './summary';
 
 const pct = (v: number) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)}%` : '-');
@@ -32,6 +34,60 @@ function teamRows(ts: readonly TeamSummary[]): string[][] {
   ]);
 }
 
+const BEHAVIOUR_HEADER = ['team', ...SKILL_IDS.map((s) => `${s} share`), 'switches/agent/min', 'place entropy (bits)', 'first contact s'];
+
+function behaviourRows(b: BehaviourComparison): string[][] {
+  return b.profiles.map((p) => [
+    p.team,
+    ...SKILL_IDS.map((_, i) => (p.skillShare ? pct(p.skillShare[i]!) : '-')),
+    p.switchesPerMinute === null ? '-' : num(p.switchesPerMinute, 1),
+    num(p.heatmapEntropyBits, 2),
+    p.firstContactSeconds === null ? '-' : num(p.firstContactSeconds, 1),
+  ]);
+}
+
+function divergenceRows(b: BehaviourComparison): string[][] {
+  return b.profiles.map((p, i) => [p.team, ...b.profiles.map((_, j) => {
+    const skill = b.skillDivergence[i]![j];
+    return `${skill === null || skill === undefined ? '-' : num(skill, 3)} / ${num(b.placeDivergence[i]![j]!, 3)}`;
+  })]);
+}
+
+function coverageLine(b: BehaviourComparison): string {
+  return `Coverage: ${b.clusters.length} distinct behaviour${b.clusters.length === 1 ? '' : 's'} among ${b.profiles.length} entrants (two entrants count as one when the mean of their skill and place divergences is under ${b.threshold} bits): ${b.clusters.map((c) => `{${c.join(', ')}}`).join(' ')}.`;
+}
+
+function behaviourMarkdown(b: BehaviourComparison): string[] {
+  return [
+    '## Behaviour',
+    '',
+    'Skill use (share of skill time), skill switches per agent per minute, the entropy of where living agents were (8 x 5 cells, seen from their own base) and the mean time to the first hit of a match.',
+    '',
+    table(BEHAVIOUR_HEADER, behaviourRows(b)),
+    '',
+    'Jensen-Shannon divergence between entrants, bits: skill use / places.',
+    '',
+    table(['', ...b.profiles.map((p) => p.team)], divergenceRows(b)),
+    '',
+    coverageLine(b),
+    '',
+  ];
+}
+
+/** One small heatmap per entrant (own base on the left), darker where its agents spent more time. */
+function heatmapPlots(b: BehaviourComparison): string {
+  const cell = 18;
+  return b.profiles
+    .map((p) => {
+      const max = Math.max(1e-9, ...p.heatmap);
+      const cells = p.heatmap
+        .map((v, i) => `<rect x="${(i % HEATMAP_COLS) * cell}" y="${Math.floor(i / HEATMAP_COLS) * cell + 16}" width="${cell - 1}" height="${cell - 1}" fill="#4fa3ff" fill-opacity="${(0.08 + 0.92 * (v / max)).toFixed(3)}"><title>${pct(v)}</title></rect>`)
+        .join('');
+      return `<svg xmlns="http://www.w3.org/2000/svg" width="${HEATMAP_COLS * cell + 8}" height="${HEATMAP_ROWS * cell + 20}" font-family="sans-serif" font-size="11" fill="#ddd"><text x="0" y="11">${escape(p.team)}</text>${cells}</svg>`;
+    })
+    .join('\n');
+}
+
 const MATCHUP_HEADER = ['matchup', 'episodes', 'first wins (95% CI)', 'second wins (95% CI)', 'draws (95% CI)', 'p (two-proportion)', 'p (decisive vs 50%)', 'mean s'];
 const TEAM_HEADER = ['team', 'agent-episodes', 'K/D', 'shots/ep', 'accuracy', 'pickups/ep', ...SKILL_IDS, 'transition entropy (bits)'];
 
@@ -59,22 +115,27 @@ export function reportMarkdown(s: TournamentSummary, title: string, settings: st
   } else {
     parts.push(`No ratings: ${s.ratingsNote}`);
   }
+  parts.push('', ...behaviourMarkdown(s.behaviour));
   return `${parts.join('\n')}\n`;
 }
 
 export function reportText(s: TournamentSummary): string {
-  const lines = ['matchup                         first wins              second wins             draws                   p(decisive)'];
+  // Columns as wide as the longest name (variants have long ones).
+  const w = Math.max(16, ...s.teams.map((t) => t.team.length + 2));
+  const mw = Math.max(32, ...s.matchups.map((m) => `${m.a} vs ${m.b}`.length + 2));
+  const lines = [`${'matchup'.padEnd(mw)}${'first wins'.padEnd(24)}${'second wins'.padEnd(24)}${'draws'.padEnd(24)}p(decisive)`];
   for (const m of s.matchups) {
-    lines.push(`${`${m.a} vs ${m.b}`.padEnd(32)}${ci(m.aRate).padEnd(24)}${ci(m.bRate).padEnd(24)}${ci(m.drawRate).padEnd(24)}${pValue(m.pDecisive)}`);
+    lines.push(`${`${m.a} vs ${m.b}`.padEnd(mw)}${ci(m.aRate).padEnd(24)}${ci(m.bRate).padEnd(24)}${ci(m.drawRate).padEnd(24)}${pValue(m.pDecisive)}`);
   }
-  lines.push('', 'team            K/D     shots/ep  accuracy  pickups/ep  transition entropy');
+  lines.push('', `${'team'.padEnd(w)}K/D     shots/ep  accuracy  pickups/ep  transition entropy`);
   for (const t of s.teams) {
-    lines.push(`${t.team.padEnd(16)}${num(t.kd, 3).padEnd(8)}${num(t.shotsPerEpisode, 1).padEnd(10)}${(t.accuracy === null ? '-' : pct(t.accuracy)).padEnd(10)}${num(t.pickupsPerEpisode, 2).padEnd(12)}${t.transitionEntropyBits === null ? '-' : `${num(t.transitionEntropyBits)} bits`}`);
+    lines.push(`${t.team.padEnd(w)}${num(t.kd, 3).padEnd(8)}${num(t.shotsPerEpisode, 1).padEnd(10)}${(t.accuracy === null ? '-' : pct(t.accuracy)).padEnd(10)}${num(t.pickupsPerEpisode, 2).padEnd(12)}${t.transitionEntropyBits === null ? '-' : `${num(t.transitionEntropyBits)} bits`}`);
   }
   if (s.ratings) {
     lines.push('', 'rating (Bradley-Terry, 95% bootstrap interval)');
-    for (const r of s.ratings) lines.push(`${r.team.padEnd(16)}${num(r.rating, 0).padStart(6)}  [${num(r.lower, 0)}, ${num(r.upper, 0)}]`);
+    for (const r of s.ratings) lines.push(`${r.team.padEnd(w)}${num(r.rating, 0).padStart(6)}  [${num(r.lower, 0)}, ${num(r.upper, 0)}]`);
   }
+  lines.push('', coverageLine(s.behaviour));
   return lines.join('\n');
 }
 
@@ -154,6 +215,13 @@ ${htmlTable(MATCHUP_HEADER, matchupRows(s.matchups))}
 ${ratingPlot(s)}
 <h2>Teams (per agent)</h2>
 ${htmlTable(TEAM_HEADER, teamRows(s.teams))}
+<h2>Behaviour</h2>
+<p class="note">Skill use, skill switches per agent per minute, the entropy of where living agents were (8 x 5 cells, own base on the left) and the mean time to the first hit.</p>
+${htmlTable(BEHAVIOUR_HEADER, behaviourRows(s.behaviour))}
+<div class="heatmaps">${heatmapPlots(s.behaviour)}</div>
+<p class="note">Jensen-Shannon divergence between entrants, bits: skill use / places.</p>
+${htmlTable(['', ...s.behaviour.profiles.map((p) => p.team)], divergenceRows(s.behaviour))}
+<p>${escape(coverageLine(s.behaviour))}</p>
 </body></html>
 `;
 }

@@ -14,6 +14,7 @@ import {
 } from '../stats';
 import { matchups } from './plan';
 import type { EpisodeRecord } from './records';
+import { type BehaviourComparison, compareBehaviour } from './behaviour';
 
 export interface Interval {
   readonly estimate: number;
@@ -61,6 +62,8 @@ export interface TournamentSummary {
   /** null when the results cannot support ratings (e.g. a team that won every game). */
   readonly ratings: readonly TeamRating[] | null;
   readonly ratingsNote: string | null;
+  /** How differently the entrants play (skill use, places, switch rate, contact, coverage). */
+  readonly behaviour: BehaviourComparison;
 }
 
 function interval(successes: number, n: number): Interval {
@@ -154,5 +157,6 @@ export function summarizeTournament(records: readonly EpisodeRecord[], teams: re
     teams: teams.map((t) => summarizeTeam(records, t)),
     ratings,
     ratingsNote,
+    behaviour: compareBehaviour(records, teams),
   };
 }

@@ -64,3 +64,16 @@ describe('transition entropy', () => {
     expect(() => countTransitions(['a->b', 'c'])).toThrow(/must not contain/);
   });
 });
+
+describe('jensenShannonDivergence', () => {
+  it('is 0 for equal distributions, 1 bit for disjoint ones, symmetric, and normalises its weights', async () => {
+    const { jensenShannonDivergence } = await import('../../src/stats');
+    expect(jensenShannonDivergence([1, 2, 3], [2, 4, 6])).toBeCloseTo(0, 12);
+    expect(jensenShannonDivergence([1, 0], [0, 1])).toBeCloseTo(1, 12);
+    // p = (1/2, 1/2), q = (1, 0): m = (3/4, 1/4); H(m) = 0.811278, H(p) = 1, H(q) = 0.
+    expect(jensenShannonDivergence([1, 1], [1, 0])).toBeCloseTo(0.811278 - 0.5, 5);
+    expect(jensenShannonDivergence([1, 0], [1, 1])).toBeCloseTo(jensenShannonDivergence([1, 1], [1, 0]), 12);
+    expect(() => jensenShannonDivergence([1], [1, 2])).toThrow(/1 weights against 2/);
+    expect(() => jensenShannonDivergence([0, 0], [1, 2])).toThrow(/sums to 0/);
+  });
+});
