@@ -6,3 +6,4 @@ describeUsage('tournament.ts', 'usage: npm run tournament -- --teams <a,b,c>');
 describeUsage('evaluate.ts', 'usage: npm run evaluate --');
 describeUsage('bench.ts', 'usage: npm run bench');
 describeUsage('survey.ts', 'usage: npm run survey -- <command>');
+describeUsage('personas.ts', 'usage: npm run personas --');

@@ -1,0 +1,66 @@
+/**
+ * npm run personas -- [--propose 12] [--episodes 6] [--seed 1] [--out <file.json>]
+ *
+ * Profiles the persona library and proposes new tree personas, keeping those that add
+ * behavioural coverage (src/tournament/personaSearch.ts); prints each kept persona's
+ * behaviour and the variant that plays it, and writes them as JSON with --out.
+ */
+import { writeFileSync } from 'node:fs';
+import { SKILL_IDS } from '../skills';
+import { nodePlatform } from '../teams/nodePlatform';
+import { searchPersonas } from '../tournament/personaSearch';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { ProgressBar } from './progress';
+
+const USAGE = `usage: npm run personas -- [--propose N] [--episodes N] [--seed S] [--threshold T] [--out <file.json>]
+
+  --propose   new personas to propose (default 12)
+  --episodes  episodes each persona plays against the heuristic team to be profiled (default 6)
+  --seed      the search's seed (default 1)
+  --threshold the behaviour distance in bits a proposal must keep from every kept persona (default 0.02)
+  --out       write the kept personas, their behaviour and coverage as JSON
+  -h, --help  this text`;
+
+runCli(async () => {
+  const { values } = parseCommandLine(
+    { propose: { type: 'string' }, episodes: { type: 'string' }, seed: { type: 'string' }, threshold: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const proposals = integerOption('propose', values.propose, 12, 1000);
+  const episodes = Math.max(1, integerOption('episodes', values.episodes, 6, 1000));
+  const seed = integerOption('seed', values.seed, 1, 0xffffffff);
+  const threshold = values.threshold === undefined ? undefined : Number(values.threshold);
+  if (threshold !== undefined && !(/^\d+(\.\d+)?$/.test(values.threshold!) && threshold > 0 && threshold <= 1)) {
+    throw new UsageError(`--threshold must be a number of bits above 0 and at most 1, got '${values.threshold}'`);
+  }
+  let bar: ProgressBar | null = null;
+  const result = await searchPersonas({
+    platform: nodePlatform({ env: process.env }),
+    proposals,
+    episodes,
+    seed,
+    ...(threshold !== undefined ? { threshold } : {}),
+    onProgress(done, total) {
+      bar ??= new ProgressBar(total, 'personas');
+      bar.update(done, `${episodes} episodes each`);
+    },
+  });
+  (bar as ProgressBar | null)?.done(`${result.kept.length} personas kept, ${result.rejected} proposals added no coverage`);
+  const pct = (v: number) => `${(100 * v).toFixed(0)}%`.padStart(5);
+  console.log(`\n${'persona'.padEnd(14)}${SKILL_IDS.map((s) => s.slice(0, 6).padStart(7)).join('')}  switch/min  places(bits)  novelty  variant`);
+  for (const k of result.kept) {
+    const p = k.profile;
+    const shares = SKILL_IDS.map((_, i) => pct(p.skillShare?.[i] ?? 0).padStart(7)).join('');
+    console.log(`${k.persona.name.padEnd(14)}${shares}  ${(p.switchesPerMinute ?? 0).toFixed(1).padStart(10)}  ${p.heatmapEntropyBits.toFixed(2).padStart(12)}  ${k.novelty === null ? '      -' : k.novelty.toFixed(3).padStart(7)}  ${k.variant}`);
+  }
+  console.log(`\ncoverage: ${result.coverageBefore} distinct behaviours in the library, ${result.coverageAfter} with the kept proposals (threshold ${result.threshold} bits)`);
+  if (values.out) {
+    writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`written to ${values.out}`);
+  }
+  return 0;
+});
