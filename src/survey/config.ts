@@ -15,10 +15,12 @@
 import { z } from 'zod';
 import { parseJsonText } from '../sim';
 import { TEAM_IDS } from '../teams/entry';
+import { resolveTeam } from '../teams/registry';
 
 /** Team ids an AI plays (every id but 'human'). */
 export const AI_TEAM_IDS = TEAM_IDS.filter((id) => id !== 'human') as Exclude<(typeof TEAM_IDS)[number], 'human'>[];
-export type AiTeamId = (typeof AI_TEAM_IDS)[number];
+/** An AI team id, or a variant of one (`bt:persona=cautious`). */
+export type AiTeamId = (typeof AI_TEAM_IDS)[number] | `${(typeof AI_TEAM_IDS)[number]}:${string}`;
 
 /** The teammate value meaning "a second person plays the other agent of the participant's team". */
 export const PERSON_TEAMMATE = 'person';
@@ -26,7 +28,17 @@ export const PERSON_TEAMMATE = 'person';
 /** The study's teams: LLM+RL, the behavior tree over RL skills and flat RL. */
 export const DEFAULT_TEAMS: readonly AiTeamId[] = ['bt', 'llm', 'flat'];
 
-const aiTeam = z.enum(AI_TEAM_IDS as [AiTeamId, ...AiTeamId[]]);
+/** An AI team id or variant (`bt:persona=cautious`), as its canonical name; 'human' is not an AI team. */
+const aiTeam = z.string().transform((text, ctx): AiTeamId => {
+  try {
+    const { entry, variant } = resolveTeam(text);
+    if (entry.id !== 'human') return variant.name as AiTeamId;
+    ctx.addIssue({ code: 'custom', message: `'human' is not an AI team: expected one of ${AI_TEAM_IDS.join(', ')} or a variant of one` });
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+  return z.NEVER;
+});
 const text = (max: number) => z.string().trim().min(1).max(max);
 const itemId = z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'ids are 1-32 lower-case letters, digits or _, starting with a letter');
 export const STUDY_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,47}$/;

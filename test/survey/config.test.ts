@@ -6,6 +6,15 @@ import { StudyStore, createStudy, parseStudyConfig, parseStudyConfigText, public
 import { TEST_PLATFORM } from '../helpers/platform';
 
 describe('study config', () => {
+  it('takes team variants as teams and teammate, by their canonical names, and refuses bad ones by name', () => {
+    const c = parseStudyConfig({ teams: ['bt-scripted:reaction=0.5:persona=hesitant', 'bt-scripted', 'heuristic'], teammate: 'bt-scripted:persona=support' });
+    expect(c.teams).toEqual(['bt-scripted:persona=hesitant:reaction=0.5', 'bt-scripted', 'heuristic']);
+    expect(c.teammate).toBe('bt-scripted:persona=support');
+    expect(teamsInPlay(c)).toContain('bt-scripted:persona=hesitant:reaction=0.5');
+    expect(() => parseStudyConfig({ teams: ['bt:speed=2', 'heuristic'] })).toThrow(/team 'bt' has no setting 'speed'/);
+    expect(() => parseStudyConfig({ teams: ['bt', 'human'] })).toThrow(/'human' is not an AI team/);
+  });
+
   it("defaults to the reference study's protocol", () => {
     const c = parseStudyConfig({});
     expect(c.kind).toBe('play');
