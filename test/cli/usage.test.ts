@@ -7,3 +7,4 @@ describeUsage('evaluate.ts', 'usage: npm run evaluate --');
 describeUsage('bench.ts', 'usage: npm run bench');
 describeUsage('survey.ts', 'usage: npm run survey -- <command>');
 describeUsage('personas.ts', 'usage: npm run personas --');
+describeUsage('reproduce.ts', 'usage: npm run reproduce --');

@@ -1,0 +1,81 @@
+/**
+ * npm run reproduce -- [--episodes 1000] [--out results/reproduction] [--workers N]
+ *                      [--llm-timing lockstep] [--llm-cache use|refresh|off] [--no-ablations]
+ *
+ * The study's three matchups and the ablations it lacked, on the configured language model
+ * (src/tournament/reproduce.ts); writes reproduction.md, reproduction.json and the plots
+ * to --out. A killed run resumes where it stopped when run again with the same options.
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { CACHE_MODES, TIMING_HELP, isCacheMode, parseHeadlessTiming } from '../llm';
+import { nodePlatform } from '../teams/nodePlatform';
+import { reproduce } from '../tournament/reproduce';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { ProgressBar } from './progress';
+
+const USAGE = `usage: npm run reproduce -- [--episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
+                            [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache <use|refresh|off>] [--no-ablations]
+
+  --episodes        episodes per matchup (default 1000, the study's)
+  --out             where the runs and the report go (default results/reproduction)
+  --workers         worker threads (default one per core)
+  --llm-concurrency llm episodes in flight at once (default 8)
+  --llm-timing      when an answer applies (default lockstep: the study's, as if the model answered at once)
+  --llm-cache       the decision cache (default use)
+  --no-ablations    only the study's three matchups
+  -h, --help        this text`;
+
+runCli(async () => {
+  const argv = process.argv.slice(2);
+  const { values } = parseCommandLine(
+    {
+      episodes: { type: 'string' },
+      out: { type: 'string' },
+      workers: { type: 'string' },
+      'llm-concurrency': { type: 'string' },
+      'llm-timing': { type: 'string' },
+      'llm-cache': { type: 'string' },
+      'no-ablations': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const episodes = integerOption('episodes', values.episodes, 1000, 100_000);
+  if (episodes < 1) throw new UsageError('--episodes must be at least 1');
+  const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
+  const timing = parseHeadlessTiming(values['llm-timing'] ?? 'lockstep');
+  if (!timing) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
+  const cache = values['llm-cache'];
+  if (cache !== undefined && !isCacheMode(cache)) throw new UsageError(`--llm-cache must be one of ${CACHE_MODES.join(', ')}, got '${cache}'`);
+  const out = values.out ?? join('results', 'reproduction');
+  const platformOptions = { env: { ...process.env }, llm: { timing, ...(cache ? { cache } : {}) } };
+  const llm = await nodePlatform(platformOptions).llm.availability();
+
+  let bar: ProgressBar | null = null;
+  const result = await reproduce({
+    episodes,
+    out,
+    platform: platformOptions,
+    workers,
+    llmConcurrency: Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8, 256)),
+    ablations: !values['no-ablations'],
+    command: ['npm run reproduce --', ...argv].join(' '),
+    llm,
+    onProgress(done, total, row) {
+      bar ??= new ProgressBar(total, 'episodes');
+      bar.update(done, row);
+    },
+  });
+  (bar as ProgressBar | null)?.done(`${result.matchups.length + result.ablations.length} matchups`);
+  for (const m of [...result.matchups, ...result.ablations]) {
+    const share = (n: number) => `${((100 * n) / Math.max(1, m.episodes)).toFixed(1)}%`;
+    console.log(`${m.name.padEnd(44)} ${share(m.firstWins).padStart(6)} / ${share(m.secondWins).padStart(6)} / draws ${share(m.draws).padStart(6)}${m.study ? `   (study ${(100 * m.study.firstWins).toFixed(1)}% / ${(100 * m.study.secondWins).toFixed(1)}% / ${(100 * m.study.draws).toFixed(1)}%)` : ''}`);
+  }
+  console.log(`\nreport: ${join(out, 'reproduction.md')}, ${join(out, 'reproduction.json')}`);
+  return 0;
+});

@@ -1,0 +1,261 @@
+/**
+ * The study, reproduced: its three matchups (bt vs llm, bt vs flat, llm vs flat) and the
+ * ablations it lacked, each played as its own two-team tournament (sides swapped, records
+ * on disk, resumable), then one report beside the study's figures (../shared/PAPER.md):
+ * matchups with Wilson intervals and the study's z-test, the per-agent table, skill use and
+ * skill-transition entropy, plots, and what the run was (model and settings, cache hit
+ * rate, code version, fingerprints, date, command).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LlmAvailability } from '../llm';
+import { SKILL_IDS, type SkillId } from '../skills';
+import type { NodePlatformOptions } from '../teams/nodePlatform';
+import type { EpisodeRecord } from './records';
+import { type Manifest, runTournament } from './run';
+import { type MatchupSummary, type TeamSummary, summarizeTeam } from './summary';
+
+/** What the study reports (PAPER.md), for the report to stand beside. */
+export const STUDY = {
+  matchups: [
+    { first: 'bt', second: 'llm', firstWins: 0.515, secondWins: 0.464, draws: 0.021, p: 0.103 },
+    { first: 'bt', second: 'flat', firstWins: 0.722, secondWins: 0.168, draws: 0.11, p: null },
+    { first: 'llm', second: 'flat', firstWins: 0.67, secondWins: 0.192, draws: 0.138, p: null },
+  ],
+  agents: {
+    flat: { kd: 2.074, shots: 87, accuracy: 0.56, pickups: 0.08 },
+    llm: { kd: 0.901, shots: 81, accuracy: 0.32, pickups: 0.57 },
+    bt: { kd: 0.406, shots: 26, accuracy: 0.96, pickups: 0.35 },
+  },
+  skillUse: { llm: { combat: 0.362, navigate: 0.408 }, bt: { combat: 0.24, navigate: 0.499 } },
+  transitionEntropyBits: { llm: 3.19, bt: 2.47 },
+} as const;
+
+export interface Row {
+  /** What the row measures. */
+  readonly name: string;
+  readonly first: string;
+  readonly second: string;
+}
+
+export const STUDY_ROWS: readonly Row[] = STUDY.matchups.map((m) => ({ name: `${m.first} vs ${m.second}`, first: m.first, second: m.second }));
+
+/** The ablations the study lacked, as rows of the same report. */
+export const ABLATION_ROWS: readonly Row[] = [
+  { name: 'random skill choice (vs flat)', first: 'random', second: 'flat' },
+  { name: 'the tree over scripted skills (vs flat)', first: 'bt-scripted', second: 'flat' },
+  { name: 'event-triggered vs fixed-rate decisions', first: 'llm', second: 'llm:events=none' },
+  { name: 'compact vs json answers', first: 'llm', second: 'llm:format=json' },
+  { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
+  { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
+];
+
+export interface ReproduceOptions {
+  readonly episodes: number;
+  readonly out: string;
+  readonly platform: NodePlatformOptions;
+  readonly workers: number;
+  readonly llmConcurrency?: number;
+  readonly ablations: boolean;
+  /** The command line as typed, recorded in the report. */
+  readonly command: string;
+  /** What the language model is (from the platform's availability), recorded in the report. */
+  readonly llm: LlmAvailability;
+  readonly onProgress?: (done: number, total: number, row: string) => void;
+}
+
+export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 'drawRate' | 'pDecisive' | 'pTwoProportion'> {
+  readonly name: string;
+  readonly first: string;
+  readonly second: string;
+  readonly episodes: number;
+  readonly firstWins: number;
+  readonly secondWins: number;
+  readonly draws: number;
+  readonly study?: (typeof STUDY.matchups)[number];
+}
+
+export interface Reproduction {
+  readonly format: 'hillmind-reproduction';
+  readonly version: 1;
+  readonly command: string;
+  readonly date: string;
+  readonly code: Manifest['code'];
+  readonly fingerprints: Record<string, string>;
+  readonly llm: Record<string, unknown>;
+  readonly episodesPerMatchup: number;
+  readonly matchups: readonly MatchupResult[];
+  readonly ablations: readonly MatchupResult[];
+  readonly agents: readonly TeamSummary[];
+}
+
+const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
+
+/** The share of decisions the cache answered, over every llm side of every record. */
+export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
+  let requests = 0;
+  let hits = 0;
+  for (const r of records) {
+    for (const side of Object.values(r.llm ?? {})) {
+      const s = side as { requests?: number; cacheHits?: number };
+      requests += s.requests ?? 0;
+      hits += s.cacheHits ?? 0;
+    }
+  }
+  return requests > 0 ? hits / requests : null;
+}
+
+export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
+  const rows = [...STUDY_ROWS, ...(options.ablations ? ABLATION_ROWS : [])];
+  const total = rows.length * options.episodes;
+  const results: MatchupResult[] = [];
+  const records: EpisodeRecord[] = [];
+  const fingerprints: Record<string, string> = {};
+  let code: Manifest['code'] = { version: 'unknown' };
+  mkdirSync(options.out, { recursive: true });
+  for (const [i, row] of rows.entries()) {
+    const out = join(options.out, 'runs', slug(row));
+    const result = await runTournament({
+      settings: { teams: [row.first, row.second], episodes: options.episodes, seed: 1 },
+      platform: options.platform,
+      out,
+      workers: options.workers,
+      // A killed reproduction resumes where it stopped; changed settings are refused by name.
+      resume: existsSync(join(out, 'manifest.json')),
+      ...(options.llmConcurrency ? { llmConcurrency: options.llmConcurrency } : {}),
+      onProgress: (done) => options.onProgress?.(i * options.episodes + done, total, row.name),
+    });
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest;
+    Object.assign(fingerprints, manifest.fingerprints);
+    code = manifest.code;
+    records.push(...result.records);
+    const m = result.summary.matchups[0]!;
+    const study = STUDY.matchups.find((s) => s.first === row.first && s.second === row.second);
+    results.push({
+      name: row.name,
+      first: row.first,
+      second: row.second,
+      episodes: m.episodes,
+      firstWins: m.aWins,
+      secondWins: m.bWins,
+      draws: m.draws,
+      aRate: m.aRate,
+      bRate: m.bRate,
+      drawRate: m.drawRate,
+      pDecisive: m.pDecisive,
+      pTwoProportion: m.pTwoProportion,
+      ...(study ? { study } : {}),
+    });
+  }
+  const studyRecords = records.filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
+  const reproduction: Reproduction = {
+    format: 'hillmind-reproduction',
+    version: 1,
+    command: options.command,
+    date: new Date().toISOString(),
+    code,
+    fingerprints,
+    llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
+    episodesPerMatchup: options.episodes,
+    matchups: results.slice(0, STUDY_ROWS.length),
+    ablations: results.slice(STUDY_ROWS.length),
+    agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
+  };
+  writeFileSync(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
+  writeFileSync(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
+  writeFileSync(join(options.out, 'matchups.svg'), matchupPlot(reproduction.matchups));
+  return reproduction;
+}
+
+const pct = (v: number | undefined | null) => (v === undefined || v === null || !Number.isFinite(v) ? '-' : `${(100 * v).toFixed(1)}%`);
+const ci = (i: { estimate: number; lower: number; upper: number }) => (Number.isFinite(i.estimate) ? `${pct(i.estimate)} [${pct(i.lower)}, ${pct(i.upper)}]` : '-');
+const p = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 0.001 ? '<0.001' : v.toFixed(3));
+const num = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d));
+const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+
+function matchupRows(ms: readonly MatchupResult[]): string[][] {
+  return ms.map((m) => [
+    m.name,
+    String(m.episodes),
+    ci(m.aRate),
+    ci(m.bRate),
+    ci(m.drawRate),
+    p(m.pDecisive),
+    m.study ? `${pct(m.study.firstWins)} / ${pct(m.study.secondWins)} / ${pct(m.study.draws)}${m.study.p !== null ? ` (p=${m.study.p})` : ''}` : '-',
+  ]);
+}
+
+export function reproductionMarkdown(r: Reproduction): string {
+  const llm = r.llm as { ok?: boolean; model?: string; provider?: string; settings?: Record<string, unknown>; cacheHitRate?: number | null; reason?: string };
+  const skill = (t: TeamSummary, s: SkillId) => pct(t.skillShare[s]);
+  const studyAgent = (team: string) => STUDY.agents[team as keyof typeof STUDY.agents];
+  return `${[
+    '# The study, reproduced',
+    '',
+    `${r.episodesPerMatchup} episodes per matchup, sides swapped every other episode, tournament seed 1. Intervals are 95% Wilson score intervals; "p (decisive)" is the study's test: the first team's share of decisive games against 50%.`,
+    '',
+    '## Matchups',
+    '',
+    table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study: first / second / draws'], matchupRows(r.matchups)),
+    '',
+    '![matchups beside the study](matchups.svg)',
+    '',
+    '## Per agent',
+    '',
+    table(
+      ['team', 'agent-episodes', 'K/D', 'shots', 'accuracy', 'pickups/ep', 'study K/D', 'study shots', 'study accuracy', 'study pickups'],
+      r.agents.map((t) => {
+        const s = studyAgent(t.team);
+        return [t.team, String(t.agentEpisodes), num(t.kd, 3), num(t.shotsPerEpisode, 1), pct(t.accuracy), num(t.pickupsPerEpisode), num(s?.kd, 3), String(s?.shots ?? '-'), pct(s?.accuracy), num(s?.pickups)];
+      }),
+    ),
+    '',
+    '## Skill use and skill-transition entropy',
+    '',
+    table(
+      ['team', ...SKILL_IDS, 'transition entropy (bits)', 'study combat / navigate', 'study entropy'],
+      r.agents
+        .filter((t) => t.team !== 'flat')
+        .map((t) => {
+          const su = STUDY.skillUse[t.team as 'llm' | 'bt'];
+          return [t.team, ...SKILL_IDS.map((s) => skill(t, s)), num(t.transitionEntropyBits ?? undefined), su ? `${pct(su.combat)} / ${pct(su.navigate)}` : '-', num(STUDY.transitionEntropyBits[t.team as 'llm' | 'bt'])];
+        }),
+    ),
+    '',
+    ...(r.ablations.length
+      ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study'], matchupRows(r.ablations)), '']
+      : []),
+    '## The run',
+    '',
+    `- Language model: ${llm.ok ? `${llm.model} (${llm.provider})` : `none (${llm.reason ?? 'not configured'})`}${llm.settings ? `; settings ${JSON.stringify(llm.settings)}` : ''}.`,
+    `- Decision cache hit rate: ${llm.cacheHitRate === null || llm.cacheHitRate === undefined ? 'no llm decisions' : pct(llm.cacheHitRate)}.`,
+    `- Code version ${r.code.version}; fingerprints ${Object.entries(r.fingerprints).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `- Date ${r.date}; command \`${r.command}\`.`,
+    '',
+  ].join('\n')}`;
+}
+
+/** Our first-team win rate with its interval beside the study's, per matchup. */
+export function matchupPlot(ms: readonly MatchupResult[]): string {
+  const W = 640;
+  const left = 160;
+  const rowH = 46;
+  const H = 40 + ms.length * rowH;
+  const x = (f: number) => left + f * (W - left - 20);
+  const rows = ms
+    .map((m, i) => {
+      const y = 34 + i * rowH;
+      const ours = m.episodes > 0 ? m.firstWins / m.episodes : 0;
+      return `<text x="${left - 8}" y="${y + 12}" text-anchor="end">${m.name.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</text>
+<rect x="${x(0)}" y="${y}" width="${x(ours) - x(0)}" height="14" fill="#4fa3ff"><title>ours ${ci(m.aRate)}</title></rect>
+<line x1="${x(m.aRate.lower)}" x2="${x(m.aRate.upper)}" y1="${y + 7}" y2="${y + 7}" stroke="#fff" stroke-width="2"/>
+${m.study ? `<rect x="${x(0)}" y="${y + 17}" width="${x(m.study.firstWins) - x(0)}" height="10" fill="#aaa"><title>study ${pct(m.study.firstWins)}</title></rect>` : ''}`;
+    })
+    .join('\n');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#333">
+<text x="${left}" y="18">first team's wins: ours (blue, 95% interval) and the study's (grey)</text>
+${rows}
+<line x1="${x(0.5)}" x2="${x(0.5)}" y1="26" y2="${H - 6}" stroke="#888" stroke-dasharray="4 3"/>
+</svg>
+`;
+}

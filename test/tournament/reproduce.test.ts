@@ -1,0 +1,66 @@
+/**
+ * The reproduction end to end on a small scale, against the OpenAI-compatible test server
+ * (the real model runs in the CI's local-model tests): every row played with sides swapped,
+ * the report and its JSON beside the study's figures, and a second run resumes instead of
+ * playing again.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABLATION_ROWS, STUDY, reproduce } from '../../src/tournament/reproduce';
+import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
+
+let fake: FakeOpenAiServer;
+const out = mkdtempSync(join(tmpdir(), 'hillmind-reproduce-'));
+beforeAll(async () => {
+  fake = await FakeOpenAiServer.start();
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(out, { recursive: true, force: true });
+});
+
+describe('npm run reproduce', () => {
+  it('plays the study matchups and the ablations, reports them beside the study, and resumes', async () => {
+    const env = { OPENAI_BASE_URL: fake.url, LLM_MODEL: 'fake-gemma', LLM_CACHE: 'off' };
+    const options = {
+      episodes: 2,
+      out,
+      platform: { env, llm: { timing: { kind: 'lockstep' } as const } },
+      workers: 1,
+      ablations: true,
+      command: 'npm run reproduce -- --episodes 2',
+      llm: { ok: true as const, model: 'fake-gemma', provider: 'test', settings: { format: 'compact' } as never },
+    };
+    const first = await reproduce(options);
+    expect(first.matchups.map((m) => [m.first, m.second])).toEqual(STUDY.matchups.map((m) => [m.first, m.second]));
+    expect(first.ablations.map((m) => m.name)).toEqual(ABLATION_ROWS.map((r) => r.name));
+    for (const m of [...first.matchups, ...first.ablations]) {
+      expect(m.episodes).toBe(2);
+      expect(m.firstWins + m.secondWins + m.draws).toBe(2);
+    }
+    expect(first.matchups[0]!.study).toMatchObject({ firstWins: 0.515, p: 0.103 });
+    expect(first.agents.map((t) => t.team)).toEqual(['bt', 'llm', 'flat']);
+    expect(first.agents.every((t) => t.agentEpisodes === 8)).toBe(true); // 2 matchups x 2 episodes x 2 agents
+    expect(first.llm).toMatchObject({ model: 'fake-gemma', cacheHitRate: 0 });
+    expect(fake.calls.length).toBeGreaterThan(0);
+
+    const json = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8')) as typeof first;
+    expect(json).toMatchObject({ format: 'hillmind-reproduction', command: 'npm run reproduce -- --episodes 2', llm: { model: 'fake-gemma', provider: 'test' } });
+    expect(json.matchups[1]).toMatchObject({ first: 'bt', second: 'flat', episodes: 2 });
+    const md = readFileSync(join(out, 'reproduction.md'), 'utf8');
+    expect(md).toContain('| bt vs llm | 2 |');
+    expect(md).toContain('51.5% / 46.4% / 2.1% (p=0.103)');
+    expect(md).toContain('## Ablations the study lacked');
+    expect(readFileSync(join(out, 'matchups.svg'), 'utf8')).toMatch(/^<svg/);
+
+    // Run again: every episode is on disk, nothing is played (the model hears only each
+    // row's one reachability probe), the figures are the same.
+    const calls = fake.calls.length;
+    const again = await reproduce(options);
+    const llmRows = [...first.matchups, ...first.ablations].filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
+    expect(fake.calls.length - calls).toBe(llmRows);
+    expect(again.matchups).toEqual(first.matchups);
+  });
+});
