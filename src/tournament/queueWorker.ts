@@ -171,7 +171,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       } catch (err) {
         reportError(`reading the tournaments at ${options.redis.shown}: ${(err as Error).message}`);
       }
-      await sleep(options.pollMs ?? 1000, undefined, { signal: stop.signal }).catch(() => {});
+      await sleep(options.pollMs ?? 250, undefined, { signal: stop.signal }).catch(() => {});
     }
   })();
 

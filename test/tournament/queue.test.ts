@@ -168,6 +168,14 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     expect(result.queue!.collected).toBe(TOTAL);
     expect(Object.values(result.queue!.shares).reduce((s, n) => s + n, 0)).toBe(TOTAL);
     expect(result.queue!.shares[b.name]).toBeGreaterThan(0);
+    // The coordinator played none itself.
+    expect(Object.keys(result.queue!.shares).filter((name) => name !== a.name && name !== b.name)).toEqual([]);
+  });
+
+  it('with --workers the coordinator\'s own threads take jobs too', { timeout: 120_000 }, async () => {
+    const result = await runTournament({ settings: { ...SETTINGS, episodes: 4 }, platform: { env: {} }, out: tempDir(), workers: 1, resume: false, queue: { redis: address } });
+    expect(result.queue!.shares).toEqual({ [`${hostname()}:${process.pid} (coordinator)`]: 12 });
+    for (const r of result.records) expect(r.hash).toBe(reference.get(r.key)!.hash);
   });
 
   it('the coordinator killed with kill -9 and resumed: no episode lost or repeated', { timeout: 180_000 }, async () => {
