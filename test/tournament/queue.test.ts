@@ -136,6 +136,8 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
 
   it('two workers, one killed with kill -9 mid-run: every episode recorded once, each as a single-machine run plays it', { timeout: 180_000 }, async () => {
     const [a, b] = await Promise.all([startWorker(redis.url), startWorker(redis.url)]);
+    // b is held until a has been killed, so a surely has jobs to lose.
+    process.kill(b.child.pid!, 'SIGSTOP');
     const out = tempDir();
     const events: string[] = [];
     let settled = false;
@@ -143,7 +145,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     run.finally(() => (settled = true)).catch(() => {});
     const { queue } = await queueOf(out);
     const holdsAJob = async () => (await queue.getJobs(['active'])).some((job) => job.processedBy === a.name);
-    // Freeze worker a while it holds a job (so the job is surely mid-run), then kill it.
+    // Freeze a while it holds a job (so the job is surely mid-run), then kill it.
     let killed = false;
     while (!killed && !settled) {
       if (!(await holdsAJob())) {
@@ -158,6 +160,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
         process.kill(a.child.pid!, 'SIGCONT');
       }
     }
+    process.kill(b.child.pid!, 'SIGCONT');
     const result = await run;
     await queue.close();
     expect(killed).toBe(true);
@@ -186,10 +189,13 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const coordinator = spawn(process.execPath, ['--import', 'tsx', 'src/cli/tournament.ts', ...args], { cwd: ROOT, stdio: 'ignore' });
     children.push(coordinator);
     const { id, queue } = await queueOf(out);
-    await waitFor('a first record', () => existsSync(path) && readFileSync(path, 'utf8').includes('\n'));
-    // Hold the worker so work is surely left, kill the coordinator, then let the worker finish
-    // the queue while no coordinator runs.
+    const recorded = () => existsSync(path) && readFileSync(path, 'utf8').includes('\n');
+    // Hold the worker once a job of it has finished (so work is surely left), wait for the
+    // coordinator to record it, kill the coordinator, then let the worker finish the queue
+    // while no coordinator runs.
+    await waitFor('a first finished job', async () => recorded() || (await queue.getJobCounts('completed')).completed > 0);
     process.kill(worker.child.pid!, 'SIGSTOP');
+    await waitFor('a first record', recorded);
     const left = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
     process.kill(coordinator.pid!, 'SIGKILL');
     await waitFor('the coordinator to die', () => coordinator.signalCode !== null);
