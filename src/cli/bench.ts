@@ -103,6 +103,7 @@ runCli(async () => {
     ]],
     ['policy inference (onnxruntime-node)', () => benchInference(seconds)],
     ['tournaments (worker threads)', () => benchTournament(seconds)],
+    ['tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
     ['LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['training (one core, PPO with the shipped navigate config)', () => benchTraining(seconds)],
     ['browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],

@@ -1,16 +1,35 @@
 /**
  * npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir>
  *                       [--workers N] [--seed S] [--resume] [--llm-concurrency N]
+ *                       [--queue redis://host:port [--episodes-per-job N]]
+ *
+ * With --queue this process coordinates: workers (npm run worker) on any machine play the
+ * episodes, and it plays none itself unless --workers asks for threads here too.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { teamName } from '../teams';
+import { parseRedisAddress } from '../tournament/redis';
 import { describeSettings, reportText, runTournament } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
-const USAGE =
-  'usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N]';
+const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N] [--queue redis://host:port [--episodes-per-job N]]
+
+  --queue              coordinate over this Redis: workers started with npm run worker play the
+                       episodes (rediss:// for TLS; the password in the URL or HILLMIND_REDIS_PASSWORD)
+  --workers            threads on this machine (default: one per core; with --queue, 0)
+  --episodes-per-job   episodes in one queue job (default 16; 1 when a team talks to a language model)`;
+
+/** "host:1 412 (51%), host:2 388 (49%)" */
+function sharesText(shares: Readonly<Record<string, number>>): string {
+  const total = Object.values(shares).reduce((s, n) => s + n, 0);
+  if (total === 0) return 'waiting for workers';
+  return Object.entries(shares)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n} (${Math.round((100 * n) / total)}%)`)
+    .join(', ');
+}
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -22,6 +41,8 @@ runCli(async () => {
       seed: { type: 'string' },
       resume: { type: 'boolean' },
       'llm-concurrency': { type: 'string' },
+      queue: { type: 'string' },
+      'episodes-per-job': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -45,11 +66,24 @@ runCli(async () => {
     });
   const episodes = integerOption('episodes', values.episodes, 0);
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
-  const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism()));
+  const queued = values.queue !== undefined;
+  if (!queued && values['episodes-per-job'] !== undefined) throw new UsageError('--episodes-per-job goes with --queue');
+  const workers = queued ? integerOption('workers', values.workers, 0) : Math.max(1, integerOption('workers', values.workers, availableParallelism()));
+  const perJob = values['episodes-per-job'] === undefined ? undefined : integerOption('episodes-per-job', values['episodes-per-job'], 1, 10_000);
+  if (perJob === 0) throw new UsageError('--episodes-per-job must be at least 1');
   const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, 0xffffffff) };
+  let redis;
+  if (queued) {
+    try {
+      redis = parseRedisAddress(values.queue!, process.env.HILLMIND_REDIS_PASSWORD);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
 
   let bar: ProgressBar | null = null;
   const started = performance.now();
+  const here = `${workers} worker${workers === 1 ? '' : 's'}`;
   const result = await runTournament({
     settings,
     platform: { env: { ...process.env } },
@@ -57,14 +91,23 @@ runCli(async () => {
     workers,
     resume: Boolean(values.resume),
     llmConcurrency: Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8)),
-    onProgress(done, total) {
+    ...(redis
+      ? {
+          queue: {
+            redis,
+            ...(perJob !== undefined ? { episodesPerJob: perJob } : {}),
+            onEvent: (message: string) => process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}${message}\n`),
+          },
+        }
+      : {}),
+    onProgress(done, total, shares) {
       bar ??= new ProgressBar(total, 'episodes');
-      bar.update(done, `${workers} worker${workers > 1 ? 's' : ''}`);
+      bar.update(done, shares ? `${redis!.shown}: ${sharesText(shares)}` : here);
     },
   });
   const seconds = (performance.now() - started) / 1000;
   (bar as ProgressBar | null)?.done(
-    `${result.played} episodes played${result.skipped ? `, ${result.skipped} already recorded` : ''} in ${seconds.toFixed(1)} s (${(result.played / seconds).toFixed(1)} episodes/s)`,
+    `${result.played} episodes played${result.skipped ? `, ${result.skipped} already recorded` : ''} in ${seconds.toFixed(1)} s (${(result.played / seconds).toFixed(1)} episodes/s)${result.queue ? `; by worker: ${sharesText(result.queue.shares)}` : ''}`,
   );
   console.log(`\n${describeSettings(settings)}\n`);
   console.log(reportText(result.summary));

@@ -12,7 +12,8 @@ import type { LlmAvailability } from '../llm';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatformOptions } from '../teams/nodePlatform';
 import type { EpisodeRecord } from './records';
-import { type Manifest, runTournament } from './run';
+import type { Manifest } from './manifest';
+import { runTournament } from './run';
 import { type MatchupSummary, type TeamSummary, summarizeTeam } from './summary';
 
 /** What the study reports (PAPER.md), for the report to stand beside. */

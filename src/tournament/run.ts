@@ -1,97 +1,34 @@
 /**
  * Running a tournament: check every team can play before the first episode, write the
- * manifest, play the planned episodes not yet recorded on a pool of worker threads, append
- * each record as it ends, and write the reports.
+ * manifest, play the planned episodes not yet recorded (on a pool of worker threads, or
+ * through a Redis queue as its coordinator), append each record as it ends, and write the
+ * reports.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { Piscina } from 'piscina';
-import { DEFAULT_CONFIG } from '../sim';
-import { type Platform, TeamUnavailable, resolveTeam, teamAvailability, teamNeeds } from '../teams';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
+import { type QueueOutcome, coordinate } from './coordinator';
+import { DEFAULT_EPISODES_PER_JOB } from './jobs';
+import { type Manifest, buildManifest, checkResume, readManifest } from './manifest';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
+import { episodePool } from './pool';
+import { checkTeams, needsLanguageModel } from './preflight';
+import { DEFAULT_LOCK_SECONDS } from './queueWorker';
 import { type EpisodeRecord, RecordWriter, readRecords } from './records';
+import { type RedisAddress, probeRedis } from './redis';
 import { reportHtml, reportMarkdown, reportText } from './report';
 import { type TournamentSummary, summarizeTournament } from './summary';
 
-export const MANIFEST_FORMAT = 'hillmind-tournament';
-
-export interface Manifest {
-  readonly format: typeof MANIFEST_FORMAT;
-  readonly version: 1;
-  readonly settings: TournamentSettings;
-  readonly code: { readonly version: string };
-  /** Fingerprints of what decides results: the game config and every model the teams use. */
-  readonly fingerprints: Record<string, string>;
-  readonly createdAt: string;
-}
-
-const digest = (data: string | Buffer) => createHash('sha256').update(data).digest('hex').slice(0, 16);
-
-/** The game config and every trained model the teams declare they need. */
-async function fingerprints(teams: readonly string[], platform: Platform): Promise<Record<string, string>> {
-  const result: Record<string, string> = { config: digest(JSON.stringify(DEFAULT_CONFIG)) };
-  const models = new Set<string>();
-  for (const id of teams) for (const name of (await teamNeeds(id, platform)).models) models.add(name);
-  for (const name of models) {
-    const fingerprint = platform.models.fingerprint(name);
-    if (fingerprint) result[`model:${name}`] = fingerprint;
-  }
-  return result;
-}
-
-function codeVersion(): string {
-  try {
-    return (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
-
-/** One short call to the language model, so an unreachable one stops the run before it starts. */
-async function probeLanguageModel(platform: Platform): Promise<void> {
-  const connection = await platform.llm.connect();
-  const timeoutMs = Math.max(5000, connection.settings.timeoutMs * 3);
-  try {
-    await connection.client.complete({ messages: [{ role: 'user', content: 'Reply with: 1,1' }], temperature: 0, maxTokens: 8 }, AbortSignal.timeout(timeoutMs));
-  } catch (err) {
-    throw new TeamUnavailable('llm', `cannot reach the model ${connection.client.model} (${connection.provider}): ${(err as Error).message}`);
-  }
-}
-
-/** Every team must exist and be able to play here: fail before any episode otherwise. */
-export async function checkTeams(teams: readonly string[], platform: Platform): Promise<void> {
-  if (teams.length < 2) throw new Error(`a tournament needs at least two teams, got ${teams.length}`);
-  const seen = new Set<string>();
-  for (const id of teams) {
-    const name = resolveTeam(id).variant.name;
-    if (seen.has(name)) throw new Error(`team '${id}' is listed twice`);
-    seen.add(name);
-  }
-  let needsLanguageModel = false;
-  for (const id of teams) {
-    const availability = await teamAvailability(id, platform);
-    if (!availability.ok) throw new TeamUnavailable(id, availability.reason);
-    needsLanguageModel ||= availability.needs.languageModel;
-  }
-  if (needsLanguageModel) await probeLanguageModel(platform);
-}
-
-/** Refuse to resume into a directory made with other settings. */
-function checkManifest(path: string, expected: Manifest): void {
-  const found = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-  const differences: string[] = [];
-  const s = found.settings;
-  if (s.teams.join(',') !== expected.settings.teams.join(',')) differences.push(`--teams ${s.teams.join(',')} (now ${expected.settings.teams.join(',')})`);
-  if (s.episodes !== expected.settings.episodes) differences.push(`--episodes ${s.episodes} (now ${expected.settings.episodes})`);
-  if (s.seed !== expected.settings.seed) differences.push(`--seed ${s.seed} (now ${expected.settings.seed})`);
-  for (const key of new Set([...Object.keys(found.fingerprints), ...Object.keys(expected.fingerprints)])) {
-    if (found.fingerprints[key] !== expected.fingerprints[key]) differences.push(`${key} changed since the run started`);
-  }
-  if (differences.length) {
-    throw new Error(`cannot resume: this tournament was started with ${differences.join('; ')}. Use the original settings, or a new --out directory.`);
-  }
+/** Playing over a Redis queue (npm run tournament -- --queue redis://host:port). */
+export interface QueueRunOptions {
+  readonly redis: RedisAddress;
+  /** Episodes per job (default 16; 1 when a team talks to a language model). */
+  readonly episodesPerJob?: number;
+  /** Lock of the jobs this machine's threads play (--workers with --queue). */
+  readonly lockMs?: number;
+  /** Refusals, failed jobs, jobs retried after their worker went silent, Redis errors. */
+  readonly onEvent?: (message: string) => void;
 }
 
 export interface RunOptions {
@@ -99,13 +36,17 @@ export interface RunOptions {
   /** What the coordinator and every worker thread build their platform from. */
   readonly platform: NodePlatformOptions;
   readonly out: string;
+  /** Threads on this machine (with a queue: threads that take jobs beside the remote workers; 0 for none). */
   readonly workers: number;
   readonly resume: boolean;
   /** Episodes played at once within a worker (so batched inference can group them). */
   readonly perWorker?: number;
   /** LLM episodes in flight at once across the tournament (they wait on the network, not a core). */
   readonly llmConcurrency?: number;
-  readonly onProgress?: (done: number, total: number) => void;
+  /** With a queue, `shares` counts the episodes each worker played in this run. */
+  readonly onProgress?: (done: number, total: number, shares?: Readonly<Record<string, number>>) => void;
+  /** Play over a queue: this process coordinates, workers anywhere play. */
+  readonly queue?: QueueRunOptions;
 }
 
 export interface RunResult {
@@ -113,6 +54,8 @@ export interface RunResult {
   readonly summary: TournamentSummary;
   readonly played: number;
   readonly skipped: number;
+  /** How the queue went (workers' shares, retries, refusals), when one was used. */
+  readonly queue?: QueueOutcome;
 }
 
 export function describeSettings(settings: TournamentSettings): string {
@@ -123,20 +66,18 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   const { settings, out } = options;
   const platform = nodePlatform(options.platform);
   await checkTeams(settings.teams, platform);
+  if (options.queue) await probeRedis(options.queue.redis);
   mkdirSync(out, { recursive: true });
   const manifestPath = join(out, 'manifest.json');
   const recordsPath = join(out, 'episodes.jsonl');
-  const manifest: Manifest = {
-    format: MANIFEST_FORMAT,
-    version: 1,
-    settings,
-    code: { version: codeVersion() },
-    fingerprints: await fingerprints(settings.teams, platform),
-    createdAt: new Date().toISOString(),
-  };
+  let manifest: Manifest = await buildManifest(settings, platform);
   if (existsSync(manifestPath) || existsSync(recordsPath)) {
     if (!options.resume) throw new Error(`${out} already holds a tournament: add --resume to continue it, or choose a new --out`);
-    if (existsSync(manifestPath)) checkManifest(manifestPath, manifest);
+    if (existsSync(manifestPath)) {
+      const found = readManifest(manifestPath);
+      checkResume(found, manifest);
+      manifest = found;
+    }
   }
   if (!existsSync(manifestPath)) writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
@@ -147,32 +88,58 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   const todo: PlannedEpisode[] = plan.filter((e) => !done.has(e.key));
   const records: EpisodeRecord[] = [...existing];
   options.onProgress?.(records.length, plan.length);
+  const llm = await needsLanguageModel(settings.teams, platform);
+  let queueOutcome: QueueOutcome | undefined;
 
   if (todo.length > 0) {
     const writer = new RecordWriter(recordsPath);
-    const pool = new Piscina({
-      filename: new URL('./worker.ts', import.meta.url).href,
-      minThreads: options.workers,
-      maxThreads: options.workers,
-      workerData: options.platform,
-      concurrentTasksPerWorker: (await Promise.all(settings.teams.map((id) => teamNeeds(id, platform)))).some((n) => n.languageModel)
-        ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers))
-        : (options.perWorker ?? 4),
-      // The worker is TypeScript: give its thread the same loader the CLI runs under.
-      execArgv: [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), ...(process.execArgv.some((a) => a.includes('tsx')) ? [] : ['--import', 'tsx'])],
-    });
     try {
-      await Promise.all(
-        todo.map(async (episode) => {
-          const record = (await pool.run(episode)) as EpisodeRecord;
-          writer.append(record);
-          records.push(record);
-          options.onProgress?.(records.length, plan.length);
-        }),
-      );
+      if (options.queue) {
+        queueOutcome = await coordinate({
+          redis: options.queue.redis,
+          manifest,
+          plan,
+          recorded: done,
+          episodesPerJob: options.queue.episodesPerJob ?? (llm ? 1 : DEFAULT_EPISODES_PER_JOB),
+          append(record) {
+            writer.append(record);
+            records.push(record);
+          },
+          lockMs: options.queue.lockMs ?? DEFAULT_LOCK_SECONDS * 1000,
+          ...(options.workers > 0
+            ? { local: { threads: options.workers, concurrency: llm ? (options.llmConcurrency ?? 8) : 2 * options.workers, platform: options.platform, name: `${hostname()}:${process.pid} (coordinator)` } }
+            : {}),
+          onProgress: (p) => options.onProgress?.(p.done, p.total, p.shares),
+          ...(options.queue.onEvent ? { onEvent: options.queue.onEvent } : {}),
+        });
+      } else {
+        const pool = episodePool(
+          options.workers,
+          llm ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers)) : (options.perWorker ?? 4),
+          options.platform,
+        );
+        try {
+          await Promise.all(
+            todo.map(async (episode) => {
+              const record = await pool.play(episode);
+              writer.append(record);
+              records.push(record);
+              options.onProgress?.(records.length, plan.length);
+            }),
+          );
+        } finally {
+          await pool.close();
+        }
+      }
     } finally {
       writer.close();
-      await pool.destroy();
+    }
+    if (queueOutcome?.failed.length) {
+      const lost = queueOutcome.failed.reduce((n, f) => n + f.episodes, 0);
+      const listed = queueOutcome.failed.slice(0, 5).map((f) => `${f.id} (${f.attempts} attempts): ${f.error}`);
+      throw new Error(
+        `${lost} episode${lost === 1 ? '' : 's'} could not be played: ${listed.join('; ')}${queueOutcome.failed.length > 5 ? `; and ${queueOutcome.failed.length - 5} more jobs` : ''}. The others are recorded; fix the cause and run again with --resume.`,
+      );
     }
   }
 
@@ -180,7 +147,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   const title = `Tournament: ${settings.teams.join(', ')}`;
   writeFileSync(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
   writeFileSync(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
-  return { records, summary, played: todo.length, skipped: existing.length };
+  return { records, summary, played: records.length - existing.length, skipped: existing.length, ...(queueOutcome ? { queue: queueOutcome } : {}) };
 }
 
 export { reportText };

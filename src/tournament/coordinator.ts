@@ -1,0 +1,216 @@
+/**
+ * The coordinator of a tournament played over a queue: it registers the tournament (so
+ * workers find it and check its manifest), adds a job for every planned episode not yet
+ * recorded, and collects finished jobs into the records until every episode is recorded or
+ * its job has failed for good.
+ *
+ * Exactly once in the records: a record is appended only for a planned episode not yet in
+ * episodes.jsonl (so a retried job's duplicate is dropped), and a finished job is removed
+ * from Redis only after its records are appended. A killed coordinator loses nothing: on
+ * --resume it adds the same jobs again (BullMQ keeps one job per id, so those waiting,
+ * running or finished are not added twice) and collects those that finished meanwhile.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import type { NodePlatformOptions } from '../teams/nodePlatform';
+import {
+  type EpisodeJob,
+  JOB_ATTEMPTS,
+  type PlannedJob,
+  QUEUE_PREFIX,
+  REGISTRY_KEY,
+  RETRY_DELAY_MS,
+  jobResultSchema,
+  planJobs,
+  queueName,
+  refusalsKey,
+} from './jobs';
+import { type Manifest, tournamentId } from './manifest';
+import type { PlannedEpisode } from './plan';
+import { type QueueWorker, startQueueWorker } from './queueWorker';
+import type { EpisodeRecord } from './records';
+import { type RedisAddress, probeRedis } from './redis';
+
+export interface CoordinatorOptions {
+  readonly redis: RedisAddress;
+  /** The tournament's manifest as written in its directory. */
+  readonly manifest: Manifest;
+  readonly plan: readonly PlannedEpisode[];
+  /** Keys of the planned episodes already in episodes.jsonl. */
+  readonly recorded: ReadonlySet<string>;
+  readonly episodesPerJob: number;
+  /** Appends a record (called once per planned episode, never for one already recorded). */
+  readonly append: (record: EpisodeRecord) => void;
+  /** Threads on this machine that take jobs too (none: only remote workers play). */
+  readonly local?: { readonly threads: number; readonly concurrency: number; readonly platform: NodePlatformOptions; readonly name: string };
+  /** Lock of the local threads' jobs (see QueueWorkerOptions.lockMs). */
+  readonly lockMs: number;
+  readonly pollMs?: number;
+  readonly onProgress?: (progress: QueueProgress) => void;
+  readonly onEvent?: (message: string) => void;
+}
+
+export interface QueueProgress {
+  /** Planned episodes recorded, this run's and earlier ones. */
+  readonly done: number;
+  readonly total: number;
+  /** Episodes collected in this run, by worker name. */
+  readonly shares: Readonly<Record<string, number>>;
+}
+
+export interface FailedJob {
+  readonly id: string;
+  readonly episodes: number;
+  readonly attempts: number;
+  readonly error: string;
+}
+
+export interface QueueOutcome {
+  readonly collected: number;
+  readonly shares: Readonly<Record<string, number>>;
+  /** Jobs finished by another worker after theirs went silent (BullMQ's stalled-job check). */
+  readonly retriedAfterStall: readonly string[];
+  readonly failed: readonly FailedJob[];
+  /** Workers that refused the tournament, with their reasons. */
+  readonly refusals: Readonly<Record<string, string>>;
+}
+
+/** Re-adding every unfinished job now and then restores any that Redis lost (adding an existing id is a no-op). */
+const RECONCILE_MS = 10_000;
+
+const sameEpisode = (a: PlannedEpisode, b: PlannedEpisode) => a.seed === b.seed && a.blue === b.blue && a.red === b.red && a.a === b.a && a.b === b.b && a.index === b.index;
+
+export async function coordinate(options: CoordinatorOptions): Promise<QueueOutcome> {
+  const report = options.onEvent ?? (() => {});
+  await probeRedis(options.redis);
+  const id = tournamentId(options.manifest);
+  const queue = new Queue<EpisodeJob>(queueName(id), { connection: options.redis.options, prefix: QUEUE_PREFIX, streams: { events: { maxLen: 1000 } } });
+  let lastError = '';
+  queue.on('error', (err) => {
+    if (err.message !== lastError) report(`Redis at ${options.redis.shown}: ${err.message}`);
+    lastError = err.message;
+  });
+  const client = await queue.client;
+
+  const planned = new Map(options.plan.map((e) => [e.key, e]));
+  const done = new Set(options.recorded);
+  const outstanding = new Map<string, PlannedJob>();
+  for (const job of planJobs(options.plan, options.episodesPerJob)) if (job.episodes.some((e) => !done.has(e.key))) outstanding.set(job.id, job);
+  const shares: Record<string, number> = {};
+  const retriedAfterStall: string[] = [];
+  const failed = new Map<string, FailedJob>();
+  const refusals: Record<string, string> = {};
+  let collected = 0;
+
+  const enqueue = async (jobs: readonly PlannedJob[]) => {
+    for (let i = 0; i < jobs.length; i += 1000) {
+      await queue.addBulk(
+        jobs.slice(i, i + 1000).map((job) => ({
+          name: 'episodes',
+          data: { tournament: id, episodes: job.episodes },
+          opts: { jobId: job.id, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: RETRY_DELAY_MS }, removeOnComplete: false, removeOnFail: false },
+        })),
+      );
+    }
+  };
+
+  const progress = () => options.onProgress?.({ done: done.size, total: planned.size, shares: { ...shares } });
+
+  /** Append the records of finished jobs, then remove those jobs. Returns how many jobs it read. */
+  const collect = async (): Promise<number> => {
+    const jobs = await queue.getJobs(['completed'], 0, 199, true);
+    for (const job of jobs) {
+      const result = jobResultSchema.safeParse(job.returnvalue);
+      if (!result.success) {
+        report(`job ${job.id} came back unreadable (${result.error.issues[0]?.message}); it will be played again`);
+      } else {
+        const { worker } = result.data;
+        // Validated, then kept as the worker wrote it (the schema's output reorders keys).
+        for (const record of (job.returnvalue as { records: EpisodeRecord[] }).records) {
+          const episode = planned.get(record.key);
+          if (!episode || done.has(record.key)) continue; // not planned, or a duplicate from a retry
+          if (!sameEpisode(episode, record)) {
+            report(`job ${job.id} returned ${record.key} with other seed or sides than planned; it will be played again`);
+            continue;
+          }
+          options.append(record);
+          done.add(record.key);
+          shares[worker] = (shares[worker] ?? 0) + 1;
+          collected++;
+        }
+        if (job.stalledCounter > 0 && job.id) {
+          retriedAfterStall.push(job.id);
+          report(`episodes ${job.id}: their worker went silent, so ${worker} played them again`);
+        }
+      }
+      await job.remove();
+    }
+    for (const [jobId, job] of outstanding) if (job.episodes.every((e) => done.has(e.key))) outstanding.delete(jobId);
+    // A job removed with episodes still missing (unreadable, incomplete) is added again.
+    const missing = jobs.map((j) => outstanding.get(j.id ?? '')).filter((j): j is PlannedJob => j !== undefined);
+    if (missing.length) await enqueue(missing);
+    return jobs.length;
+  };
+
+  const checkFailures = async () => {
+    for (const job of await queue.getJobs(['failed'], 0, -1)) {
+      const planned = outstanding.get(job.id ?? '');
+      if (!planned || failed.has(planned.id)) continue;
+      const failure = { id: planned.id, episodes: planned.episodes.length, attempts: job.attemptsMade, error: job.failedReason ?? 'unknown error' };
+      failed.set(planned.id, failure);
+      report(`episodes ${failure.id} failed after ${failure.attempts} attempt${failure.attempts === 1 ? '' : 's'}: ${failure.error}`);
+    }
+    for (const [worker, reason] of Object.entries(await client.hgetall(refusalsKey(id)))) {
+      if (refusals[worker] === reason) continue;
+      refusals[worker] = reason;
+      report(`worker ${worker} refused this tournament: ${reason}`);
+    }
+  };
+
+  await client.hset(REGISTRY_KEY, { [id]: JSON.stringify({ queue: queueName(id), manifest: options.manifest }) });
+  // Jobs that failed before a --resume get their attempts again.
+  for (const job of await queue.getJobs(['failed'], 0, -1)) {
+    if (outstanding.has(job.id ?? '')) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+  }
+  await enqueue([...outstanding.values()]);
+  progress();
+
+  let local: QueueWorker | null = null;
+  let finished = false;
+  try {
+    if (options.local) {
+      local = await startQueueWorker({
+        redis: options.redis,
+        platform: options.local.platform,
+        threads: options.local.threads,
+        concurrency: options.local.concurrency,
+        lockMs: options.lockMs,
+        name: options.local.name,
+        tournament: id,
+        onEvent: report,
+      });
+    }
+    let reconciled = performance.now();
+    while ([...outstanding.keys()].some((jobId) => !failed.has(jobId))) {
+      const read = await collect();
+      if (read > 0) progress();
+      await checkFailures();
+      if (performance.now() - reconciled > RECONCILE_MS) {
+        reconciled = performance.now();
+        await enqueue([...outstanding.values()].filter((job) => !failed.has(job.id)));
+      }
+      if (read === 0) await sleep(options.pollMs ?? 200);
+    }
+    finished = true;
+  } finally {
+    await local?.close();
+    if (finished) {
+      // Done with the tournament: nothing of it is left in Redis, and workers let it go.
+      await client.hdel(REGISTRY_KEY, id);
+      await client.del(refusalsKey(id));
+      await queue.obliterate({ force: true });
+    }
+    await queue.close();
+  }
+  return { collected, shares, retriedAfterStall, failed: [...failed.values()], refusals };
+}
