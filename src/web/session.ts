@@ -135,6 +135,8 @@ export class GameSession {
   ) {
     this.preview = createWorld(stores.app.getState().seed);
     this.snapshot(this.preview);
+    // The panels show the preview's agents from the start ("waiting for a match"), not nothing.
+    this.publishHud(true);
     stores.app.subscribe((s, before) => {
       if (s.seed !== before.seed && isSeed(s.seed)) {
         this.preview = createWorld(s.seed);

@@ -154,7 +154,7 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         el(
           'p',
           { id: 'admin-counts', class: 'mono' },
-          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restarts · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
+          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restart${progress.counts.restarts === 1 ? '' : 's'} · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
         ),
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
