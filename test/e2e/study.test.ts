@@ -390,7 +390,14 @@ suite('a user study in a real browser', () => {
     await waitStep(page, 'instructions');
     await page.click('#instructions-continue');
     await waitStep(page, 'play');
+    // In a small window the arena is sized to its height and scrolled into full view.
+    await page.setViewportSize({ width: 1024, height: 640 });
     await startEpisode(page);
+    await page.waitForFunction(() => {
+      const box = document.getElementById('study-arena')!.getBoundingClientRect();
+      return box.top >= 0 && box.bottom <= window.innerHeight;
+    });
+    await page.screenshot({ path: join('test-artifacts', 'study-1024x640.png') });
     await page.waitForFunction(() => (window.__hillmind?.state().tick ?? 0) > 20);
     await page.reload();
     // Whether the word from the unloading page came first or the next start finds the attempt open, the episode is skipped.
