@@ -21,16 +21,16 @@ export function skillsLine(team: 0 | 1, skills: readonly string[], humanSlots: r
     .join(' · ');
 }
 
-/** Who decided, when, and (asynchronous strategists) when it was asked and how long the answer took. */
+/**
+ * Who decided and when; asynchronous strategists (the language model) also say when they
+ * were asked, on what, and how long the answer took. A folded run says how many changes
+ * it stands for.
+ */
 export function decisionMeta(shown: ShownDecision, hz: number): string {
   const d = shown.decision as TimedDecision;
-  const parts = [`${SOURCE_LABELS[d.source]} at ${clock(d.tick, hz)}`];
-  if (shown.count > 1) parts.push(`${shown.count} changes since ${clock(shown.since, hz)}`);
-  if (d.timing) {
-    parts.push(`asked at ${clock(d.timing.requestTick, hz)} (${d.timing.trigger})`);
-    parts.push(d.timing.cached ? `cached answer` : `answered in ${Math.round(d.timing.latencyMs)} ms`);
-  }
-  return parts.join(' · ');
+  const took = d.timing ? ` (asked at ${clock(d.timing.requestTick, hz)} on ${d.timing.trigger}, ${Math.round(d.timing.latencyMs)} ms${d.timing.cached ? ', cached' : ''})` : '';
+  const run = shown.count > 1 ? ` · ${shown.count} changes since ${clock(shown.since, hz)}` : '';
+  return `by ${SOURCE_LABELS[d.source]} at ${clock(d.tick, hz)}${took}${run}`;
 }
 
 /** What a side shows before its first decision, or instead of decisions. */
