@@ -8,7 +8,9 @@
  *   close | reopen --study <id> [--db <file>]
  *
  * The database is HILLMIND_STUDY_DB (default data/studies.sqlite); the server (npm start)
- * reads the same file.
+ * reads the same file. The addresses printed are --base-url, else where `npm start` listens
+ * with this shell's PORT and HOST (as the server itself prints it), checked against a
+ * running server.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +40,10 @@ const USAGE = `usage: npm run survey -- <command> [options]
   export  --study <id> --format csv|json --out <file> [--table ${CSV_TABLES.join('|')}] [--replays] [--db <file>]
   analyze [--db <file>] [--study <id>] --out <dir>
   close | reopen --study <id> [--db <file>]
-The database is --db, else HILLMIND_STUDY_DB, else data/studies.sqlite.`;
+The database is --db, else HILLMIND_STUDY_DB, else data/studies.sqlite.
+The participants' address is --base-url (the address they reach, e.g. https://study.example.org
+behind a TLS proxy), else http://localhost:PORT as npm start serves it with this shell's PORT
+(default 5173) and HOST.`;
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -54,8 +59,31 @@ const OPTIONS = {
   replays: { type: 'boolean' },
 } as const;
 
-function baseUrl(value: string | undefined): string {
-  return (value ?? `http://localhost:${process.env.PORT ?? 5173}`).replace(/\/+$/, '');
+/** Hosts a browser on this machine reaches as localhost (the server prints them so too). */
+const LOCAL_HOSTS = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost']);
+
+/** Where participants find the server: --base-url, else where `npm start` listens with this environment. */
+function studyBaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag !== undefined) return flag.replace(/\/+$/, '');
+  const host = env.HOST && !LOCAL_HOSTS.has(env.HOST) ? env.HOST : 'localhost';
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? 5173}`;
+}
+
+/**
+ * A line saying whether a Hillmind server answers at `base`, so an address that no server
+ * serves (another PORT, a proxy not yet set up) is caught now rather than by participants.
+ */
+async function serverNote(base: string, flagGiven: boolean): Promise<string> {
+  try {
+    const res = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(1500) });
+    const body = (await res.json().catch(() => null)) as { service?: string } | null;
+    if (res.ok && body?.service === 'hillmind') return `The server answers at ${base}.`;
+  } catch {
+    // nothing there (yet)
+  }
+  return flagGiven
+    ? `No Hillmind server answers at ${base} from here yet: make sure it (or the proxy in front of it) serves this address before sharing the links.`
+    : `No server answers at ${base} yet: start it with npm start in a shell with the same PORT and HOST, or pass --base-url with the address participants will use.`;
 }
 
 /** The teams that cannot play on this machine's platform (the server's models and language model), with why. */
@@ -112,7 +140,8 @@ runCli(async () => {
       const store = StudyStore.open(dbPath);
       try {
         const { study, adminToken, botClips } = await createStudy(store, config, platform);
-        const url = `${baseUrl(values['base-url'])}/study/${study.id}`;
+        const base = studyBaseUrl(values['base-url'], process.env);
+        const url = `${base}/study/${study.id}`;
         console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
         console.log(`\nParticipants: ${url}`);
         console.log(`  (Prolific: ${url}?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})`);
@@ -120,7 +149,8 @@ runCli(async () => {
         console.log(`Admin token:  ${adminToken}   (shown once; the progress page and API ask for it)`);
         if (study.config.completion.code) console.log(`Completion code: ${study.config.completion.code}`);
         if (study.config.completion.redirectUrl) console.log(`Completion redirect: ${study.config.completion.redirectUrl}`);
-        console.log('\nServe it with npm start (the same database; HILLMIND_STUDY_DB if you moved it).');
+        console.log(`\n${await serverNote(base, values['base-url'] !== undefined)}`);
+        console.log('npm start serves it from the same database (HILLMIND_STUDY_DB if you moved it); PORT and HOST say where it listens.');
       } finally {
         store.close();
       }
@@ -133,7 +163,7 @@ runCli(async () => {
         if (studies.length === 0) console.log(`No studies in ${dbPath}. Create one with npm run survey -- create`);
         for (const s of studies) {
           console.log(
-            `${s.id.padEnd(24)} ${s.kind.padEnd(8)} ${s.status.padEnd(7)} ${String(s.participants).padStart(4)} started ${String(s.completed).padStart(4)} completed ${String(s.episodes).padStart(5)} episodes  ${s.config.teams.join(',')}  ${baseUrl(values['base-url'])}/study/${s.id}`,
+            `${s.id.padEnd(24)} ${s.kind.padEnd(8)} ${s.status.padEnd(7)} ${String(s.participants).padStart(4)} started ${String(s.completed).padStart(4)} completed ${String(s.episodes).padStart(5)} episodes  ${s.config.teams.join(',')}  ${studyBaseUrl(values['base-url'], process.env)}/study/${s.id}`,
           );
         }
       } finally {

@@ -15,13 +15,17 @@
  *   GET  /api/study/<id>/session             -> {state}
  *   POST /api/study/<id>/instructions        {} (read and understood)
  *   POST /api/study/<id>/practice/skip       {}
+ *   POST /api/study/<id>/attempts            {block, episode} the episode starts (a restart
+ *                                            records the attempt it replaces as abandoned)
+ *   POST /api/study/<id>/attempts/abandon    {block, episode, ticks, replay?} the page is left
+ *                                            mid-episode (sent as it unloads)
  *   POST /api/study/<id>/episodes            {block, episode, replay, summary?}
  *   POST /api/study/<id>/ratings             {block, likert: {item: 1..points}, open: {item: text}}
  *   POST /api/study/<id>/choice              {label: "Team 2", reason}
  *   POST /api/study/<id>/background          {answers: {item: option}}
  *   GET  /api/study/<id>/clip                observe studies: the clip to watch (blinded replay)
  *   POST /api/study/<id>/judgements          {clip, episodeId, judgements: [{agent, human}]}
- *   state = {participant, step}; errors are {error} with 400 invalid, 401 no or unknown
+ *   state = {participant, step, notice?}; errors are {error} with 400 invalid, 401 no or unknown
  *   token, 404 no such study, 409 not the current step, 410 closed, 413 too large, 415 not
  *   JSON, 429 too many new sessions.
  *
@@ -40,8 +44,11 @@ import {
   type CsvTable,
   StudyError,
   StudyStore,
+  abandonAttempt,
+  abandonBodySchema,
   acknowledgeInstructions,
   analyzeStudy,
+  attemptBodySchema,
   authenticate,
   backgroundBodySchema,
   choiceBodySchema,
@@ -60,6 +67,7 @@ import {
   recordRatings,
   sessionState,
   skipPractice,
+  startAttempt,
   startSession,
   studyCsv,
   studyDbPath,
@@ -194,6 +202,12 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         await jsonBody(req, emptyBody, limit);
         sendJson(res, 200, { state: skipPractice(store, study, participant) });
         return;
+      case 'POST /attempts':
+        sendJson(res, 200, { state: startAttempt(store, study, participant, await jsonBody(req, attemptBodySchema, limit)) });
+        return;
+      case 'POST /attempts/abandon':
+        sendJson(res, 200, { state: abandonAttempt(store, study, participant, await jsonBody(req, abandonBodySchema, 64 * 1024)) });
+        return;
       case 'POST /episodes':
         sendJson(res, 200, { state: recordEpisode(store, study, participant, await jsonBody(req, episodeBodySchema, episodeLimit)) });
         return;
@@ -239,6 +253,7 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
           blocks: participantBadges(p),
           step: state.step,
           episodes: data.episodes.filter((e) => e.participantId === p.id && e.block >= 0).length,
+          restarts: data.attempts.filter((a) => a.participantId === p.id && a.status === 'abandoned').length,
           startedAt: p.startedAt,
           updatedAt: p.updatedAt,
           completedAt: p.completedAt,
@@ -256,6 +271,7 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
           episodes: data.episodes.filter((e) => e.participantId !== null && e.block >= 0).length,
           answers: data.answers.length,
           judgements: data.judgements.length,
+          restarts: data.attempts.filter((a) => a.status === 'abandoned').length,
         },
         participants,
         freeText,

@@ -191,6 +191,13 @@ export const studyConfigSchema = z
     observe: observeSchema.prefault({}),
     /** A participant idle this long no longer holds a counterbalancing slot. */
     abandonAfterMinutes: z.number().int().min(1).max(7 * 24 * 60).default(120),
+    /**
+     * How often a participant may start an episode again after leaving it before its end
+     * (a reload, a closed tab). Each restart is recorded with the attempt it replaced; one
+     * more and the episode is left unplayed and the study moves on, so nobody can redo an
+     * episode they were losing until they win. 0: no restarts. Practice is not limited.
+     */
+    restartsPerEpisode: z.number().int().min(0).max(10).default(1),
   });
 
 export type StudyConfigInput = z.input<typeof studyConfigSchema>;
@@ -257,6 +264,8 @@ export interface PublicStudy {
   readonly forcedChoice: StudyConfig['forcedChoice'];
   readonly background: readonly BackgroundQuestion[];
   readonly clips: number;
+  /** Restarts allowed per episode after leaving it (see restartsPerEpisode). */
+  readonly restartsPerEpisode: number;
 }
 
 export function publicStudy(id: string, config: StudyConfig): PublicStudy {
@@ -275,5 +284,6 @@ export function publicStudy(id: string, config: StudyConfig): PublicStudy {
     forcedChoice: config.forcedChoice,
     background: config.background,
     clips: config.observe.clips,
+    restartsPerEpisode: config.restartsPerEpisode,
   };
 }

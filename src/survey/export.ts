@@ -1,13 +1,14 @@
 /**
  * Exporting a study: JSON (everything, replays on request) and CSV tables (answers in long
- * format, participants, episodes, judgements). Free text is exported exactly as typed; in
+ * format, participants, episodes, judgements, attempts: every start of an episode, with
+ * the ones left before their end). Free text is exported exactly as typed; in
  * CSV, text cells that a spreadsheet would run as a formula (starting with = + - @, tab or
  * carriage return) get a leading apostrophe.
  */
 import { STUDY_BLOCK } from './flow';
 import type { StudyData, StudyStore } from './store';
 
-export const CSV_TABLES = ['answers', 'participants', 'episodes', 'judgements'] as const;
+export const CSV_TABLES = ['answers', 'participants', 'episodes', 'judgements', 'attempts'] as const;
 export type CsvTable = (typeof CSV_TABLES)[number];
 
 function cell(value: unknown, text = false): string {
@@ -96,6 +97,11 @@ export function studyCsv(data: StudyData, table: CsvTable): string {
         ['study', 'participant', 'episode_id', 'clip', 'agent', 'truth', 'judged_human', 'created_at'],
         data.judgements.map((j) => [data.study.id, number(j.participantId), j.episodeId, j.clip, j.agent, j.truth, j.judgedHuman ? 1 : 0, j.createdAt]),
       );
+    case 'attempts':
+      return csv(
+        ['study', 'participant', 'block', 'episode', 'attempt', 'seed', 'status', 'started_at', 'ended_at', 'ticks'],
+        data.attempts.map((a) => [data.study.id, number(a.participantId), a.block, a.episode, a.attempt, a.seed, a.status, a.startedAt, a.endedAt, a.ticks]),
+      );
   }
 }
 
@@ -115,6 +121,11 @@ export function studyJson(store: StudyStore, data: StudyData, options: { replays
       ...(options.replays ? { summary: store.summaryJson(e.id), replay: JSON.parse(store.replayText(e.id) ?? 'null') as unknown } : {}),
     })),
     judgements: data.judgements.map(({ participantId, ...j }) => ({ participant: byId.get(participantId) ?? null, ...j })),
+    attempts: data.attempts.map(({ participantId, ...a }) => ({
+      participant: byId.get(participantId) ?? null,
+      ...a,
+      ...(options.replays ? { replay: JSON.parse(store.attemptReplayText(a.id) ?? 'null') as unknown } : {}),
+    })),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

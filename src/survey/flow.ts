@@ -6,10 +6,14 @@
  * participant's order: play its episodes, then rate it -> forced choice -> background ->
  * done. Observe study: instructions -> each clip (watch, then judge every agent) ->
  * background -> done.
+ *
+ * An episode slot is used up when its episode is stored, or when it was left before its
+ * end more often than the study allows restarts (the attempts say so); the next slot then
+ * comes up, so a reload never lets a participant redo an episode without limit.
  */
 import { deriveSeed } from '../sim';
 import { type StudyConfig, teamColour, teamLabel } from './config';
-import type { AnswerRecord, JudgementRecord, ParticipantRecord, StoredEpisode } from './store';
+import type { AnswerRecord, AttemptRecord, JudgementRecord, ParticipantRecord, StoredEpisode } from './store';
 
 /** A team as the participant knows it. */
 export interface TeamBadge {
@@ -30,6 +34,10 @@ export interface EpisodePlan {
   readonly seed: number;
   readonly episodeSeconds: number | null;
   readonly badge: TeamBadge;
+  /** Times this episode was left before its end, and how many restarts are allowed (null: any, in practice). */
+  readonly restarts: { readonly used: number; readonly allowed: number | null };
+  /** Starts of this episode so far: once started, the number of the attempt under way. */
+  readonly attempt: number;
 }
 
 export type Step =
@@ -47,6 +55,8 @@ export interface SessionState {
   /** The participant's number in the study (not the database id). */
   readonly participant: number;
   readonly step: Step;
+  /** Set when the last episode started was left too often and is now skipped: what to tell the participant. */
+  readonly notice?: string;
 }
 
 export interface ParticipantProgress {
@@ -54,6 +64,7 @@ export interface ParticipantProgress {
   readonly episodes: readonly StoredEpisode[];
   readonly answers: readonly AnswerRecord[];
   readonly judgements: readonly JudgementRecord[];
+  readonly attempts: readonly AttemptRecord[];
 }
 
 export const PRACTICE_BLOCK = -1;
@@ -77,8 +88,27 @@ export function episodeSeed(studyId: string, participantNumber: number, block: n
   return deriveSeed(0x5eed, studyId, participantNumber, block === PRACTICE_BLOCK ? 'practice' : 'block', episode);
 }
 
+/** Times each slot of a block was left before its end, by episode index. */
+function abandonedIn(attempts: readonly AttemptRecord[], block: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const a of attempts) if (a.block === block && a.status === 'abandoned') out.set(a.episode, (out.get(a.episode) ?? 0) + 1);
+  return out;
+}
+
+function startsOf(attempts: readonly AttemptRecord[], block: number, episode: number): number {
+  return attempts.filter((a) => a.block === block && a.episode === episode).length;
+}
+
+/** Slots of a block used up: stored, or left more often than restarts allow. */
+function usedSlots(config: StudyConfig, progress: ParticipantProgress, block: number): number {
+  const stored = new Set(progress.episodes.filter((e) => e.block === block).map((e) => e.episode));
+  let skipped = 0;
+  for (const [episode, left] of abandonedIn(progress.attempts, block)) if (!stored.has(episode) && left > config.restartsPerEpisode) skipped++;
+  return stored.size + skipped;
+}
+
 export function currentStep(config: StudyConfig, studyId: string, progress: ParticipantProgress): Step {
-  const { participant, episodes, answers, judgements } = progress;
+  const { participant, answers, judgements } = progress;
   if (!participant.instructionsAt) return { kind: 'instructions' };
   const background = () => config.background.every((q) => answers.some((a) => a.kind === 'background' && a.item === q.id));
   const done = (): Step => ({
@@ -108,11 +138,13 @@ export function currentStep(config: StudyConfig, studyId: string, progress: Part
       seed: episodeSeed(studyId, participant.number, PRACTICE_BLOCK, 0),
       episodeSeconds: config.practice.episodeSeconds,
       badge: PRACTICE_BADGE,
+      restarts: { used: abandonedIn(progress.attempts, PRACTICE_BLOCK).get(0) ?? 0, allowed: null },
+      attempt: startsOf(progress.attempts, PRACTICE_BLOCK, 0),
     };
   }
   const order = participant.plan.order;
   for (let block = 0; block < order.length; block++) {
-    const played = episodes.filter((e) => e.block === block).length;
+    const played = usedSlots(config, progress, block);
     if (played < config.episodesPerBlock) {
       return {
         kind: 'play',
@@ -124,6 +156,8 @@ export function currentStep(config: StudyConfig, studyId: string, progress: Part
         seed: episodeSeed(studyId, participant.number, block, played),
         episodeSeconds: config.episodeSeconds ?? null,
         badge: badgeFor(block),
+        restarts: { used: abandonedIn(progress.attempts, block).get(played) ?? 0, allowed: config.restartsPerEpisode },
+        attempt: startsOf(progress.attempts, block, played),
       };
     }
     const rated = config.likert.every((q) => answers.some((a) => a.kind === 'likert' && a.block === block && a.item === q.id));

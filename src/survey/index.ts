@@ -6,3 +6,4 @@ export * from './latin';
 export * from './report';
 export * from './service';
 export * from './store';
+export * from './limits';

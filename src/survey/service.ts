@@ -10,7 +10,8 @@ import { DEFAULT_CONFIG, type GameConfig, createWorld, teamAgents } from '../sim
 import { mulberry32 } from '../stats';
 import type { Platform } from '../teams';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
-import { BOT_CLIP_BLOCK, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
+import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
+import { ABANDONED_REPLAY_MAX } from './limits';
 import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
 
 /** An error with the HTTP status it maps to. */
@@ -116,15 +117,37 @@ export function openStudy(store: StudyStore, id: string): StudyRecord {
 
 // --- sessions --------------------------------------------------------------------------
 
-export function progressOf(store: StudyStore, participant: ParticipantRecord) {
-  return { participant, episodes: store.participantEpisodes(participant.id), answers: store.answers(participant.id), judgements: store.judgements(participant.id) };
+export function progressOf(store: StudyStore, participant: ParticipantRecord): ParticipantProgress {
+  return {
+    participant,
+    episodes: store.participantEpisodes(participant.id),
+    answers: store.answers(participant.id),
+    judgements: store.judgements(participant.id),
+    attempts: store.attempts(participant.id),
+  };
+}
+
+/**
+ * When the latest attempt was left and its episode is now skipped (no restarts left),
+ * the sentence that tells the participant why the study moved on.
+ */
+function skippedNotice(study: StudyRecord, progress: ParticipantProgress): string | undefined {
+  const last = progress.attempts[progress.attempts.length - 1];
+  if (!last || last.status !== 'abandoned' || last.block === PRACTICE_BLOCK) return undefined;
+  if (progress.episodes.some((e) => e.block === last.block && e.episode === last.episode)) return undefined;
+  const left = progress.attempts.filter((a) => a.block === last.block && a.episode === last.episode && a.status === 'abandoned').length;
+  if (left <= study.config.restartsPerEpisode) return undefined;
+  const allowed = study.config.restartsPerEpisode;
+  return `Episode ${last.episode + 1} of block ${last.block + 1} was left before its end${allowed > 0 ? ` more than ${allowed === 1 ? 'once' : `${allowed} times`}` : ''}, so it is not played again. The study goes on with what comes next.`;
 }
 
 /** The participant's current step; marks the session completed when it reaches the end. */
 export function sessionState(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
-  const step = currentStep(study.config, study.id, progressOf(store, participant));
+  const progress = progressOf(store, participant);
+  const step = currentStep(study.config, study.id, progress);
   if (step.kind === 'done' && !participant.completedAt) store.markCompleted(participant.id);
-  return { participant: participant.number, step };
+  const notice = step.kind === 'done' ? undefined : skippedNotice(study, progress);
+  return { participant: participant.number, step, ...(notice ? { notice } : {}) };
 }
 
 /** Observe studies: the least-judged clips, spread by a shuffle seeded by the participant number. */
@@ -179,6 +202,68 @@ export function acknowledgeInstructions(store: StudyStore, study: StudyRecord, p
 export function skipPractice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
   expectStep(sessionState(store, study, participant), 'practice');
   store.markStep(participant.id, 'practice', { skipped: true });
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+// --- attempts --------------------------------------------------------------------------
+
+export const attemptBodySchema = z.strictObject({
+  block: z.number().int().min(-1).max(100),
+  episode: z.number().int().min(0).max(1000),
+});
+
+/**
+ * The participant starts the current episode (before its countdown). An earlier start of
+ * the same episode that never ended was left (a reload, a closed tab): it is recorded as
+ * abandoned with this restart. When that uses up the restarts the study allows, the
+ * episode is skipped and the answer is the next step, with a notice saying why.
+ */
+export function startAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof attemptBodySchema>): SessionState {
+  const step = expectStep(sessionState(store, study, participant), 'play', 'practice');
+  if (step.block !== body.block || step.episode !== body.episode) {
+    throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
+  }
+  const open = store.attempts(participant.id).find((a) => a.block === step.block && a.episode === step.episode && a.status === 'playing');
+  const allowed = step.restarts.allowed;
+  if (open && allowed !== null && step.restarts.used + 1 > allowed) {
+    // Leaving it once more than allowed: the episode is skipped, and no new attempt starts.
+    store.abandonAttempt(participant.id, step.block, step.episode, open.attempt);
+    return sessionState(store, study, store.participant(participant.id)!);
+  }
+  store.startAttempt(participant.id, step.block, step.episode, step.seed);
+  return sessionState(store, study, store.participant(participant.id)!);
+}
+
+export const abandonBodySchema = z.strictObject({
+  block: z.number().int().min(-1).max(100),
+  episode: z.number().int().min(0).max(1000),
+  /** Which start of the episode was left (the step's `attempt` when it began). */
+  attempt: z.number().int().min(1).max(1000),
+  /** Ticks played when the page was left. */
+  ticks: z.number().int().min(0).max(1_000_000),
+  /** The unfinished match's replay up to there (optional: the page sends it only when small). */
+  replay: z.unknown().optional(),
+});
+
+/**
+ * The page says it is being left in the middle of an episode (sent as it unloads, so it
+ * may never arrive: a restart records the abandonment anyway). The attempt becomes
+ * 'abandoned' with how far it got and its replay, checked like any replay.
+ */
+export function abandonAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof abandonBodySchema>): SessionState {
+  let replay: string | undefined;
+  if (body.replay !== undefined) {
+    const text = JSON.stringify(body.replay);
+    if (text.length > ABANDONED_REPLAY_MAX) throw new StudyError(413, `the replay of a left episode may be at most ${ABANDONED_REPLAY_MAX} characters`);
+    try {
+      const parsed = parseReplay(text, 'the replay');
+      if (parsed.ticks !== body.ticks) throw new Error(`it has ${parsed.ticks} ticks, not ${body.ticks}`);
+    } catch (err) {
+      throw new StudyError(400, (err as Error).message);
+    }
+    replay = text;
+  }
+  store.abandonAttempt(participant.id, body.block, body.episode, body.attempt, { ticks: body.ticks, ...(replay ? { replay } : {}) });
   return sessionState(store, study, store.participant(participant.id)!);
 }
 
@@ -253,6 +338,7 @@ export function recordEpisode(store: StudyStore, study: StudyRecord, participant
     replay: JSON.stringify(replay),
     replayOk: check.ok,
   });
+  store.finishAttempt(participant.id, step.block, step.episode);
   if (step.kind === 'practice') store.markStep(participant.id, 'practice');
   return sessionState(store, study, store.participant(participant.id)!);
 }

@@ -3,7 +3,7 @@
  * crash or a reload loses at most the episode being played. The schema, readable without
  * the program:
  *
- *   meta(key PRIMARY KEY, value)                      schema_version = 1
+ *   meta(key PRIMARY KEY, value)                      schema_version = 2
  *   studies(id PRIMARY KEY, kind 'play'|'observe', title, config JSON (validated, with
  *           defaults filled), admin_token_hash (sha256 hex of the admin token), status
  *           'open'|'closed', created_at)
@@ -33,6 +33,14 @@
  *           episodes, clip (position in the participant's list), agent, truth ("human" or
  *           the team id that played the agent), judged_human 0|1, created_at;
  *           UNIQUE(participant_id, episode_id, agent))
+ *   attempts(id INTEGER PRIMARY KEY, participant_id -> participants, block, episode (the
+ *           episode slot, as in episodes), attempt (1, 2, ... for that slot), seed, status
+ *           'playing'|'finished'|'abandoned', started_at, ended_at, ticks (how far an
+ *           abandoned attempt got, when the page said), replay (its replay up to there, when
+ *           the page sent it); UNIQUE(participant_id, block, episode, attempt)). One row per
+ *           start of an episode: a reload or a closed tab leaves it 'abandoned', so every
+ *           restart is on record beside the attempt it replaced. (Added in version 2; older
+ *           files gain the table when opened.)
  *
  * Times are ISO 8601 UTC strings.
  */
@@ -43,7 +51,7 @@ import Database from 'better-sqlite3';
 import { type StudyConfig, parseStudyConfig } from './config';
 import { nextRow, williamsDesign } from './latin';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Where studies live unless --db or HILLMIND_STUDY_DB says otherwise. */
 export const DEFAULT_STUDY_DB = 'data/studies.sqlite';
@@ -133,6 +141,45 @@ CREATE TABLE IF NOT EXISTS judgements (
 );
 CREATE INDEX IF NOT EXISTS judgements_participant ON judgements(participant_id);
 `;
+
+/** What each schema version adds to the one before it; opening an older file runs the missing steps. */
+const MIGRATIONS: readonly { readonly to: number; readonly sql: string }[] = [
+  {
+    to: 2,
+    sql: `
+CREATE TABLE IF NOT EXISTS attempts (
+  id INTEGER PRIMARY KEY,
+  participant_id INTEGER NOT NULL REFERENCES participants(id),
+  block INTEGER NOT NULL,
+  episode INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'abandoned')),
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  ticks INTEGER,
+  replay TEXT,
+  UNIQUE (participant_id, block, episode, attempt)
+);
+CREATE INDEX IF NOT EXISTS attempts_participant ON attempts(participant_id);
+`,
+  },
+];
+
+/** The schema as version 1 wrote it, then every migration: a new file ends at SCHEMA_VERSION. */
+function migrate(db: Database.Database, path: string): void {
+  db.exec(SCHEMA);
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string } | undefined;
+  const from = row ? Number(row.value) : 1;
+  if (!Number.isInteger(from) || from < 1 || from > SCHEMA_VERSION) {
+    db.close();
+    throw new Error(`${path} has study schema version ${row?.value}; this build reads versions 1 to ${SCHEMA_VERSION}`);
+  }
+  db.transaction(() => {
+    for (const m of MIGRATIONS) if (m.to > from) db.exec(m.sql);
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('schema_version', String(SCHEMA_VERSION));
+  })();
+}
 
 export type AnswerKind = 'likert' | 'open' | 'choice' | 'reason' | 'background';
 
@@ -229,6 +276,24 @@ export interface JudgementRecord {
   readonly createdAt: string;
 }
 
+export type AttemptStatus = 'playing' | 'finished' | 'abandoned';
+
+/** One start of an episode slot by a participant (see the attempts table). */
+export interface AttemptRecord {
+  readonly id: number;
+  readonly participantId: number;
+  readonly block: number;
+  readonly episode: number;
+  /** 1 for the first start of the slot, 2 for the first restart, ... */
+  readonly attempt: number;
+  readonly seed: number;
+  readonly status: AttemptStatus;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  /** Ticks an abandoned attempt reached, when the page said. */
+  readonly ticks: number | null;
+}
+
 /** Everything of one study, for analysis and export. */
 export interface StudyData {
   readonly study: StudyRecord;
@@ -236,6 +301,7 @@ export interface StudyData {
   readonly answers: readonly AnswerRecord[];
   readonly episodes: readonly StoredEpisode[];
   readonly judgements: readonly JudgementRecord[];
+  readonly attempts: readonly AttemptRecord[];
 }
 
 /** A random secret (256 bits, base64url) and the hash the database keeps of it. */
@@ -334,6 +400,23 @@ function toJudgement(row: Row): JudgementRecord {
   };
 }
 
+const ATTEMPT_COLUMNS = 'id, participant_id, block, episode, attempt, seed, status, started_at, ended_at, ticks';
+
+function toAttempt(row: Row): AttemptRecord {
+  return {
+    id: Number(row.id),
+    participantId: Number(row.participant_id),
+    block: Number(row.block),
+    episode: Number(row.episode),
+    attempt: Number(row.attempt),
+    seed: Number(row.seed),
+    status: row.status as AttemptStatus,
+    startedAt: String(row.started_at),
+    endedAt: str(row.ended_at),
+    ticks: row.ticks === null ? null : Number(row.ticks),
+  };
+}
+
 export interface StoreOptions {
   /** Clock (tests); default the system clock. */
   readonly now?: () => Date;
@@ -360,13 +443,7 @@ export class StudyStore {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
-      db.exec(SCHEMA);
-      const version = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string } | undefined;
-      if (!version) db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
-      else if (Number(version.value) !== SCHEMA_VERSION) {
-        db.close();
-        throw new Error(`${path} has study schema version ${version.value}; this build reads version ${SCHEMA_VERSION}`);
-      }
+      migrate(db, path);
     }
     return new StudyStore(db, path, options);
   }
@@ -623,6 +700,63 @@ export class StudyStore {
     return (this.db.prepare('SELECT * FROM judgements WHERE participant_id = ? ORDER BY id').all(participantId) as Row[]).map(toJudgement);
   }
 
+  // --- attempts ------------------------------------------------------------------------
+
+  /** A participant's attempts, in the order started. */
+  attempts(participantId: number): AttemptRecord[] {
+    return (this.db.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE participant_id = ? ORDER BY id`).all(participantId) as Row[]).map(toAttempt);
+  }
+
+  /**
+   * Start an attempt at an episode slot. An attempt of the slot still 'playing' was left
+   * (a reload, a closed tab): it becomes 'abandoned' in the same transaction, so the
+   * restart and the attempt it replaced are recorded together.
+   */
+  startAttempt(participantId: number, block: number, episode: number, seed: number): AttemptRecord {
+    const stamp = this.stamp();
+    const id = this.db.transaction(() => {
+      this.db
+        .prepare("UPDATE attempts SET status = 'abandoned', ended_at = ? WHERE participant_id = ? AND block = ? AND episode = ? AND status = 'playing'")
+        .run(stamp, participantId, block, episode);
+      const last = this.db.prepare('SELECT MAX(attempt) AS n FROM attempts WHERE participant_id = ? AND block = ? AND episode = ?').get(participantId, block, episode) as { n: number | null };
+      const info = this.db
+        .prepare("INSERT INTO attempts (participant_id, block, episode, attempt, seed, status, started_at) VALUES (?, ?, ?, ?, ?, 'playing', ?)")
+        .run(participantId, block, episode, (last.n ?? 0) + 1, seed, stamp);
+      this.db.prepare('UPDATE participants SET updated_at = ? WHERE id = ?').run(stamp, participantId);
+      return Number(info.lastInsertRowid);
+    })();
+    return toAttempt(this.db.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM attempts WHERE id = ?`).get(id) as Row);
+  }
+
+  /** The slot's attempt that is 'playing' becomes 'finished': its episode was stored. */
+  finishAttempt(participantId: number, block: number, episode: number): void {
+    this.db
+      .prepare("UPDATE attempts SET status = 'finished', ended_at = ? WHERE participant_id = ? AND block = ? AND episode = ? AND status = 'playing'")
+      .run(this.stamp(), participantId, block, episode);
+  }
+
+  /**
+   * The page was left in the middle of attempt `attempt` of a slot: it becomes 'abandoned'
+   * with how far it got and, when sent, its replay. The page says so as it unloads, so the
+   * word may come after a restart already marked the attempt abandoned: then only what it
+   * reached is added. Returns false when there was no such attempt to update.
+   */
+  abandonAttempt(participantId: number, block: number, episode: number, attempt: number, reached: { ticks?: number; replay?: string } = {}): boolean {
+    const info = this.db
+      .prepare(
+        `UPDATE attempts SET status = 'abandoned', ended_at = COALESCE(ended_at, ?), ticks = ?, replay = ?
+         WHERE participant_id = ? AND block = ? AND episode = ? AND attempt = ? AND (status = 'playing' OR (status = 'abandoned' AND ticks IS NULL))`,
+      )
+      .run(this.stamp(), reached.ticks ?? null, reached.replay ?? null, participantId, block, episode, attempt);
+    return info.changes > 0;
+  }
+
+  /** The replay an abandoned attempt sent, as JSON text, or null. */
+  attemptReplayText(attemptId: number): string | null {
+    const row = this.db.prepare('SELECT replay FROM attempts WHERE id = ?').get(attemptId) as { replay: string | null } | undefined;
+    return row?.replay ?? null;
+  }
+
   // --- whole studies -------------------------------------------------------------------
 
   studyData(studyId: string): StudyData {
@@ -635,6 +769,11 @@ export class StudyStore {
     const judgements = (
       this.db.prepare('SELECT j.* FROM judgements j JOIN participants p ON p.id = j.participant_id WHERE p.study_id = ? ORDER BY j.id').all(studyId) as Row[]
     ).map(toJudgement);
-    return { study, participants: this.participants(studyId), answers, episodes, judgements };
+    const attempts = (
+      this.db
+        .prepare(`SELECT ${ATTEMPT_COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')} FROM attempts t JOIN participants p ON p.id = t.participant_id WHERE p.study_id = ? ORDER BY t.id`)
+        .all(studyId) as Row[]
+    ).map(toAttempt);
+    return { study, participants: this.participants(studyId), answers, episodes, judgements, attempts };
   }
 }

@@ -47,6 +47,13 @@ export const GAME_KEYS: ReadonlySet<string> = new Set(
   [PLAYER_ONE, PLAYER_TWO].flatMap((b) => [...b.up, ...b.down, ...b.left, ...b.right, ...b.turnLeft, ...b.turnRight, ...b.fire, ...b.dash]),
 );
 
+/**
+ * Keys that scroll the page by default. While a person plays none of them may move the
+ * page under the arena, game key or not (the arrows up and down are not bound, yet a
+ * person reaching for them must not lose sight of the arena).
+ */
+export const SCROLL_KEYS: ReadonlySet<string> = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Space', 'PageUp', 'PageDown', 'Home', 'End']);
+
 /** A person's intent before it becomes an action. */
 export interface Intent {
   /** Desired direction of travel on screen (world axes; +y is down), length <= 1. */

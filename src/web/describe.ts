@@ -1,5 +1,5 @@
 /** Game events and decisions in words, for the event feed and the strategist panel. */
-import { type SimEvent, TEAM_NAMES, type World } from '../sim';
+import { type SimEvent, TEAM_NAMES, type World, type ZoneStatus } from '../sim';
 import type { DecisionSource } from '../teams';
 import type { FeedEntry, Tone } from './stores';
 
@@ -19,6 +19,23 @@ export function clock(tick: number, tickHz: number): string {
   const m = Math.floor(seconds / 60);
   const s = seconds - m * 60;
   return `${m}:${s.toFixed(1).padStart(4, '0')}`;
+}
+
+/**
+ * A result as the viewer would say it. People always play blue, so with a person on
+ * screen a blue win is "You won" and a red one "You lost"; a spectator hears team names.
+ */
+export function resultText(outcome: 'blue' | 'red' | 'draw', personPlays: boolean, names: readonly [string, string] = ['Blue', 'Red']): string {
+  if (outcome === 'draw') return 'Draw';
+  if (personPlays) return outcome === 'blue' ? 'You won' : 'You lost';
+  return `${outcome === 'blue' ? names[0] : names[1]} wins`;
+}
+
+/** The zone in words: who holds it, by the names the screen uses for the sides. */
+export function zoneText(status: ZoneStatus, names: readonly [string, string] = ['Blue', 'Red']): string {
+  if (status === 'empty') return 'Zone empty';
+  if (status === 'contested') return 'Zone contested';
+  return `${status === 'blue' ? names[0] : names[1]} holds the zone`;
 }
 
 export const SOURCE_LABELS: Readonly<Record<DecisionSource, string>> = {

@@ -11,6 +11,7 @@ import {
   PLAYER_ONE_OF_TWO,
   PLAYER_TWO,
   type PlayerBindings,
+  SCROLL_KEYS,
   bindingIntent,
   emptyIntent,
   intentToAction,
@@ -105,6 +106,7 @@ export class BrowserInput implements HumanInputSource {
       if (this.active && GAME_KEYS.has(e.code) && !typing) e.preventDefault();
       return;
     }
+    if (this.active && !typing && SCROLL_KEYS.has(e.code)) e.preventDefault();
     if (!this.active || !GAME_KEYS.has(e.code)) return;
     if (!e.repeat) {
       const one = this.twoPlayers ? PLAYER_ONE_OF_TWO : PLAYER_ONE;

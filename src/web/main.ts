@@ -1,54 +1,63 @@
 /**
  * The page: panels around the arena. Query options (for links and automated checks):
- * ?renderer=canvas forces the Canvas renderer; ?blue=, ?red=, ?teammate=, ?seed=, ?speed=
- * preset the choices; ?autostart=1 starts the match at once; ?intro=0 hides the intro.
+ * ?renderer=canvas forces the Canvas renderer; ?blue=, ?red=, ?teammate=, ?seed=, ?speed=,
+ * ?players= preset the choices; ?autostart=1 starts the match at once; ?intro=0 hides the
+ * intro. A value the page cannot use is named in the page (choices.ts reads them).
  */
-import { isTeamId } from '../teams';
+import { type PageOptions, readPageOptions } from './choices';
 import { el, setHidden, setText } from './dom';
 import { createGame, rendererName } from './game';
 import { installHook } from './hook';
 import { BrowserInput } from './input';
 import { type CanvasSize, canvasSize } from './layout';
 import { agentsPanel } from './panels/agents';
+import { arenaNotices } from './panels/arenaNotices';
 import { feedPanel } from './panels/feed';
 import { controlsPanel, introPanel } from './panels/intro';
 import { replayPanel } from './panels/replay';
+import { resultOverlay } from './panels/result';
 import { scoreboard } from './panels/scoreboard';
 import { setupPanel } from './panels/setup';
 import { strategistPanel } from './panels/strategist';
 import { webPlatform } from './platform';
 import { GameSession } from './session';
-import { type AppState, createStores, isSpeed, nextSpeed } from './stores';
+import { SoundCues } from './sound';
+import { type AppState, createStores, nextSpeed } from './stores';
 import './styles.css';
 
 const INTRO_KEY = 'hillmind.introHidden';
+const SOUND_KEY = 'hillmind.sound';
 
-function presets(params: URLSearchParams): Partial<AppState> {
-  const out: { -readonly [K in keyof AppState]?: AppState[K] } = {};
-  const blue = params.get('blue');
-  const red = params.get('red');
-  const teammate = params.get('teammate');
-  if (blue && isTeamId(blue)) out.blue = blue;
-  if (red && isTeamId(red)) out.red = red;
-  if (teammate && isTeamId(teammate)) out.teammate = teammate;
-  const seed = Number(params.get('seed'));
-  if (params.has('seed') && Number.isInteger(seed) && seed >= 0) out.seed = seed;
-  const speed = Number(params.get('speed'));
-  if (isSpeed(speed)) out.speed = speed;
-  if (params.get('players') === '2') out.twoPlayers = true;
-  let introHidden = false;
+function stored(key: string): string | null {
   try {
-    introHidden = localStorage.getItem(INTRO_KEY) === '1';
+    return localStorage.getItem(key);
   } catch {
-    // storage may be unavailable; the intro then shows every time
+    // storage may be unavailable: the defaults then apply every time
+    return null;
   }
-  out.introOpen = params.get('intro') === '0' ? false : !introHidden;
-  return out;
+}
+
+function remember(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // not remembered
+  }
+}
+
+/** The address's choices over what this browser remembers (the intro hidden, sound off). */
+function initialChoices(options: PageOptions): Partial<AppState> {
+  return {
+    introOpen: stored(INTRO_KEY) !== '1',
+    sound: stored(SOUND_KEY) !== '0',
+    ...options.presets,
+  };
 }
 
 function main(): void {
   const params = new URLSearchParams(location.search);
-  const stores = createStores(presets(params));
+  const options = readPageOptions(params);
+  const stores = createStores(initialChoices(options));
   const root = document.getElementById('app')!;
 
   const errorText = el('span', { id: 'error-text' });
@@ -60,6 +69,10 @@ function main(): void {
     setText(errorText, s.error ?? '');
   });
   const showError = (message: string) => stores.app.setState({ error: message });
+  if (options.problems.length > 0) {
+    const held = options.autostart ? ' The match was not started: check the choices, then press Start.' : '';
+    showError(`The address asks for what the page cannot do: ${options.problems.join('; ')}. The page shows its own choices for these instead.${held}`);
+  }
   window.addEventListener('error', (e) => showError(e.message || 'an unexpected error'));
   window.addEventListener('unhandledrejection', (e) => showError(e.reason instanceof Error ? e.reason.message : String(e.reason)));
 
@@ -67,22 +80,29 @@ function main(): void {
   const input: BrowserInput = new BrowserInput(arena, (): CanvasSize => canvasSize(session.world.config));
   // Trained skills and the flat policy load from the server's models/ on first use.
   const platform = webPlatform();
-  const session: GameSession = new GameSession(stores, platform, input);
+  const sound = new SoundCues(() => stores.app.getState().sound);
+  const session: GameSession = new GameSession(stores, platform, input, { onCue: (cue) => sound.play(cue) });
   const helpToggle = el('button', { type: 'button', class: 'ghost', id: 'help-toggle', text: 'How to play' });
   helpToggle.addEventListener('click', () => stores.app.setState({ introOpen: !stores.app.getState().introOpen }));
   stores.app.subscribe((s, before) => {
-    if (s.introOpen === before.introOpen) return;
-    try {
-      localStorage.setItem(INTRO_KEY, s.introOpen ? '0' : '1');
-    } catch {
-      // not remembered
-    }
+    if (s.introOpen !== before.introOpen) remember(INTRO_KEY, s.introOpen ? '0' : '1');
+    if (s.sound !== before.sound) remember(SOUND_KEY, s.sound ? '1' : '0');
   });
 
+  const board = scoreboard(stores);
+  const center = el('section', { class: 'center', id: 'arena-column' });
+  /** The scoreboard and the arena in full view, however small the window: what a match is watched in. */
+  const showArena = () => {
+    const box = center.getBoundingClientRect();
+    const arenaBottom = arena.getBoundingClientRect().bottom;
+    if (box.top < 0 || arenaBottom > window.innerHeight) center.scrollIntoView({ block: 'start' });
+  };
   const start = async () => {
     const app = stores.app.getState();
     input.setPlayers(app.twoPlayers ? 2 : 1);
     await session.start();
+    if (stores.app.getState().mode !== 'live') return;
+    showArena();
     const human = session.snapshotState().humanAgents.length > 0;
     input.active = human;
     if (human) {
@@ -90,6 +110,11 @@ function main(): void {
       (document.activeElement as HTMLElement | null)?.blur();
       arena.focus({ preventScroll: true });
     }
+  };
+  const playAgain = () => {
+    // Same teams, the next seed: another arena and zone, the same matchup.
+    stores.app.setState({ seed: (stores.app.getState().seed + 1) % 0x1_0000_0000 });
+    void start();
   };
   const saveReplay = () => {
     const text = session.replayText();
@@ -104,6 +129,10 @@ function main(): void {
   stores.app.subscribe((s, before) => {
     if (s.mode !== before.mode && s.mode === 'replay') input.active = false;
   });
+  // At the end the keys are the page's again (Enter on "Play again", scrolling).
+  stores.hud.subscribe((h, before) => {
+    if (h.outcome && !before.outcome) input.active = false;
+  });
   // A replay file dropped anywhere on the page plays.
   window.addEventListener('dragover', (e) => {
     if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
@@ -115,8 +144,12 @@ function main(): void {
     void file.text().then((text) => session.loadReplay(text, file.name));
   });
 
-  const board = scoreboard(stores);
   const status = el('div', { class: 'status-line', id: 'status-line' });
+  const watchAgain = () => {
+    session.seek(0);
+    session.setPaused(false);
+  };
+  center.append(board, el('div', { class: 'arena-wrap' }, arena, arenaNotices(stores), resultOverlay(stores, { playAgain, saveReplay, watchAgain })), status);
   root.append(
     el(
       'header',
@@ -130,7 +163,7 @@ function main(): void {
       'main',
       { class: 'layout' },
       el('aside', { class: 'side left' }, setupPanel(stores, session, platform, { start: () => void start(), saveReplay }), replayPanel(stores, session), controlsPanel()),
-      el('section', { class: 'center' }, board, el('div', { class: 'arena-wrap' }, arena), status),
+      center,
       el('aside', { class: 'side right' }, agentsPanel(stores), strategistPanel(stores), feedPanel(stores)),
     ),
   );
@@ -147,7 +180,7 @@ function main(): void {
 
   let game: ReturnType<typeof createGame> | null = null;
   try {
-    game = createGame(arena, session, { canvas: params.get('renderer') === 'canvas' });
+    game = createGame(arena, session, { canvas: options.canvas });
   } catch (err) {
     showError(`The arena could not be drawn: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -163,7 +196,7 @@ function main(): void {
   setTimeout(refreshStatus, 500);
   refreshStatus();
 
-  if (params.get('autostart') === '1') void start();
+  if (options.autostart && options.problems.length === 0) void start();
 }
 
 main();

@@ -51,11 +51,20 @@ export class ReplayPlayer {
     this.events.length = 0;
   }
 
-  /** Jump to `tick` (clamped to the replay), re-simulating from the start when going back. */
-  seek(tick: number): void {
+  /**
+   * Jump to `tick` (clamped to the replay), re-simulating from the start when going back.
+   * `onStep` sees each tick's events on the way (the page rebuilds its event feed from
+   * them); it is told whether the walk started again from tick 0.
+   */
+  seek(tick: number, onStep?: (world: World, events: readonly SimEvent[]) => void): { restarted: boolean } {
     const target = Math.max(0, Math.min(this.replay.ticks, Math.round(tick)));
-    if (target < this.world.tick) this.reset();
-    while (!this.done && this.world.tick < target) this.advance();
+    const restarted = target < this.world.tick;
+    if (restarted) this.reset();
+    while (!this.done && this.world.tick < target) {
+      this.advance();
+      onStep?.(this.world, this.events);
+    }
+    return { restarted };
   }
 
   /** Decisions applied by now, per team, latest first. */

@@ -2,12 +2,17 @@
  * The arena, drawn with Phaser from a RenderView each display frame: floor, bases, walls,
  * the zone with both teams' progress, pickups and their return, agents (interpolated
  * between ticks) with facing, health and current skill, shot tracers, hits, eliminations
- * and respawns. It reads the simulation and never writes it.
+ * and respawns, in the view's team colours. Feedback that helps people read the game is
+ * drawn with the same Graphics object (no extra game objects, so it costs no frame time
+ * to speak of): a flash on the agent hit, a hit marker when a person's shot lands, the
+ * arena's edge when a person is hit, a plus rising from a pickup, a ring when a team takes
+ * the zone. It reads the simulation and never writes it.
  */
 import * as Phaser from 'phaser';
-import type { GameConfig, World } from '../sim';
+import type { GameConfig, World, ZoneStatus } from '../sim';
 import { spawnPose } from '../sim';
 import { PAD, PX_PER_M, canvasSize, toPx } from './layout';
+import type { TeamPalette } from './palette';
 import { EFFECT_MS, type Effect, type RenderView, interpolatedPose } from './view';
 
 export const COLORS = {
@@ -17,22 +22,19 @@ export const COLORS = {
   border: 0x2c3952,
   wall: 0x2a3346,
   wallEdge: 0x44526e,
-  team: [0x4c9aff, 0xff5c5c] as const,
-  teamDark: [0x1d3f73, 0x6e2424] as const,
-  teamPale: [0xa9cdff, 0xffb0b0] as const,
   contested: 0xf5b942,
   zoneIdle: 0x8d97ab,
   pickup: 0x3ddc84,
   white: 0xffffff,
   healthBack: 0x000000,
+  hurt: 0xff3b3b,
 };
 
-const STATUS_COLOR: Record<string, number> = {
-  empty: COLORS.zoneIdle,
-  blue: COLORS.team[0],
-  red: COLORS.team[1],
-  contested: COLORS.contested,
-};
+function statusColor(status: ZoneStatus, palette: TeamPalette): number {
+  if (status === 'blue') return palette.team[0];
+  if (status === 'red') return palette.team[1];
+  return status === 'contested' ? COLORS.contested : COLORS.zoneIdle;
+}
 
 /** What the scene needs from the page: a view per frame. */
 export interface ViewSource {
@@ -44,6 +46,7 @@ export class ArenaScene extends Phaser.Scene {
   private g!: Phaser.GameObjects.Graphics;
   private labels: Phaser.GameObjects.Text[] = [];
   private drawnConfig: GameConfig | null = null;
+  private drawnPalette: TeamPalette | null = null;
 
   constructor(private readonly source: ViewSource) {
     super('arena');
@@ -58,19 +61,20 @@ export class ArenaScene extends Phaser.Scene {
     const view = this.source.view();
     const world = view.world;
     if (!world) return;
-    if (world.config !== this.drawnConfig) this.drawStatic(world.config);
+    if (world.config !== this.drawnConfig || view.palette !== this.drawnPalette) this.drawStatic(world.config, view.palette);
     const g = this.g;
     g.clear();
-    this.drawZone(g, world);
+    this.drawZone(g, world, view.palette);
     this.drawPickups(g, world);
-    this.drawGhosts(g, world);
+    this.drawGhosts(g, world, view.palette);
     this.drawTracers(g, view);
     this.drawAgents(g, view);
     this.drawEffects(g, view);
   }
 
-  private drawStatic(config: GameConfig): void {
+  private drawStatic(config: GameConfig, palette: TeamPalette): void {
     this.drawnConfig = config;
+    this.drawnPalette = palette;
     // A replay may bring another arena size.
     const size = canvasSize(config);
     if (this.scale.width !== size.width || this.scale.height !== size.height) this.scale.resize(size.width, size.height);
@@ -85,7 +89,7 @@ export class ArenaScene extends Phaser.Scene {
       const xs = config.arena.spawns[team].map((p) => p.x);
       const cx = xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
       const bw = 4 * PX_PER_M;
-      g.fillStyle(COLORS.team[team], 0.07);
+      g.fillStyle(palette.team[team], 0.07);
       g.fillRect(Math.max(PAD, toPx(cx) - bw / 2), PAD, bw, h);
     }
     g.lineStyle(1, COLORS.grid, 1);
@@ -94,7 +98,7 @@ export class ArenaScene extends Phaser.Scene {
     // Spawn points.
     for (const team of [0, 1] as const) {
       for (const p of config.arena.spawns[team]) {
-        g.lineStyle(1.5, COLORS.team[team], 0.35);
+        g.lineStyle(1.5, palette.team[team], 0.35);
         g.strokeCircle(toPx(p.x), toPx(p.y), config.agent.radius * PX_PER_M + 4);
       }
     }
@@ -112,12 +116,12 @@ export class ArenaScene extends Phaser.Scene {
     g.strokeRect(PAD, PAD, w, h);
   }
 
-  private drawZone(g: Phaser.GameObjects.Graphics, world: World): void {
+  private drawZone(g: Phaser.GameObjects.Graphics, world: World, palette: TeamPalette): void {
     const { zone } = world;
     const x = toPx(zone.x);
     const y = toPx(zone.y);
     const r = zone.radius * PX_PER_M;
-    const color = STATUS_COLOR[world.zoneStatus] ?? COLORS.zoneIdle;
+    const color = statusColor(world.zoneStatus, palette);
     g.fillStyle(color, world.zoneStatus === 'empty' ? 0.08 : 0.18);
     g.fillCircle(x, y, r);
     g.lineStyle(2, color, 0.9);
@@ -126,11 +130,11 @@ export class ArenaScene extends Phaser.Scene {
     const hold = world.timings.winHold;
     for (const team of [0, 1] as const) {
       const ringR = r + 5 + team * 6;
-      g.lineStyle(4, COLORS.teamDark[team], 0.6);
+      g.lineStyle(4, palette.dark[team], 0.6);
       g.strokeCircle(x, y, ringR);
       const fraction = Math.min(1, world.progress[team] / hold);
       if (fraction > 0) {
-        g.lineStyle(4, COLORS.team[team], 1);
+        g.lineStyle(4, palette.team[team], 1);
         g.beginPath();
         g.arc(x, y, ringR, -Math.PI / 2, -Math.PI / 2 + fraction * 2 * Math.PI, false);
         g.strokePath();
@@ -166,7 +170,7 @@ export class ArenaScene extends Phaser.Scene {
   }
 
   /** Eliminated agents: a ghost at their spawn point with the respawn countdown. */
-  private drawGhosts(g: Phaser.GameObjects.Graphics, world: World): void {
+  private drawGhosts(g: Phaser.GameObjects.Graphics, world: World, palette: TeamPalette): void {
     const r = world.config.agent.radius * PX_PER_M;
     const total = world.timings.respawnDelay;
     for (const a of world.agents) {
@@ -174,9 +178,9 @@ export class ArenaScene extends Phaser.Scene {
       const pose = spawnPose(world.config, a.team, a.slot);
       const x = toPx(pose.x);
       const y = toPx(pose.y);
-      g.fillStyle(COLORS.team[a.team], 0.15);
+      g.fillStyle(palette.team[a.team], 0.15);
       g.fillCircle(x, y, r);
-      g.lineStyle(3, COLORS.team[a.team], 0.8);
+      g.lineStyle(3, palette.team[a.team], 0.8);
       g.beginPath();
       g.arc(x, y, r + 3, -Math.PI / 2, -Math.PI / 2 + (1 - a.respawnTimer / total) * 2 * Math.PI, false);
       g.strokePath();
@@ -188,7 +192,7 @@ export class ArenaScene extends Phaser.Scene {
       if (e.kind !== 'tracer') continue;
       const fade = 1 - (view.clock - e.born) / EFFECT_MS.tracer;
       if (fade <= 0) continue;
-      g.lineStyle(2, COLORS.teamPale[e.team], 0.85 * fade);
+      g.lineStyle(2, view.palette.pale[e.team], 0.85 * fade);
       g.lineBetween(toPx(e.fromX), toPx(e.fromY), toPx(e.toX), toPx(e.toY));
       if (e.hit) {
         g.fillStyle(COLORS.white, fade);
@@ -199,9 +203,15 @@ export class ArenaScene extends Phaser.Scene {
 
   private drawAgents(g: Phaser.GameObjects.Graphics, view: RenderView): void {
     const world = view.world!;
+    const palette = view.palette;
     const r = world.config.agent.radius * PX_PER_M;
     const dashing = new Set<number>();
-    for (const e of view.effects) if (e.kind === 'dash') dashing.add(e.agent);
+    /** Agents hit within the flash time: drawn with a white rim. */
+    const flashing = new Set<number>();
+    for (const e of view.effects) {
+      if (e.kind === 'dash') dashing.add(e.agent);
+      else if (e.kind === 'hit' && view.clock - e.born < HIT_FLASH_MS) flashing.add(e.target);
+    }
     while (this.labels.length < world.agents.length) {
       this.labels.push(
         this.add
@@ -219,7 +229,7 @@ export class ArenaScene extends Phaser.Scene {
       const pose = interpolatedPose(view, a.id);
       const x = toPx(pose.x);
       const y = toPx(pose.y);
-      const color = COLORS.team[a.team];
+      const color = palette.team[a.team];
       const human = view.humanAgents.includes(a.id);
       if (dashing.has(a.id)) {
         g.fillStyle(color, 0.25);
@@ -232,13 +242,13 @@ export class ArenaScene extends Phaser.Scene {
       // Facing: a barrel and a pointed nose.
       const cos = Math.cos(pose.angle);
       const sin = Math.sin(pose.angle);
-      g.lineStyle(4, COLORS.teamPale[a.team], 1);
+      g.lineStyle(4, palette.pale[a.team], 1);
       g.lineBetween(x, y, x + cos * (r + 8), y + sin * (r + 8));
-      g.fillStyle(color, 1);
+      g.fillStyle(flashing.has(a.id) ? palette.pale[a.team] : color, 1);
       g.fillCircle(x, y, r);
-      g.fillStyle(COLORS.teamPale[a.team], 1);
+      g.fillStyle(palette.pale[a.team], 1);
       g.fillTriangle(x + cos * r * 0.95, y + sin * r * 0.95, x - sin * r * 0.45, y + cos * r * 0.45, x + sin * r * 0.45, y - cos * r * 0.45);
-      g.lineStyle(2, human ? COLORS.white : COLORS.teamDark[a.team], 1);
+      g.lineStyle(flashing.has(a.id) ? 3 : 2, human || flashing.has(a.id) ? COLORS.white : palette.dark[a.team], 1);
       g.strokeCircle(x, y, r);
       // Health bar.
       const max = world.config.agent.maxHealth;
@@ -265,22 +275,47 @@ export class ArenaScene extends Phaser.Scene {
     for (const e of view.effects) {
       const t = (view.clock - e.born) / EFFECT_MS[e.kind];
       if (t < 0 || t >= 1) continue;
-      drawEffect(g, e, t, r);
+      drawEffect(g, e, t, r, world, view.palette);
     }
   }
 }
 
-function drawEffect(g: Phaser.GameObjects.Graphics, e: Effect, t: number, r: number): void {
+/** How long an agent that was hit shows its white rim, ms. */
+const HIT_FLASH_MS = 110;
+
+function drawEffect(g: Phaser.GameObjects.Graphics, e: Effect, t: number, r: number, world: World, palette: TeamPalette): void {
   switch (e.kind) {
     case 'hit': {
+      const x = toPx(e.x);
+      const y = toPx(e.y);
       g.fillStyle(0xffd27a, 0.8 * (1 - t));
-      g.fillCircle(toPx(e.x), toPx(e.y), r * (0.4 + 0.6 * t));
+      g.fillCircle(x, y, r * (0.4 + 0.6 * t));
+      if (e.byPerson) {
+        // A hit marker: the person's shot landed.
+        const s = r * 0.9;
+        const gap = r * 0.35;
+        g.lineStyle(2.5, COLORS.white, 1 - t);
+        for (const [dx, dy] of [[1, 1], [1, -1], [-1, 1], [-1, -1]] as const) g.lineBetween(x + dx * gap, y + dy * gap, x + dx * s, y + dy * s);
+      }
+      if (e.onPerson) {
+        // The arena's edge flashes: the person was hit, wherever they were looking.
+        const w = world.config.arena.width * PX_PER_M + 2 * PAD;
+        const h = world.config.arena.height * PX_PER_M + 2 * PAD;
+        g.lineStyle(PAD * 1.4, COLORS.hurt, 0.55 * (1 - t));
+        g.strokeRect(0, 0, w, h);
+      }
+      break;
+    }
+    case 'capture': {
+      const zone = world.zone;
+      g.lineStyle(4, palette.team[e.team], 0.9 * (1 - t));
+      g.strokeCircle(toPx(zone.x), toPx(zone.y), zone.radius * PX_PER_M * (1 + 0.8 * t));
       break;
     }
     case 'kill': {
       const x = toPx(e.x);
       const y = toPx(e.y);
-      g.lineStyle(3, COLORS.team[e.team], 1 - t);
+      g.lineStyle(3, palette.team[e.team], 1 - t);
       g.strokeCircle(x, y, r * (1 + 2.5 * t));
       const s = r * (0.8 + 0.6 * t);
       g.lineStyle(3, COLORS.white, 1 - t);
@@ -289,13 +324,21 @@ function drawEffect(g: Phaser.GameObjects.Graphics, e: Effect, t: number, r: num
       break;
     }
     case 'respawn': {
-      g.lineStyle(3, COLORS.team[e.team], 1 - t);
+      g.lineStyle(3, palette.team[e.team], 1 - t);
       g.strokeCircle(toPx(e.x), toPx(e.y), r * (2.5 - 1.5 * t));
       break;
     }
     case 'pickup': {
+      const x = toPx(e.x);
+      const y = toPx(e.y);
       g.lineStyle(3, COLORS.pickup, 1 - t);
-      g.strokeCircle(toPx(e.x), toPx(e.y), r * (1 + 2 * t));
+      g.strokeCircle(x, y, r * (1 + 2 * t));
+      // A plus rising from it: health was taken.
+      const py = y - r - 24 * t;
+      const arm = r * 0.5;
+      g.fillStyle(COLORS.pickup, 1 - t);
+      g.fillRect(x - 2, py - arm, 4, 2 * arm);
+      g.fillRect(x - arm, py - 2, 2 * arm, 4);
       break;
     }
     case 'pickupReturn': {

@@ -8,11 +8,15 @@ import { Match, type ReplayFile, parseReplay } from '../match';
 import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, outcomeSide, teamAgents } from '../sim';
 import type { Decision, Platform, TeamController } from '../teams';
 import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
+import { isSeed } from './choices';
+import { type Cue, eventCues } from './cues';
 import { agentName, clock, describeEvent } from './describe';
 import { FrameStats } from './frameStats';
+import { DEFAULT_PALETTE, type TeamPalette } from './palette';
 import { ReplayPlayer } from './replayPlayer';
 import {
   type AgentCard,
+  FOLD_SECONDS,
   type FeedEntry,
   type HudState,
   type Stores,
@@ -31,6 +35,8 @@ const MAX_TICKS_PER_FRAME = 48;
 /** The panels refresh at most this often while a match runs. */
 const HUD_EVERY_MS = 100;
 const MAX_EFFECTS = 256;
+/** The 3-2-1 before a match with people in it, so nobody starts a second late. */
+export const COUNTDOWN_MS = 3000;
 
 interface Source {
   readonly world: World;
@@ -63,6 +69,10 @@ export interface SessionSnapshot {
   readonly error: string | null;
   /** Counts that say whether the pace is right on any machine (tests compare them, not wall time). */
   readonly pace: PaceCounts;
+  /** Display-frame milliseconds of the countdown still to run (0: none, or over). */
+  readonly countdownMs: number;
+  /** Cues given since the page loaded, by kind (what the sound plays). */
+  readonly cues: Readonly<Record<string, number>>;
 }
 
 /** Since the page loaded, over the frames that played (not paused, not ended). */
@@ -81,6 +91,12 @@ export interface SessionOptions {
   readonly config?: () => GameConfig | undefined;
   /** Text over each agent instead of skills and names (a blinded study shows no skills). */
   readonly labels?: (world: World, humanAgents: readonly number[]) => (string | null)[];
+  /** The sides' colours (a study draws its opponent in the badge colour); default blue and red. */
+  readonly palette?: () => TeamPalette;
+  /** Length of the countdown before a match with people, in display-frame ms (default COUNTDOWN_MS). */
+  readonly countdownMs?: number;
+  /** Told of each moment worth a sound (the page's sound player). */
+  readonly onCue?: (cue: Cue) => void;
 }
 
 export class GameSession {
@@ -102,6 +118,13 @@ export class GameSession {
   private endHandled = false;
   private decisions: Decision[] = [];
   private pace = { frameMs: 0, gameMs: 0, droppedGameMs: 0 };
+  /** Display-frame ms of countdown left; the match waits at tick 0 meanwhile. */
+  private countdownLeft = 0;
+  private readonly cueCounts: Record<string, number> = {};
+  private readonly emitCue = (cue: Cue) => {
+    this.cueCounts[cue.kind] = (this.cueCounts[cue.kind] ?? 0) + 1;
+    this.options.onCue?.(cue);
+  };
 
   constructor(
     readonly stores: Stores,
@@ -112,8 +135,10 @@ export class GameSession {
   ) {
     this.preview = createWorld(stores.app.getState().seed);
     this.snapshot(this.preview);
+    // The panels show the preview's agents from the start ("waiting for a match"), not nothing.
+    this.publishHud(true);
     stores.app.subscribe((s, before) => {
-      if (s.seed !== before.seed && Number.isInteger(s.seed) && s.seed >= 0 && s.seed <= 0xffffffff) {
+      if (s.seed !== before.seed && isSeed(s.seed)) {
         this.preview = createWorld(s.seed);
         if (!this.source()) this.snapshot(this.preview);
       }
@@ -148,7 +173,7 @@ export class GameSession {
     this.stores.app.setState({ mode: 'loading', error: null, replay: null, replayCheck: null, paused: false });
     try {
       if (app.red === HUMAN_TEAM_ID) throw new Error('people play on the blue side; choose an AI team for red');
-      if (!Number.isInteger(app.seed) || app.seed < 0 || app.seed > 0xffffffff) throw new Error('the seed must be a whole number from 0 to 4294967295');
+      if (!isSeed(app.seed)) throw new Error('the seed must be a whole number from 0 to 4294967295');
       const human = app.blue === HUMAN_TEAM_ID;
       const humanSlots = human ? (app.twoPlayers ? [0, 1] : [0]) : [];
       const config = this.options.config?.();
@@ -175,6 +200,8 @@ export class GameSession {
       });
       resetStrategist(this.stores.strategist, [human ? `${HUMAN_TEAM_ID} + ${app.teammate}` : app.blue, app.red], [humanSlots, []]);
       this.resetView(match.world);
+      this.countdownLeft = humanSlots.length > 0 ? (this.options.countdownMs ?? COUNTDOWN_MS) : 0;
+      if (this.countdownLeft > 0) this.emitCue({ kind: 'count' });
       clearFeed(this.stores.feed);
       pushFeed(this.stores.feed, [{ tick: 0, text: `Match started: ${human ? 'you' : app.blue} vs ${app.red}, seed ${app.seed}`, tone: 'neutral' }]);
       this.stores.app.setState({ mode: 'live', paused: false });
@@ -183,8 +210,15 @@ export class GameSession {
       if (gen !== this.generation) return;
       this.match = null;
       this.player = null;
-      this.snapshot(this.preview);
+      // Every panel goes back to the chosen seed's preview: none may stay on the old match.
+      this.humanAgents = [];
+      this.controllerNames = [];
+      this.resetView(this.preview);
+      this.countdownLeft = 0;
+      resetStrategist(this.stores.strategist, ['', '']);
+      clearFeed(this.stores.feed);
       this.stores.app.setState({ mode: 'idle', error: `Could not start ${app.blue} vs ${app.red}: ${message(err)}` });
+      this.publishHud(true);
     }
   }
 
@@ -199,15 +233,14 @@ export class GameSession {
     }
     this.generation++;
     this.match = null;
+    this.countdownLeft = 0;
     this.player = new ReplayPlayer(replay);
     this.humanAgents = [];
     this.controllerNames = this.player.world.agents.map((a) => (a.team === 0 ? replay.teams.blue : replay.teams.red));
     resetStrategist(this.stores.strategist, [replay.teams.blue, replay.teams.red]);
     this.resetView(this.player.world);
     clearFeed(this.stores.feed);
-    pushFeed(this.stores.feed, [
-      { tick: 0, text: `Replay loaded: ${replay.teams.blue} vs ${replay.teams.red}, seed ${replay.seed}, ${clock(replay.ticks, replay.config.tickHz)}`, tone: 'neutral' },
-    ]);
+    pushFeed(this.stores.feed, [this.replayHeadline(this.player)]);
     this.stores.app.setState({
       mode: 'replay',
       paused: false,
@@ -225,6 +258,11 @@ export class GameSession {
     });
     this.publishHud(true);
     return true;
+  }
+
+  private replayHeadline(player: ReplayPlayer): Omit<FeedEntry, 'id'> {
+    const r = player.replay;
+    return { tick: 0, text: `Replay loaded: ${r.teams.blue} vs ${r.teams.red}, seed ${r.seed}, ${clock(r.ticks, r.config.tickHz)}`, tone: 'neutral' };
   }
 
   /** The live match's replay as JSON text, or null when no match is live. */
@@ -248,11 +286,12 @@ export class GameSession {
     this.setPaused(!this.stores.app.getState().paused);
   }
 
-  /** Play exactly one tick (pauses first), then show the world as it is. */
+  /** Play exactly one tick (pauses first, and ends a countdown: the person asked to move on), then show the world as it is. */
   stepOnce(): void {
     const src = this.source();
     if (!src || src.done || this.pending) return;
     if (!this.stores.app.getState().paused) this.stores.app.setState({ paused: true });
+    this.countdownLeft = 0;
     this.tickOnce(src);
     this.snapshot(src.world);
     this.accumulator = 0;
@@ -260,19 +299,31 @@ export class GameSession {
     this.publishHud(true);
   }
 
-  /** Jump a replay to `tick`. */
+  /**
+   * Jump a replay to `tick`. The feed is rebuilt from the events on the way, so it reads
+   * as if the replay had played to there.
+   */
   seek(tick: number): void {
     const player = this.player;
     if (!player) return;
-    player.seek(tick);
+    const lines: Omit<FeedEntry, 'id'>[] = [];
+    const { restarted } = player.seek(tick, (world, events) => {
+      for (const e of events) {
+        const line = describeEvent(world, e);
+        if (line) lines.push(line);
+      }
+    });
     this.effects = [];
     this.snapshot(player.world);
     this.accumulator = 0;
     this.alpha = 1;
     this.endHandled = false;
-    clearFeed(this.stores.feed);
-    pushFeed(this.stores.feed, [{ tick: player.world.tick, text: `Jumped to ${clock(player.world.tick, player.world.config.tickHz)}`, tone: 'neutral' }]);
-    setDecisions(this.stores.strategist, player.decisionsSoFar(0), player.decisionsSoFar(1));
+    if (restarted) {
+      clearFeed(this.stores.feed);
+      pushFeed(this.stores.feed, [this.replayHeadline(player)]);
+    }
+    pushFeed(this.stores.feed, lines);
+    setDecisions(this.stores.strategist, player.decisionsSoFar(0).reverse(), player.decisionsSoFar(1).reverse(), this.foldTicks(player.world));
     this.stores.app.setState({ replayCheck: null });
     if (player.done) this.handleEnd();
     this.publishHud(true);
@@ -290,6 +341,10 @@ export class GameSession {
       return;
     }
     if (app.paused) return;
+    if (this.countdownLeft > 0) {
+      this.countDown(delta);
+      return;
+    }
     const frameStart = this.platform.clock.now();
     this.clockMs += delta;
     const tickMs = 1000 / src.world.config.tickHz;
@@ -312,6 +367,22 @@ export class GameSession {
     this.publishHud(src.done);
   }
 
+  /** The countdown runs on display-frame time, so it pauses with the page and tests can step it. */
+  private countDown(delta: number): void {
+    const shown = Math.ceil(this.countdownLeft / 1000);
+    this.clockMs += delta;
+    this.countdownLeft = Math.max(0, this.countdownLeft - delta);
+    const now = Math.ceil(this.countdownLeft / 1000);
+    if (now !== shown) {
+      this.emitCue({ kind: now === 0 ? 'go' : 'count' });
+      this.publishHud(true);
+    }
+  }
+
+  private foldTicks(world: World): number {
+    return Math.round(FOLD_SECONDS * world.config.tickHz);
+  }
+
   /** What the renderer draws now. */
   view(): RenderView {
     const world = this.world;
@@ -324,6 +395,7 @@ export class GameSession {
       clock: this.clockMs,
       labels: this.labels(world),
       humanAgents: this.humanAgents,
+      palette: this.options.palette?.() ?? DEFAULT_PALETTE,
     };
   }
 
@@ -344,6 +416,8 @@ export class GameSession {
       agents: world.agents.map((a) => ({ id: a.id, team: a.team, x: a.x, y: a.y, angle: a.angle, health: a.health, alive: a.alive })),
       error: app.error,
       pace: { ...this.pace },
+      countdownMs: this.countdownLeft,
+      cues: { ...this.cueCounts },
     };
   }
 
@@ -410,10 +484,12 @@ export class GameSession {
       if (e.type === 'respawn') this.snapshotAgent(world, e.agent);
     }
     pushFeed(this.stores.feed, feed);
-    for (const d of this.decisions) pushDecision(this.stores.strategist, d);
+    eventCues(world, src.events, this.humanAgents, this.emitCue);
+    const foldTicks = this.foldTicks(world);
+    for (const d of this.decisions) pushDecision(this.stores.strategist, d, foldTicks);
     this.decisions.length = 0;
     if (this.player && src === this.player) {
-      for (const d of this.player.replay.decisions) if (d.tick === world.tick - 1) pushDecision(this.stores.strategist, d);
+      for (const d of this.player.replay.decisions) if (d.tick === world.tick - 1) pushDecision(this.stores.strategist, d, foldTicks);
     }
     if (src.done) this.handleEnd();
   }
@@ -442,9 +518,12 @@ export class GameSession {
         break;
       case 'hit': {
         const t = world.agents[e.target]!;
-        push({ kind: 'hit', born, x: t.x, y: t.y });
+        push({ kind: 'hit', born, x: t.x, y: t.y, target: e.target, byPerson: this.humanAgents.includes(e.agent), onPerson: this.humanAgents.includes(e.target) });
         break;
       }
+      case 'zoneStatus':
+        if (e.status === 'blue' || e.status === 'red') push({ kind: 'capture', born, team: e.status === 'blue' ? 0 : 1 });
+        break;
       case 'kill': {
         const t = world.agents[e.target]!;
         push({ kind: 'kill', born, x: t.x, y: t.y, team: t.team });
@@ -549,6 +628,7 @@ export class GameSession {
       outcome: src ? outcomeSide(world.outcome) : null,
       teams,
       agents,
+      countdown: Math.ceil(this.countdownLeft / 1000),
     };
   }
 }

@@ -47,6 +47,8 @@ export interface AppState {
   readonly replay: ReplayInfo | null;
   readonly replayCheck: ReplayCheck | null;
   readonly introOpen: boolean;
+  /** Short sounds for hits, eliminations, pickups and the zone. */
+  readonly sound: boolean;
 }
 
 export const initialApp: AppState = {
@@ -62,6 +64,7 @@ export const initialApp: AppState = {
   replay: null,
   replayCheck: null,
   introOpen: true,
+  sound: true,
 };
 
 export interface AgentCard {
@@ -97,6 +100,8 @@ export interface HudState {
   readonly outcome: 'blue' | 'red' | 'draw' | null;
   readonly teams: readonly [string, string];
   readonly agents: readonly AgentCard[];
+  /** Whole seconds left of the countdown before a match with people (3, 2, 1), else 0. */
+  readonly countdown: number;
 }
 
 export const initialHud: HudState = {
@@ -109,6 +114,7 @@ export const initialHud: HudState = {
   outcome: null,
   teams: ['', ''],
   agents: [],
+  countdown: 0,
 };
 
 export type Tone = 'blue' | 'red' | 'neutral' | 'win';
@@ -127,11 +133,24 @@ export interface FeedState {
 
 export const FEED_LIMIT = 60;
 
+/**
+ * A decision as the strategist panel lists it. A behavior tree may flip an agent's skill
+ * several times within a fraction of a second (at the start, near thresholds); such a run
+ * is folded into one line: the latest decision, since when, and how many it stands for.
+ */
+export interface ShownDecision {
+  readonly decision: Decision;
+  /** Tick of the first decision of the run. */
+  readonly since: number;
+  /** Decisions in the run (1: just this one). */
+  readonly count: number;
+}
+
 export interface TeamStrategy {
   /** The side's team id. */
   readonly controller: string;
-  /** Latest decision first, a few kept. */
-  readonly decisions: readonly Decision[];
+  /** Latest first, a few kept. */
+  readonly decisions: readonly ShownDecision[];
   /** Slots a person plays on this side. */
   readonly humanSlots: readonly number[];
 }
@@ -141,6 +160,9 @@ export interface StrategistState {
 }
 
 export const DECISION_HISTORY = 5;
+
+/** Decisions of one team within this long of the first of a run are folded into it. */
+export const FOLD_SECONDS = 0.5;
 
 const emptyStrategy: TeamStrategy = { controller: '', decisions: [], humanSlots: [] };
 
@@ -185,22 +207,30 @@ export function resetStrategist(store: StoreApi<StrategistState>, controllers: r
   });
 }
 
-/** Record a team's decision (latest first). */
-export function pushDecision(store: StoreApi<StrategistState>, decision: Decision): void {
+/** Add a decision to a team's list (latest first), folding it into the run it belongs to. */
+export function foldDecision(shown: readonly ShownDecision[], decision: Decision, foldTicks: number): ShownDecision[] {
+  const latest = shown[0];
+  if (latest && decision.tick - latest.since < foldTicks) return [{ decision, since: latest.since, count: latest.count + 1 }, ...shown.slice(1)];
+  return [{ decision, since: decision.tick, count: 1 }, ...shown].slice(0, DECISION_HISTORY);
+}
+
+/** Record a team's decision; `foldTicks` is FOLD_SECONDS in the match's ticks. */
+export function pushDecision(store: StoreApi<StrategistState>, decision: Decision, foldTicks: number): void {
   store.setState((s) => {
     const teams = [...s.teams] as [TeamStrategy, TeamStrategy];
     const current = teams[decision.team];
-    teams[decision.team] = { ...current, decisions: [decision, ...current.decisions].slice(0, DECISION_HISTORY) };
+    teams[decision.team] = { ...current, decisions: foldDecision(current.decisions, decision, foldTicks) };
     return { teams };
   });
 }
 
-/** Set the whole decision history of both teams at once (a replay after a seek). */
-export function setDecisions(store: StoreApi<StrategistState>, blue: readonly Decision[], red: readonly Decision[]): void {
+/** Set both teams' decisions at once from their histories, oldest first (a replay after a seek). */
+export function setDecisions(store: StoreApi<StrategistState>, blue: readonly Decision[], red: readonly Decision[], foldTicks: number): void {
+  const fold = (decisions: readonly Decision[]) => decisions.reduce<ShownDecision[]>((shown, d) => foldDecision(shown, d, foldTicks), []);
   store.setState((s) => ({
     teams: [
-      { ...s.teams[0], decisions: blue.slice(0, DECISION_HISTORY) },
-      { ...s.teams[1], decisions: red.slice(0, DECISION_HISTORY) },
+      { ...s.teams[0], decisions: fold(blue) },
+      { ...s.teams[1], decisions: fold(red) },
     ],
   }));
 }

@@ -4,15 +4,28 @@
  * fills it; the Phaser scene only draws it.
  */
 import type { World } from '../sim';
+import type { TeamPalette } from './palette';
 
 export type Effect =
   | { readonly kind: 'tracer'; readonly born: number; readonly fromX: number; readonly fromY: number; readonly toX: number; readonly toY: number; readonly team: 0 | 1; readonly hit: boolean }
-  | { readonly kind: 'hit'; readonly born: number; readonly x: number; readonly y: number }
+  | {
+      readonly kind: 'hit';
+      readonly born: number;
+      readonly x: number;
+      readonly y: number;
+      readonly target: number;
+      /** A person's shot landed: a hit marker for them. */
+      readonly byPerson: boolean;
+      /** A person was hit: the arena's edge flashes. */
+      readonly onPerson: boolean;
+    }
   | { readonly kind: 'kill'; readonly born: number; readonly x: number; readonly y: number; readonly team: 0 | 1 }
   | { readonly kind: 'respawn'; readonly born: number; readonly x: number; readonly y: number; readonly team: 0 | 1 }
   | { readonly kind: 'pickup'; readonly born: number; readonly x: number; readonly y: number }
   | { readonly kind: 'pickupReturn'; readonly born: number; readonly x: number; readonly y: number }
-  | { readonly kind: 'dash'; readonly born: number; readonly agent: number };
+  | { readonly kind: 'dash'; readonly born: number; readonly agent: number }
+  /** A team took the zone: a ring sweeps out from it in that team's colour. */
+  | { readonly kind: 'capture'; readonly born: number; readonly team: 0 | 1 };
 
 export type EffectKind = Effect['kind'];
 
@@ -25,6 +38,7 @@ export const EFFECT_MS: Readonly<Record<EffectKind, number>> = {
   pickup: 600,
   pickupReturn: 700,
   dash: 250,
+  capture: 650,
 };
 
 export interface RenderView {
@@ -40,6 +54,8 @@ export interface RenderView {
   readonly labels: readonly (string | null)[];
   /** Agents people play, in player order. */
   readonly humanAgents: readonly number[];
+  /** The sides' colours. */
+  readonly palette: TeamPalette;
 }
 
 /** An agent's drawn pose: interpolated between the previous tick and now. */

@@ -248,6 +248,151 @@ suite('the product in a real browser', () => {
     await page.close();
   });
 
+  it('ends a match with an overlay: the result, the score, Play again on the next seed', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=bt-scripted&red=heuristic&seed=1&speed=8&autostart=1');
+    await page.waitForFunction(() => window.__hillmind!.state().done, undefined, { timeout: 30_000 });
+    const overlay = page.locator('#result-overlay');
+    await overlay.waitFor({ state: 'visible' });
+    const end = await state(page);
+    expect(await page.locator('#result-headline').innerText()).toBe(end.outcome === 'draw' ? 'Draw' : `${end.outcome === 'blue' ? 'Blue' : 'Red'} wins`);
+    expect(await page.locator('#result-score').innerText()).toMatch(/^Blue \d+\.\d s – \d+\.\d s Red · eliminations \d+ – \d+$/);
+    expect(await page.locator('#result-detail').innerText()).toMatch(/bt-scripted vs heuristic/);
+    await page.screenshot({ path: join(ARTIFACTS, 'browser-result-overlay.png') });
+    await page.click('#play-again');
+    // Same teams, the next seed, a fresh match under way, the overlay gone.
+    await page.waitForFunction(() => {
+      const s = window.__hillmind!.state();
+      return s.mode === 'live' && !s.done && s.tick > 0;
+    });
+    expect(await overlay.isVisible()).toBe(false);
+    expect(await page.inputValue('#seed')).toBe('2');
+    expect(await page.locator('#scoreboard').innerText()).toMatch(/Blue · bt-scripted[\s\S]*Red · heuristic/);
+    await page.close();
+  });
+
+  it('tells a person "You won" or "You lost", and saves the replay from the overlay', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=human&teammate=bt-scripted&red=heuristic&seed=4&speed=8&autostart=1');
+    await page.waitForFunction(() => window.__hillmind!.state().done, undefined, { timeout: 40_000 });
+    await page.locator('#result-overlay').waitFor({ state: 'visible' });
+    const outcome = (await state(page)).outcome;
+    const words = outcome === 'blue' ? 'You won' : outcome === 'red' ? 'You lost' : 'Draw';
+    expect(await page.locator('#result-headline').innerText()).toBe(words);
+    expect(await page.locator('#clock').innerText()).toBe(words);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#result-save-replay')]);
+    const file = join(tmp, download.suggestedFilename());
+    await download.saveAs(file);
+    expect(verifyReplay(parseReplay(readFileSync(file, 'utf8'), file)).ok).toBe(true);
+    await page.close();
+  });
+
+  it('counts 3-2-1 before a match with a person, holding the match at tick 0 and pausing with it', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=human&teammate=bt-scripted&red=heuristic');
+    // Note each change of the countdown with the tick it showed at.
+    await page.evaluate(() => {
+      const w = window as unknown as { seen: string[] };
+      w.seen = [];
+      const node = document.getElementById('countdown')!;
+      new MutationObserver(() => {
+        const text = node.hidden ? '' : node.textContent ?? '';
+        const last = w.seen[w.seen.length - 1];
+        if (text && last?.split('@')[0] !== text) w.seen.push(`${text}@${window.__hillmind!.state().tick}`);
+      }).observe(node, { childList: true, characterData: true, subtree: true, attributes: true });
+    });
+    await page.click('#start');
+    await page.waitForFunction(() => document.getElementById('countdown')?.textContent === '2');
+    await page.screenshot({ path: join(ARTIFACTS, 'browser-countdown.png') });
+    // Paused, the countdown waits: the same time left over many display frames.
+    await page.keyboard.press('KeyP');
+    const held = (await state(page)).countdownMs;
+    await page.evaluate(() => new Promise<void>((done) => {
+      let left = 20;
+      const next = () => (--left <= 0 ? done() : requestAnimationFrame(next));
+      requestAnimationFrame(next);
+    }));
+    expect((await state(page)).countdownMs).toBe(held);
+    expect((await state(page)).tick).toBe(0);
+    await page.keyboard.press('KeyP');
+    await page.waitForFunction(() => window.__hillmind!.state().tick > 5);
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen.map((s) => s.split('@')[0])).toEqual(['3', '2', '1', 'Go']);
+    expect(seen.every((s) => s.endsWith('@0'))).toBe(true);
+    await page.close();
+  });
+
+  it('keeps the choices beside the arena at 1024x640, and the scoreboard and arena in view once started', async () => {
+    const page = await open('?renderer=canvas&intro=1&blue=human&teammate=bt-scripted&red=heuristic');
+    await page.setViewportSize({ width: 1024, height: 640 });
+    const box = async (selector: string) => (await page.locator(selector).boundingBox())!;
+    const [start, arena] = [await box('#start'), await box('#arena')];
+    expect(start.x + start.width).toBeLessThan(arena.x); // beside it, not below
+    await page.screenshot({ path: join(ARTIFACTS, 'layout-1024x640-before.png') });
+    await page.click('#start');
+    await page.waitForFunction(() => {
+      const board = document.getElementById('scoreboard')!.getBoundingClientRect();
+      const arena = document.getElementById('arena')!.getBoundingClientRect();
+      return board.top >= 0 && arena.bottom <= window.innerHeight && window.__hillmind!.state().mode === 'live';
+    });
+    await page.screenshot({ path: join(ARTIFACTS, 'layout-1024x640-playing.png') });
+    // Keys that would scroll the page do nothing to it while a person plays.
+    const scrolled = await page.evaluate(() => window.scrollY);
+    for (const key of ['ArrowDown', 'PageDown', 'Space', 'End', 'ArrowUp']) await page.keyboard.press(key);
+    expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
+    await page.close();
+  });
+
+  it('says which address values and which seed it cannot use, instead of quietly changing them', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=nonsense&speed=99&seed=-5&autostart=1');
+    const banner = page.locator('#error');
+    await banner.waitFor({ state: 'visible' });
+    const text = await banner.innerText();
+    expect(text).toMatch(/blue=nonsense is not a team/);
+    expect(text).toMatch(/speed must be one of 0\.5, 1, 2, 4, 8; '99' is not/);
+    expect(text).toMatch(/seed must be a whole number from 0 to 4294967295; '-5' is not/);
+    expect(text).toMatch(/The match was not started/);
+    expect((await state(page)).mode).toBe('idle');
+    await page.click('#error button');
+    for (const typed of ['2.5', '-5']) {
+      await page.fill('#seed', typed);
+      await page.locator('#seed').blur();
+      expect(await page.inputValue('#seed')).toBe(typed); // kept as typed
+      expect(await page.locator('#seed-problem').innerText()).toContain(`'${typed}' is not`);
+      expect(await page.locator('#start').isDisabled()).toBe(true);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'browser-bad-seed.png') });
+    await page.fill('#seed', '42');
+    expect(await page.locator('#seed-problem').isVisible()).toBe(false);
+    await page.click('#start');
+    await page.waitForFunction(() => window.__hillmind!.state().tick > 0);
+    expect(await page.evaluate(() => window.__hillmind!.state().hash)).not.toBeNull();
+    await page.close();
+  });
+
+  it('sends the bundle and the 14 MB wasm compressed, with caching headers', async () => {
+    const page = await browser!.context.newPage();
+    const seen = new Map<string, Record<string, string>>();
+    page.on('response', (r) => {
+      const name = new URL(r.url()).pathname;
+      if (/\/assets\/.+\.(js|wasm)$/.test(name) || name === '/') seen.set(name, r.headers());
+    });
+    await page.goto(`${server!.url}/?renderer=canvas&intro=0&blue=bt&red=flat&autostart=1`);
+    await waitForHook(page);
+    await page.waitForFunction(() => window.__hillmind!.state().tick > 10, undefined, { timeout: 30_000 });
+    const wasm = [...seen].find(([name]) => name.endsWith('.wasm'));
+    const scripts = [...seen].filter(([name]) => name.endsWith('.js'));
+    expect(wasm, [...seen.keys()].join(', ')).toBeDefined();
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [name, headers] of [wasm!, ...scripts]) {
+      expect(headers['content-encoding'], name).toBe('br');
+      expect(headers.vary, name).toBe('Accept-Encoding');
+      expect(headers['cache-control'], name).toBe('public, max-age=31536000, immutable');
+    }
+    const pageHeaders = seen.get('/')!;
+    expect([pageHeaders['content-encoding'], pageHeaders['cache-control']]).toEqual(['br', 'no-cache']);
+    expect(pageHeaders.etag).toMatch(/^W\//);
+    writeFileSync(join(ARTIFACTS, 'compression-headers.json'), JSON.stringify(Object.fromEntries(seen), null, 2));
+    await page.close();
+  });
+
   it('plays a replay from the match command to the same final hash as Node', async () => {
     const file = join(tmp, 'cli-replay.json');
     const cli = spawnSync(

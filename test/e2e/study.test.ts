@@ -1,9 +1,11 @@
 /**
  * A user study in a real browser: a scripted participant completes a short study (one
  * short episode per block) in headless chromium, reloading the page in the middle of an
- * episode; the rows land in SQLite; the CLI's export and analysis give the expected
- * counts; the admin page shows progress with free text escaped; an observer watches a
- * clip and judges who played it. Like the other browser
+ * episode (the restart is recorded with the attempt it replaced); the opponent is drawn
+ * and named in its neutral badge colour; the rows land in SQLite; the CLI's export and
+ * analysis give the expected counts; the admin page shows progress and the Likert
+ * summary with free text escaped; a study without restarts skips an episode that was
+ * left; an observer watches a clip and judges who played it. Like the other browser
  * tests, this fails in CI (CI=true) without chromium and is skipped elsewhere.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -15,6 +17,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReplay, verifyReplay } from '../../src/match';
 import { type Browser, CHROMIUM_PATH, chromiumAvailable, freePort, launchChromium } from '../../src/server/harness';
+import { TEAM_COLOURS } from '../../src/survey/config';
+import { PAD, PX_PER_M } from '../../src/web/layout';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
 const haveChromium = chromiumAvailable();
@@ -113,12 +117,21 @@ suite('a user study in a real browser', () => {
   const waitStep = (page: Page, kind: string, timeout = 15_000) =>
     page.waitForFunction((k) => window.__hillmindStudy?.step() === k, kind, { timeout });
 
-  /** Start the episode on screen, move a little, and wait for its result to be saved. */
-  async function playEpisode(page: Page): Promise<void> {
+  /** Start the episode on screen and wait for its countdown to end (the match under way). */
+  async function startEpisode(page: Page): Promise<void> {
     await page.click('#episode-start');
-    await page.waitForFunction(() => window.__hillmind?.state().mode === 'live');
+    await page.waitForFunction(() => {
+      const s = window.__hillmind?.state();
+      return s?.mode === 'live' && s.countdownMs === 0 && s.tick > 0;
+    });
+  }
+
+  /** Start the episode on screen, move until the agent has moved, and wait for its result to be saved. */
+  async function playEpisode(page: Page): Promise<void> {
+    await startEpisode(page);
+    const x0 = await page.evaluate(() => window.__hillmind!.state().agents[0]!.x);
     await page.keyboard.down('KeyD');
-    await page.waitForTimeout(300);
+    await page.waitForFunction((x) => (window.__hillmind!.state().agents[0]?.x ?? x) > x + 0.2 || window.__hillmind!.state().done, x0);
     await page.keyboard.up('KeyD');
     await page.waitForSelector('#episode-outcome', { timeout: 15_000 });
     await page.waitForFunction(() => document.querySelector('#episode-saving')?.textContent === 'Saved.', undefined, { timeout: 10_000 });
@@ -136,6 +149,29 @@ suite('a user study in a real browser', () => {
     await page.click('#ratings-submit');
   }
 
+  /** The bar's value, in percent. */
+  const progressNow = async (page: Page) => Number(await page.locator('#study-bar').getAttribute('aria-valuenow'));
+
+  /**
+   * The colour drawn at the back of each opponent agent (behind its nose), read from the
+   * canvas while the countdown holds every agent still at its spawn point.
+   */
+  const opponentPixels = (page: Page) =>
+    page.evaluate(
+      ({ pad, pxPerM }) => {
+        const canvas = document.querySelector('#arena canvas') as HTMLCanvasElement;
+        const ctx = canvas.getContext('2d')!;
+        return window.__hillmind!.state().agents.filter((a) => a.team === 1).map((a) => {
+          const x = Math.round(pad + (a.x - 0.25 * Math.cos(a.angle)) * pxPerM);
+          const y = Math.round(pad + (a.y - 0.25 * Math.sin(a.angle)) * pxPerM);
+          return Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3));
+        });
+      },
+      { pad: PAD, pxPerM: PX_PER_M },
+    );
+
+  const rgb = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+
   it('a participant completes the study, with a reload in the middle of an episode', async () => {
     const page = await open(`/study/${STUDY_ID}?renderer=canvas&PROLIFIC_PID=pid-e2e&STUDY_ID=prolific-study&SESSION_ID=sess-1`);
     await waitStep(page, 'consent');
@@ -145,24 +181,68 @@ suite('a user study in a real browser', () => {
     await page.click('#instructions-continue');
 
     await waitStep(page, 'practice');
+    const atPractice = await progressNow(page);
     await playEpisode(page);
 
     // Block 1: the page names the opponent "Team 1", never its type.
     await waitStep(page, 'play');
+    expect(await progressNow(page)).toBeGreaterThan(atPractice);
     expect(await page.locator('#study-card h1').innerText()).toMatch(/Block 1 of 3: Team 1/);
     const order = (await page.content()).match(/bt-scripted|heuristic|random/g) ?? [];
     expect(order).toEqual([]);
-    await playEpisode(page);
+    // Neutral colours end to end: the opponent agents, its progress and every word on screen.
+    await page.evaluate(() => {
+      const w = window as unknown as { statusLines: string[] };
+      w.statusLines = [];
+      const status = document.getElementById('zone-status')!;
+      new MutationObserver(() => w.statusLines.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    await page.click('#episode-start');
+    await page.waitForFunction(() => (window.__hillmind?.state().countdownMs ?? 0) > 0 && !window.__hillmind!.state().paused);
+    // Two display frames, so the canvas shows the episode's palette.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    await page.screenshot({ path: join('test-artifacts', 'study-play-countdown.png') });
+    const team1 = rgb(TEAM_COLOURS[0]);
+    for (const pixel of await opponentPixels(page)) {
+      expect(Math.max(...pixel.map((v, i) => Math.abs(v - team1[i]!))), `drawn ${pixel}, badge ${team1}`).toBeLessThanOrEqual(16);
+    }
+    expect(await page.locator('#study-arena .sb-side.red .sb-fill').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(`rgb(${team1.join(', ')})`);
+    expect(await page.locator('#controls-hint').innerText()).not.toMatch(/second person/i);
+    await page.waitForFunction(() => (window.__hillmind?.state().tick ?? 0) > 0);
+    await page.keyboard.down('KeyD');
+    await page.waitForSelector('#episode-outcome', { timeout: 15_000 });
+    await page.keyboard.up('KeyD');
+    const words = await page.evaluate(() => [...(window as unknown as { statusLines: string[] }).statusLines, document.getElementById('study-arena')!.innerText].join('\n'));
+    expect(words).not.toMatch(/\bRed\b/);
+    expect(await page.locator('#episode-outcome').innerText()).toMatch(/^(You won|You lost|Draw)/);
+    await page.waitForFunction(() => document.querySelector('#episode-saving')?.textContent === 'Saved.');
+    await page.click('#episode-next');
     await rate(page, [4, 4, 3, 5, 2], XSS);
 
-    // Block 2: reload half way through the episode; the session resumes at that episode.
+    // Block 2: reload half way through the episode; the session resumes at that episode,
+    // and the server records the attempt that was left.
     await waitStep(page, 'play');
-    await page.click('#episode-start');
+    await startEpisode(page);
     await page.waitForFunction(() => (window.__hillmind?.state().tick ?? 0) > 20);
     await page.reload();
     await waitStep(page, 'play');
     expect(await page.locator('#study-progress').innerText()).toBe('Block 2 of 3 · episode 1 of 1');
     expect(await page.locator('#study-card h1').innerText()).toMatch(/Block 2 of 3: Team 2/);
+    // The page said how far it got as it unloaded; once that is in, the page says the episode restarts.
+    const left = () => {
+      const sql = new Database(db, { readonly: true });
+      try {
+        return sql.prepare("SELECT status, ticks FROM attempts WHERE block = 1 AND status = 'abandoned' AND ticks IS NOT NULL").all() as { status: string; ticks: number }[];
+      } finally {
+        sql.close();
+      }
+    };
+    for (const until = Date.now() + 10_000; left().length === 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    expect(left()[0]!.ticks).toBeGreaterThan(20);
+    await page.reload();
+    await waitStep(page, 'play');
+    expect(await page.locator('#episode-restart').innerText()).toMatch(/left before its end, so it starts again from the beginning\. If it is left again, it will not be played\./);
+    await page.screenshot({ path: join('test-artifacts', 'study-restart-notice.png') });
     await playEpisode(page);
     expect(await page.locator('#opponent-name').textContent()).toBe('Team 2');
     await rate(page, [3, 3, 3, 3, 3], 'Rushed the zone.');
@@ -205,6 +285,16 @@ suite('a user study in a real browser', () => {
       const order = (JSON.parse(String(p.plan)) as { order: string[] }).order;
       expect([...order].sort()).toEqual(['bt-scripted', 'heuristic', 'random']);
 
+      // Every start is an attempt; the reload left one abandoned beside its restart.
+      const attempts = sql.prepare('SELECT block, episode, attempt, status, ticks FROM attempts ORDER BY id').all() as Record<string, unknown>[];
+      expect(attempts.map((a) => [a.block, a.attempt, a.status])).toEqual([
+        [-1, 1, 'finished'],
+        [0, 1, 'finished'],
+        [1, 1, 'abandoned'],
+        [1, 2, 'finished'],
+        [2, 1, 'finished'],
+      ]);
+      expect(attempts[2]!.ticks).toBeGreaterThan(20);
       const episodes = sql.prepare('SELECT block, opponent, outcome, replay_ok, replay, human_agents FROM episodes ORDER BY id').all() as Record<string, unknown>[];
       expect(episodes.map((e) => e.block)).toEqual([-1, 0, 1, 2]);
       expect(episodes.map((e) => e.opponent)).toEqual(['heuristic', ...order]);
@@ -271,7 +361,15 @@ suite('a user study in a real browser', () => {
     const page = await open(`/study/${STUDY_ID}/admin#token=${adminToken}`);
     await page.waitForSelector('#admin-participants');
     expect(page.url()).not.toContain(adminToken);
-    expect(await page.locator('#admin-counts').innerText()).toMatch(/1 started · 1 completed · 3 episodes/);
+    expect(await page.locator('#admin-counts').innerText()).toMatch(/1 started · 1 completed · 3 episodes · 1 restart ·/);
+    // The Likert summary: mean / median per team for each item, and why there is no Friedman test yet.
+    const likert = await page.locator('#admin-likert').innerText();
+    expect(likert).toMatch(/humanlike/);
+    expect(likert).toMatch(/bt-scripted: mean \/ median/);
+    expect(likert.match(/\(n 1\)/g)).toHaveLength(15);
+    expect(likert).toMatch(/needs 2 people who rated every team/);
+    expect(await page.locator('#admin-participants').innerText()).toMatch(/restarts/);
+    await page.screenshot({ path: join('test-artifacts', 'study-admin.png'), fullPage: true });
     expect(await page.locator('#admin-participants').innerText()).toMatch(/PROLIFIC_PID=pid-e2e/);
     const freeText = page.locator('#admin-free-text');
     expect(await freeText.innerText()).toContain(XSS);
@@ -279,6 +377,45 @@ suite('a user study in a real browser', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await page.close();
     expect(problems).toEqual([]);
+  });
+
+  it('with no restarts allowed, an episode left before its end is skipped, and the page says why', async () => {
+    const config = join(tmp, 'strict.json');
+    writeFileSync(config, JSON.stringify({ id: 'e2e-strict', teams: ['bt-scripted', 'heuristic'], episodesPerBlock: 1, episodeSeconds: 30, practice: { enabled: false }, restartsPerEpisode: 0 }));
+    const created = cli(['create', '--config', config, '--db', db], {});
+    expect(created.status, created.stderr).toBe(0);
+    const page = await open('/study/e2e-strict?renderer=canvas');
+    await waitStep(page, 'consent');
+    await page.click('#consent-agree');
+    await waitStep(page, 'instructions');
+    await page.click('#instructions-continue');
+    await waitStep(page, 'play');
+    // In a small window the arena is sized to its height and scrolled into full view.
+    await page.setViewportSize({ width: 1024, height: 640 });
+    await startEpisode(page);
+    await page.waitForFunction(() => {
+      const box = document.getElementById('study-arena')!.getBoundingClientRect();
+      return box.top >= 0 && box.bottom <= window.innerHeight;
+    });
+    await page.screenshot({ path: join('test-artifacts', 'study-1024x640.png') });
+    await page.waitForFunction(() => (window.__hillmind?.state().tick ?? 0) > 20);
+    await page.reload();
+    // Whether the word from the unloading page came first or the next start finds the attempt open, the episode is skipped.
+    await page.waitForFunction(() => ['play', 'rate'].includes(window.__hillmindStudy?.step() ?? ''));
+    if ((await page.evaluate(() => window.__hillmindStudy!.step())) === 'play') await page.click('#episode-start');
+    await waitStep(page, 'rate');
+    expect(await page.locator('#study-notice').innerText()).toMatch(/Episode 1 of block 1 was left before its end, so it is not played again/);
+    await page.screenshot({ path: join('test-artifacts', 'study-skipped-notice.png') });
+    await page.close();
+    expect(problems).toEqual([]);
+    const sql = new Database(db, { readonly: true });
+    try {
+      const rows = sql.prepare("SELECT t.status FROM attempts t JOIN participants p ON p.id = t.participant_id WHERE p.study_id = 'e2e-strict'").all() as { status: string }[];
+      expect(rows.map((r) => r.status)).toEqual(['abandoned']);
+      expect(sql.prepare("SELECT COUNT(*) AS n FROM episodes WHERE study_id = 'e2e-strict'").get()).toEqual({ n: 0 });
+    } finally {
+      sql.close();
+    }
   });
 
   it('an observer watches a recorded episode and judges each player', async () => {

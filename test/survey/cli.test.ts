@@ -1,9 +1,15 @@
-/** npm run survey: create refuses teams this machine cannot play and says which; list shows studies. */
-import { spawnSync } from 'node:child_process';
+/**
+ * npm run survey: create refuses teams this machine cannot play and says which; it prints
+ * the address the server really serves (PORT, HOST, --base-url) and whether a server
+ * answers there; list shows studies.
+ */
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppServer, healthRoute, listen } from '../../src/server/server';
 
 let dir: string;
 beforeAll(() => {
@@ -11,10 +17,20 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+function surveyEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HILLMIND_STUDY_DB: join(dir, 'studies.sqlite'), HILLMIND_MODELS: join(dir, 'no-models'), ...extra };
+  for (const key of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'LLM_MODEL', 'PORT', 'HOST']) if (!(key in extra)) delete env[key];
+  return env;
+}
+
 function survey(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HILLMIND_STUDY_DB: join(dir, 'studies.sqlite'), HILLMIND_MODELS: join(dir, 'no-models') };
-  for (const key of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'LLM_MODEL']) delete env[key];
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/survey.ts', ...args], { encoding: 'utf8', env });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/survey.ts', ...args], { encoding: 'utf8', env: surveyEnv() });
+}
+
+/** The same, without blocking this process (a server here must answer the command). */
+async function surveyAsync(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/survey.ts', ...args], { encoding: 'utf8', env: surveyEnv(env) });
+  return stdout;
 }
 
 describe('npm run survey', () => {
@@ -37,5 +53,20 @@ describe('npm run survey', () => {
     expect(list.stdout).toMatch(/cli-study\s+play\s+open\s+0 started/);
     expect(survey(['export', '--study', 'nope', '--format', 'csv', '--out', join(dir, 'x.csv')]).stderr).toMatch(/no study 'nope'/);
     expect(survey(['frobnicate']).status).toBe(2);
+  });
+
+  it('create prints the address the server serves with this PORT and HOST, and says whether it answers', async () => {
+    const running = await listen(createAppServer({ root: dir, routes: [healthRoute()] }), 0);
+    try {
+      const up = await surveyAsync(['create', '--teams', 'bt-scripted,heuristic', '--id', 'port-study'], { PORT: String(running.port) });
+      expect(up).toContain(`Participants: http://localhost:${running.port}/study/port-study`);
+      expect(up).toContain(`Progress:     http://localhost:${running.port}/study/port-study/admin`);
+      expect(up).toContain(`The server answers at http://localhost:${running.port}.`);
+    } finally {
+      await running.close();
+    }
+    const down = await surveyAsync(['create', '--teams', 'bt-scripted,heuristic', '--id', 'host-study'], { PORT: '5999', HOST: '192.0.2.7' });
+    expect(down).toContain('Participants: http://192.0.2.7:5999/study/host-study');
+    expect(down).toMatch(/No server answers at http:\/\/192\.0\.2\.7:5999 yet: start it with npm start in a shell with the same PORT and HOST, or pass --base-url/);
   });
 });

@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, createAppServer, healthRoute, listen, readBody, sendJson } from '../../src/server/server';
+import { type RunningServer, chooseEncoding, createAppServer, healthRoute, listen, readBody, sendJson } from '../../src/server/server';
 
 let root: string;
 let running: RunningServer;
@@ -14,6 +16,11 @@ beforeAll(async () => {
   writeFileSync(join(root, 'assets', 'index-AbCdEf12.js'), 'console.log(1)');
   writeFileSync(join(root, 'assets', 'ort.wasm'), Buffer.from([0, 97, 115, 109]));
   writeFileSync(join(root, 'assets', 'style.css'), 'body{}');
+  // Text that compresses, and a wasm file like onnxruntime's (mostly repetitive bytes).
+  writeFileSync(join(root, 'assets', 'main-Zx81Yq3k.js'), 'export const words = ['.concat('"arena", "zone", "agent", '.repeat(2000), '];\n'));
+  writeFileSync(join(root, 'assets', 'ort-wasm-Qq12Ww34.wasm'), Buffer.concat([Buffer.from([0, 97, 115, 109, 1, 0, 0, 0]), Buffer.alloc(200_000, 7)]));
+  writeFileSync(join(root, 'picture.png'), Buffer.alloc(5000, 1));
+  utimesSync(join(root, 'index.html'), new Date('2026-01-02T03:04:05Z'), new Date('2026-01-02T03:04:05Z'));
   running = await listen(
     createAppServer({
       root,
@@ -38,6 +45,19 @@ afterAll(async () => {
 
 const get = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${running.port}${path}`, init);
 
+/** A request with exactly these headers, and the body as sent (not decompressed, unlike fetch). */
+function raw(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port: running.port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
 describe('the app server', () => {
   it('serves the app with isolation headers and MIME types', async () => {
     const page = await get('/');
@@ -52,9 +72,59 @@ describe('the app server', () => {
     expect(await js.text()).toBe('console.log(1)');
     expect((await get('/assets/ort.wasm')).headers.get('content-type')).toBe('application/wasm');
     expect((await get('/assets/style.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
-    const head = await get('/assets/style.css', { method: 'HEAD' });
+    const head = await raw('/assets/style.css', {}, 'HEAD');
     expect(head.status).toBe(200);
-    expect(head.headers.get('content-length')).toBe('6');
+    expect(head.headers['content-length']).toBe('6');
+  });
+
+  it('sends text and wasm compressed, as the browser accepts, and says so to caches', async () => {
+    const js = 'export const words = ['.concat('"arena", "zone", "agent", '.repeat(2000), '];\n');
+    const br = await raw('/assets/main-Zx81Yq3k.js', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toBe('Accept-Encoding');
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(Number(br.headers['content-length'])).toBe(br.body.length);
+    expect(br.body.length).toBeLessThan(js.length / 20);
+    expect(brotliDecompressSync(br.body).toString()).toBe(js);
+    const gz = await raw('/assets/main-Zx81Yq3k.js', { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).toString()).toBe(js);
+    const plain = await raw('/assets/main-Zx81Yq3k.js');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString()).toBe(js);
+    const wasm = await raw('/assets/ort-wasm-Qq12Ww34.wasm', { 'accept-encoding': 'br' });
+    expect([wasm.headers['content-encoding'], wasm.headers['content-type']]).toEqual(['br', 'application/wasm']);
+    expect(brotliDecompressSync(wasm.body).length).toBe(200_008);
+    // A HEAD says what a GET would send.
+    const head = await raw('/assets/ort-wasm-Qq12Ww34.wasm', { 'accept-encoding': 'br' }, 'HEAD');
+    expect([head.headers['content-encoding'], head.headers['content-length'], head.body.length]).toEqual(['br', String(wasm.body.length), 0]);
+    // Images gain nothing: sent as they are, whatever the browser accepts.
+    const png = await raw('/picture.png', { 'accept-encoding': 'br, gzip' });
+    expect([png.headers['content-encoding'], png.headers.vary, png.body.length]).toEqual([undefined, undefined, 5000]);
+  });
+
+  it('revalidates what may change with an ETag or the modification time', async () => {
+    const page = await raw('/', { 'accept-encoding': 'br' });
+    expect(page.headers['cache-control']).toBe('no-cache');
+    expect(page.headers['last-modified']).toBe('Fri, 02 Jan 2026 03:04:05 GMT');
+    const etag = page.headers.etag!;
+    expect(etag).toMatch(/^W\/"[0-9a-f]+-[0-9a-f]+"$/);
+    // The same validator whatever the encoding.
+    expect((await raw('/', {})).headers.etag).toBe(etag);
+    const again = await raw('/', { 'accept-encoding': 'br', 'if-none-match': etag });
+    expect([again.status, again.body.length, again.headers.etag, again.headers.vary]).toEqual([304, 0, etag, 'Accept-Encoding']);
+    expect((await raw('/', { 'if-none-match': 'W/"other"' })).status).toBe(200);
+    expect((await raw('/', { 'if-modified-since': 'Fri, 02 Jan 2026 03:04:05 GMT' })).status).toBe(304);
+    expect((await raw('/', { 'if-modified-since': 'Thu, 01 Jan 2026 00:00:00 GMT' })).status).toBe(200);
+  });
+
+  it('picks brotli, else gzip, honouring q=0', () => {
+    expect(chooseEncoding('gzip, deflate, br, zstd')).toBe('br');
+    expect(chooseEncoding('gzip;q=1.0, br;q=0')).toBe('gzip');
+    expect(chooseEncoding('*')).toBe('br');
+    expect(chooseEncoding('identity')).toBeNull();
+    expect(chooseEncoding(undefined)).toBeNull();
+    expect(chooseEncoding('br;q=0, gzip;q=0')).toBeNull();
   });
 
   it('answers page paths with the app and unknown files with 404', async () => {

@@ -3,7 +3,8 @@ import { runMatch, verifyReplay } from '../../src/match';
 import { type Action, type World, hashWorld } from '../../src/sim';
 import type { HumanInputSource } from '../../src/teams/human';
 import { ReplayPlayer } from '../../src/web/replayPlayer';
-import { GameSession } from '../../src/web/session';
+import type { Cue } from '../../src/web/cues';
+import { COUNTDOWN_MS, GameSession, type SessionOptions } from '../../src/web/session';
 import { type AppState, createStores } from '../../src/web/stores';
 import { TEST_PLATFORM, VirtualClock, testPlatform } from '../helpers/platform';
 
@@ -14,10 +15,10 @@ class Keys implements HumanInputSource {
   }
 }
 
-async function session(app: Partial<AppState> = {}, input: HumanInputSource = new Keys()) {
+async function session(app: Partial<AppState> = {}, input: HumanInputSource = new Keys(), options: SessionOptions = {}) {
   const clock = new VirtualClock();
   const stores = createStores({ blue: 'bt-scripted', red: 'heuristic', seed: 7, ...app });
-  const s = new GameSession(stores, testPlatform({ clock, person: true }), input);
+  const s = new GameSession(stores, testPlatform({ clock, person: true }), input, options);
   await s.start();
   const frames = (n: number, ms = 1000 / 60) => {
     for (let i = 0; i < n; i++) {
@@ -79,7 +80,7 @@ describe('the page session', () => {
     expect(stores.hud.getState().agents[0]!.controller).toBe('You');
     const x0 = s.world.agents[0]!.x;
     keys.dx = 1;
-    frames(30);
+    frames(Math.ceil(COUNTDOWN_MS / (1000 / 60)) + 30);
     expect(s.world.agents[0]!.x).toBeGreaterThan(x0 + 2);
     expect(s.view().labels[0]).toBe('YOU');
 
@@ -87,6 +88,71 @@ describe('the page session', () => {
     await s.start();
     expect(stores.app.getState().error).toMatch(/blue side/);
     expect(stores.app.getState().mode).toBe('idle');
+  });
+
+  it('counts 3-2-1 on display-frame time before a match with a person, then plays', async () => {
+    const cues: Cue[] = [];
+    const keys = new Keys();
+    keys.dx = 1;
+    const { s, stores, frames } = await session({ blue: 'human', teammate: 'bt-scripted' }, keys, { onCue: (c) => cues.push(c) });
+    const shown: number[] = [stores.hud.getState().countdown];
+    stores.hud.subscribe((h) => {
+      if (h.countdown !== shown[shown.length - 1]) shown.push(h.countdown);
+    });
+    expect(s.snapshotState().countdownMs).toBe(COUNTDOWN_MS);
+    frames(60, 25); // 1.5 s
+    expect(s.world.tick).toBe(0);
+    expect(s.snapshotState().pace.frameMs).toBe(0); // the countdown is not play
+    s.setPaused(true);
+    frames(200, 25); // paused: the countdown waits too
+    expect(s.snapshotState().countdownMs).toBe(COUNTDOWN_MS - 1500);
+    s.setPaused(false);
+    frames(60, 25);
+    expect(s.snapshotState().countdownMs).toBe(0);
+    expect(s.world.tick).toBe(0);
+    frames(10, 20);
+    expect(s.world.tick).toBe(10);
+    expect(shown).toEqual([3, 2, 1, 0]);
+    expect(cues.filter((c) => c.kind === 'count' || c.kind === 'go').map((c) => c.kind)).toEqual(['count', 'count', 'count', 'go']);
+  });
+
+  it('starts a match between AIs at once, and can be told to skip the countdown', async () => {
+    const ai = await session();
+    expect(ai.s.snapshotState().countdownMs).toBe(0);
+    ai.frames(1, 20);
+    expect(ai.s.world.tick).toBe(1);
+    const human = await session({ blue: 'human' }, new Keys(), { countdownMs: 0 });
+    human.frames(1, 20);
+    expect(human.s.world.tick).toBe(1);
+  });
+
+  it('puts every panel back to the preview when a start fails', async () => {
+    const { s, stores, frames } = await session();
+    frames(300);
+    expect(stores.feed.getState().entries.length).toBeGreaterThan(0);
+    expect(stores.hud.getState().agents[0]!.controller).toBe('bt-scripted');
+    stores.app.setState({ red: 'human', seed: 11 });
+    await s.start();
+    expect(stores.app.getState()).toMatchObject({ mode: 'idle' });
+    expect(stores.app.getState().error).toMatch(/blue side/);
+    const hud = stores.hud.getState();
+    expect(hud.tick).toBe(0);
+    expect(hud.teams).toEqual(['', '']);
+    expect(hud.outcome).toBeNull();
+    expect(hud.agents.every((a) => a.controller === '' && a.kills === 0)).toBe(true);
+    expect(stores.feed.getState().entries).toEqual([]);
+    expect(stores.strategist.getState().teams.map((t) => t.decisions.length)).toEqual([0, 0]);
+    expect(s.world.seed).toBe(11);
+  });
+
+  it('gives cues for the moments worth a sound, and none for AI shots', async () => {
+    const cues: Cue[] = [];
+    const { s, frames } = await session({ speed: 8 }, new Keys(), { onCue: (c) => cues.push(c) });
+    while (!s.done) frames(10);
+    const kinds = new Set(cues.map((c) => c.kind));
+    expect(kinds.has('win') || kinds.has('draw')).toBe(true);
+    expect(kinds.has('shot') || kinds.has('hit') || kinds.has('hurt') || kinds.has('down')).toBe(false);
+    expect(s.snapshotState().cues.win ?? s.snapshotState().cues.draw).toBe(1);
   });
 
   it('shows a replay that will not load', async () => {
@@ -109,9 +175,16 @@ describe('the page session', () => {
     s.seek(replay.ticks);
     expect(s.done).toBe(true);
     expect(stores.app.getState().replayCheck).toEqual({ ok: true, expected: replay.finalHash, actual: replay.finalHash });
+    // The feed reads as if the replay had played to where it stands.
+    const atEnd = stores.feed.getState().entries.map((e) => e.text);
+    expect(atEnd.length).toBeGreaterThan(2);
+    expect(atEnd[0]).toMatch(/Replay loaded/);
+    expect(atEnd[atEnd.length - 1]).toMatch(/wins|draw/);
     s.seek(10);
     expect(s.world.tick).toBe(10);
     expect(stores.app.getState().replayCheck).toBeNull();
+    expect(stores.feed.getState().entries.every((e) => e.tick <= 10)).toBe(true);
+    expect(stores.feed.getState().entries[0]!.text).toMatch(/Replay loaded/);
     while (!s.done) frames(10);
     expect(hashWorld(s.world)).toBe(replay.finalHash);
     expect(stores.app.getState().replayCheck?.ok).toBe(true);

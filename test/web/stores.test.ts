@@ -3,6 +3,7 @@ import {
   DECISION_HISTORY,
   FEED_LIMIT,
   createStores,
+  foldDecision,
   isSpeed,
   nextSpeed,
   pushDecision,
@@ -39,18 +40,39 @@ describe('page stores', () => {
   it('hold each team\'s latest decisions, newest first', () => {
     const { strategist } = createStores();
     resetStrategist(strategist, ['human + bt-scripted', 'heuristic'], [[0], []]);
-    for (let tick = 0; tick < DECISION_HISTORY + 3; tick++) {
-      pushDecision(strategist, { tick, team: 0, skills: ['navigate', 'secure'], source: 'behavior-tree' });
+    for (let i = 0; i < DECISION_HISTORY + 3; i++) {
+      pushDecision(strategist, { tick: i * 100, team: 0, skills: ['navigate', 'secure'], source: 'behavior-tree' }, 25);
     }
-    pushDecision(strategist, { tick: 4, team: 1, skills: ['combat', 'combat'], source: 'llm', rationale: 'they are near' });
+    pushDecision(strategist, { tick: 4, team: 1, skills: ['combat', 'combat'], source: 'llm', rationale: 'they are near' }, 25);
     const [blue, red] = strategist.getState().teams;
     expect(blue.decisions).toHaveLength(DECISION_HISTORY);
-    expect(blue.decisions[0]!.tick).toBe(DECISION_HISTORY + 2);
+    expect(blue.decisions[0]!.decision.tick).toBe((DECISION_HISTORY + 2) * 100);
+    expect(blue.decisions.every((d) => d.count === 1)).toBe(true);
     expect(blue.humanSlots).toEqual([0]);
-    expect(red.decisions[0]!.rationale).toBe('they are near');
-    setDecisions(strategist, [], red.decisions);
+    expect(red.decisions[0]!.decision.rationale).toBe('they are near');
+    setDecisions(strategist, [], [red.decisions[0]!.decision], 25);
     expect(strategist.getState().teams[0].decisions).toEqual([]);
+    expect(strategist.getState().teams[1].decisions[0]!.decision.tick).toBe(4);
     expect(strategist.getState().teams[0].controller).toBe('human + bt-scripted');
+  });
+
+  it('fold a run of quick flips into one line that says how many it stands for', () => {
+    const flips = [0, 3, 7, 12, 15].map((tick, i) => ({ tick, team: 0 as const, skills: [i % 2 ? 'navigate' : 'secure', 'combat'] as const, source: 'behavior-tree' as const }));
+    const later = { tick: 200, team: 0 as const, skills: ['retreat', 'combat'] as const, source: 'behavior-tree' as const };
+    let shown = flips.reduce<ReturnType<typeof foldDecision>>((list, d) => foldDecision(list, { ...d, skills: [...d.skills] }, 25), []);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({ since: 0, count: 5 });
+    expect(shown[0]!.decision.tick).toBe(15);
+    shown = foldDecision(shown, { ...later, skills: [...later.skills] }, 25);
+    expect(shown.map((s) => [s.since, s.count])).toEqual([[200, 1], [0, 5]]);
+    // A run is measured from its first decision, so steady flipping still makes new lines.
+    const steady = Array.from({ length: 10 }, (_, i) => ({ tick: i * 10, team: 0 as const, skills: ['navigate' as const], source: 'behavior-tree' as const }));
+    const folded = steady.reduce<ReturnType<typeof foldDecision>>((list, d) => foldDecision(list, d, 25), []);
+    expect(folded.map((s) => s.count)).toEqual([1, 3, 3, 3]);
+    // A seek rebuilds the same lines from the history.
+    const { strategist } = createStores();
+    setDecisions(strategist, steady, [], 25);
+    expect(strategist.getState().teams[0].decisions).toEqual(folded);
   });
 
   it('step speeds within 0.5x to 8x', () => {

@@ -1,5 +1,9 @@
-/** Both teams' zone progress and the clock, above the arena; the result in its place at the end. */
-import { clock } from '../describe';
+/**
+ * Both teams' zone progress and the clock, above the arena; the result in its place at
+ * the end. The clock counts up, as the feed, the strategist panel and the scrub bar do,
+ * with the episode's length beside it.
+ */
+import { clock, resultText, zoneText } from '../describe';
 import { el, setText } from '../dom';
 import type { Stores } from '../stores';
 
@@ -14,9 +18,10 @@ function side(team: 'blue' | 'red') {
 export function scoreboard(stores: Stores): HTMLElement {
   const blue = side('blue');
   const red = side('red');
-  const time = el('div', { class: 'sb-clock mono', id: 'clock' });
+  const time = el('span', { class: 'sb-clock mono', id: 'clock' });
+  const length = el('span', { class: 'sb-length mono', id: 'clock-length' });
   const zone = el('div', { class: 'sb-zone', id: 'zone-status' });
-  const root = el('section', { class: 'scoreboard', id: 'scoreboard' }, blue.root, el('div', { class: 'sb-center' }, time, zone), red.root);
+  const root = el('section', { class: 'scoreboard', id: 'scoreboard' }, blue.root, el('div', { class: 'sb-center' }, el('div', { class: 'sb-time' }, time, length), zone), red.root);
 
   const render = () => {
     const h = stores.hud.getState();
@@ -29,20 +34,25 @@ export function scoreboard(stores: Stores): HTMLElement {
       s.fill.style.width = `${Math.min(100, (100 * seconds) / h.winSeconds).toFixed(1)}%`;
       setText(s.value, `${seconds.toFixed(1)} / ${h.winSeconds} s`);
     });
-    const left = Math.max(0, h.episodeTicks - h.tick);
-    time.title = `${clock(h.tick, h.tickHz)} played, tick ${h.tick}`;
+    time.title = `tick ${h.tick}`;
     if (h.outcome) {
-      // The result takes the clock's place.
-      setText(time, h.outcome === 'draw' ? 'Draw' : `${h.outcome === 'blue' ? 'Blue' : 'Red'} wins`);
-      time.className = `sb-clock result ${h.outcome}`;
+      // The result takes the clock's place, in the viewer's words.
+      const person = h.agents.some((a) => a.human);
+      setText(time, resultText(h.outcome, person));
+      setText(length, '');
+      time.className = `sb-clock result ${h.outcome}${person ? (h.outcome === 'blue' ? ' won' : h.outcome === 'red' ? ' lost' : '') : ''}`;
       setText(zone, `after ${clock(h.tick, h.tickHz)} · ${h.outcome === 'draw' ? 'time is up' : `${h.winSeconds} s held`}`);
       zone.className = 'sb-zone';
       return;
     }
-    setText(time, clock(left, h.tickHz));
+    setText(time, clock(h.tick, h.tickHz));
+    setText(length, `/ ${clock(h.episodeTicks, h.tickHz)}`);
     time.className = 'sb-clock mono';
-    const status = h.zoneStatus === 'empty' ? 'Zone empty' : h.zoneStatus === 'contested' ? 'Zone contested' : `${h.zoneStatus === 'blue' ? 'Blue' : 'Red'} holds the zone`;
-    setText(zone, app.mode === 'idle' ? 'Ready' : app.mode === 'loading' ? 'Starting…' : app.paused ? `Paused · ${status}` : status);
+    const status = zoneText(h.zoneStatus);
+    setText(
+      zone,
+      app.mode === 'idle' ? 'Ready' : app.mode === 'loading' ? 'Starting…' : h.countdown > 0 ? 'Get ready' : app.paused ? `Paused · ${status}` : status,
+    );
     zone.className = `sb-zone ${h.zoneStatus}`;
   };
   stores.hud.subscribe(render);

@@ -1,6 +1,11 @@
-/** Matchup picker, seed, start; then pause, step, speed and saving the match's replay. */
+/**
+ * Matchup picker, seed, start; then pause, step, speed, sound and saving the match's
+ * replay. A seed that is not one is said to be wrong where it was typed, and kept as
+ * typed, so the person can see and fix it.
+ */
 import { HUMAN_TEAM_ID } from '../../teams/human';
 import { type Platform, teamAvailability, teamEntries } from '../../teams';
+import { readSeed } from '../choices';
 import { el, panel, setHidden, setText } from '../dom';
 import type { GameSession } from '../session';
 import { SPEEDS, type Stores, isSpeed } from '../stores';
@@ -42,7 +47,12 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
   const red = el('select', { id: 'red-team', 'aria-label': 'Red team' });
   teamOptions(red, ai);
   const redInfo = el('p', { class: 'hint', id: 'red-info' });
-  const seed = el('input', { type: 'number', id: 'seed', min: 0, max: 4294967295, step: 1, 'aria-label': 'Seed' });
+  // Text, not type=number: a number field reports '' for "2.5e" and hides what was typed.
+  const seed = el('input', { type: 'text', inputmode: 'numeric', id: 'seed', 'aria-label': 'Seed', 'aria-describedby': 'seed-problem', autocomplete: 'off' });
+  const seedProblem = el('p', { class: 'field-problem', id: 'seed-problem', role: 'alert', hidden: true });
+  /** The seed the field last showed from the store; the field keeps what the person typed until the store moves on. */
+  let shownSeed = NaN;
+  let seedWrong = false;
   const dice = el('button', { type: 'button', class: 'ghost', id: 'random-seed', title: 'A random seed', text: 'Random' });
   const start = el('button', { type: 'button', class: 'primary', id: 'start', text: 'Start match' });
 
@@ -50,10 +60,17 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
   red.addEventListener('change', () => stores.app.setState({ red: red.value }));
   teammate.addEventListener('change', () => stores.app.setState({ teammate: teammate.value }));
   twoPlayers.addEventListener('change', () => stores.app.setState({ twoPlayers: twoPlayers.checked }));
-  seed.addEventListener('change', () => {
-    const n = Number(seed.value);
-    if (Number.isInteger(n) && n >= 0 && n <= 0xffffffff) stores.app.setState({ seed: n });
-    else seed.value = String(stores.app.getState().seed);
+  seed.addEventListener('input', () => {
+    const reading = readSeed(seed.value);
+    seedWrong = !reading.ok;
+    seed.setAttribute('aria-invalid', String(seedWrong));
+    setHidden(seedProblem, reading.ok);
+    setText(seedProblem, reading.ok ? '' : `${reading.problem[0]!.toUpperCase()}${reading.problem.slice(1)}.`);
+    if (reading.ok) {
+      shownSeed = reading.value;
+      stores.app.setState({ seed: reading.value });
+    }
+    render();
   });
   dice.addEventListener('click', () => stores.app.setState({ seed: Math.floor(Math.random() * 100000) }));
   start.addEventListener('click', () => actions.start());
@@ -69,6 +86,8 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
     return b;
   });
   const save = el('button', { type: 'button', id: 'save-replay', text: 'Save replay' });
+  const sound = el('button', { type: 'button', id: 'sound-toggle', 'aria-pressed': 'false' });
+  sound.addEventListener('click', () => stores.app.setState({ sound: !stores.app.getState().sound }));
   pause.addEventListener('click', () => session.togglePause());
   stepBtn.addEventListener('click', () => session.stepOnce());
   save.addEventListener('click', () => actions.saveReplay());
@@ -79,12 +98,20 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
     red.value = s.red;
     teammate.value = s.teammate;
     twoPlayers.checked = s.twoPlayers;
-    if (document.activeElement !== seed) seed.value = String(s.seed);
+    if (s.seed !== shownSeed) {
+      // The store moved on (Random, Play again, the address): show its seed, and drop any complaint.
+      shownSeed = s.seed;
+      seed.value = String(s.seed);
+      seedWrong = false;
+      seed.setAttribute('aria-invalid', 'false');
+      setHidden(seedProblem, true);
+    }
     setHidden(humanRow, s.blue !== HUMAN_TEAM_ID);
     setText(blueInfo, description(s.blue));
     setText(redInfo, description(s.red));
     const running = s.mode === 'live' || s.mode === 'replay';
-    start.disabled = s.mode === 'loading';
+    start.disabled = s.mode === 'loading' || seedWrong;
+    start.title = seedWrong ? 'Fix the seed first' : '';
     setText(start, s.mode === 'loading' ? 'Starting…' : s.mode === 'live' ? 'Restart match' : 'Start match');
     pause.disabled = !running || session.done;
     stepBtn.disabled = !running || session.done;
@@ -96,6 +123,8 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
       b.setAttribute('aria-pressed', String(v === s.speed));
     }
     save.disabled = s.mode !== 'live';
+    setText(sound, s.sound ? 'Sound: on' : 'Sound: off');
+    sound.setAttribute('aria-pressed', String(s.sound));
   };
   stores.app.subscribe(render);
   // Mark the teams that cannot play here in the choosers, with why (for llm: how to configure a model).
@@ -129,6 +158,7 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
       el('label', { class: 'field' }, el('span', { class: 'team-tag red', text: 'Red' }), red),
       redInfo,
       el('div', { class: 'field seed-row' }, el('label', { for: 'seed', text: 'Seed' }), seed, dice),
+      seedProblem,
       start,
     ),
     panel(
@@ -136,7 +166,7 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
       'playback-panel',
       el('div', { class: 'row' }, pause, stepBtn),
       el('div', { class: 'field' }, el('span', { text: 'Speed' }), speeds),
-      save,
+      el('div', { class: 'row' }, save, sound),
     ),
   );
 }

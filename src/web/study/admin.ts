@@ -1,7 +1,8 @@
 /**
  * The researcher's progress page at /study/<id>/admin: behind the study's admin token
  * (typed in, or passed once as #token=... and then dropped from the address bar), it shows
- * who is where, the running counts, the forced choice so far, every free-text answer (as
+ * who is where, the running counts, the forced choice so far, the Likert ratings per team
+ * (means, medians and the Friedman test the analysis computes), every free-text answer (as
  * text) and export downloads. It refreshes itself every 10 seconds.
  */
 import { el } from '../dom';
@@ -16,6 +17,7 @@ interface Progress {
     blocks: { team: string; label: string; colour: string }[];
     step: { kind: string; block?: number; episode?: number; clip?: number };
     episodes: number;
+    restarts?: number;
     startedAt: string;
     updatedAt: string;
     completedAt: string | null;
@@ -23,8 +25,16 @@ interface Progress {
   readonly freeText: readonly { participant?: number; team: string | null; label: string | null; item: string; text: string; createdAt: string }[];
 }
 
+/** What the page reads of the analysis (src/survey/analysis.ts's StudyAnalysis). */
 interface Analysis {
   readonly forcedChoice: { n: number; counts: { team: string; count: number }[]; chiSquare: { statistic: number; p: number; cramersV: number } | null; exactP: number | null };
+  readonly likert: readonly {
+    item: string;
+    prompt: string;
+    points: number;
+    perTeam: { team: string; n: number; mean: number | null; median: number | null }[];
+    friedman: { n: number; statistic: number; df: number; p: number; kendallW: number } | null;
+  }[];
   readonly winRates: readonly { team: string; episodes: number; aiWins: number; rate: { estimate: number; lower: number; upper: number } | null }[];
 }
 
@@ -40,6 +50,22 @@ function table(header: string[], rows: (string | Node)[][], id: string): HTMLEle
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const num = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
+
+/** One row per Likert item: mean and median per team (with n), and the Friedman test over teams. */
+function likertTable(likert: Analysis['likert'], teams: readonly string[]): HTMLElement {
+  const rows = likert.map((item) => [
+    item.item,
+    ...teams.map((team) => {
+      const t = item.perTeam.find((p) => p.team === team);
+      return t && t.n > 0 ? `${num(t.mean)} / ${num(t.median, 1)} (n ${t.n})` : '-';
+    }),
+    item.friedman
+      ? `chi-square ${item.friedman.statistic.toFixed(2)}, df ${item.friedman.df}, p ${item.friedman.p.toFixed(4)}, W ${item.friedman.kendallW.toFixed(2)} (n ${item.friedman.n})`
+      : 'needs 2 people who rated every team',
+  ]);
+  return table(['item', ...teams.map((t) => `${t}: mean / median`), 'Friedman over teams'], rows, 'admin-likert');
+}
 const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
 
 function stepText(step: Progress['participants'][number]['step']): string {
@@ -111,7 +137,7 @@ export function adminPage(root: HTMLElement, studyId: string): void {
     const exports: [string, string, string][] = [
       ['JSON', 'format=json', `${s.id}.json`],
       ['JSON with replays', 'format=json&replays=1', `${s.id}-replays.json`],
-      ...(['answers', 'participants', 'episodes', 'judgements'] as const).map((t): [string, string, string] => [`CSV ${t}`, `format=csv&table=${t}`, `${s.id}-${t}.csv`]),
+      ...(['answers', 'participants', 'episodes', 'judgements', 'attempts'] as const).map((t): [string, string, string] => [`CSV ${t}`, `format=csv&table=${t}`, `${s.id}-${t}.csv`]),
     ];
     for (const [label, query, file] of exports) {
       const b = el('button', { type: 'button', class: 'download', 'data-export': query, text: label });
@@ -128,12 +154,19 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         el(
           'p',
           { id: 'admin-counts', class: 'mono' },
-          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
+          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restart${progress.counts.restarts === 1 ? '' : 's'} · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
         ),
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
         table(['team', 'chosen'], fc.counts.map((c) => [c.team, String(c.count)]), 'admin-choice'),
         el('p', { text: fc.chiSquare ? `n ${fc.n}: chi-square ${fc.chiSquare.statistic.toFixed(2)}, p ${fc.chiSquare.p.toFixed(4)}, Cramer's V ${fc.chiSquare.cramersV.toFixed(3)}, exact p ${fc.exactP?.toFixed(4)}` : 'No choices yet.' }),
+        ...(s.kind === 'play'
+          ? [
+              el('h2', { text: 'Ratings per team' }),
+              analysis.likert.length > 0 ? likertTable(analysis.likert, s.config.teams) : el('p', { text: 'No Likert items in this study.' }),
+              el('p', { class: 'hint', text: 'Each cell is the mean / median rating (points 1 to the item\'s scale), over the participants who rated that team.' }),
+            ]
+          : []),
         el('h2', { text: 'AI win rate' }),
         table(['team', 'episodes', 'AI wins', 'rate (95% Wilson)'], analysis.winRates.map((w) => [w.team, String(w.episodes), String(w.aiWins), w.rate ? `${pct(w.rate.estimate)} [${pct(w.rate.lower)}, ${pct(w.rate.upper)}]` : '-']), 'admin-winrates'),
         el('h2', { text: 'Export' }),
@@ -144,13 +177,14 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         { class: 'study-card wide' },
         el('h2', { text: 'Participants' }),
         table(
-          ['#', 'platform ids', 'block order', 'now at', 'episodes', 'started', 'last active', 'completed'],
+          ['#', 'platform ids', 'block order', 'now at', 'episodes', 'restarts', 'started', 'last active', 'completed'],
           progress.participants.map((p) => [
             String(p.number),
             Object.entries(p.external).map(([k, v]) => `${k}=${v}`).join(' '),
             p.blocks.map((b) => `${b.label}: ${b.team}`).join(', '),
             stepText(p.step),
             String(p.episodes),
+            String(p.restarts ?? 0),
             when(p.startedAt),
             when(p.updatedAt),
             when(p.completedAt),

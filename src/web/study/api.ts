@@ -111,6 +111,25 @@ export class StudyApi {
     return this.post('/practice/skip', {});
   }
 
+  /** The participant starts the episode (the server records the attempt, and any it replaces). */
+  startAttempt(body: { block: number; episode: number }): Promise<SessionState> {
+    return this.post('/attempts', body);
+  }
+
+  /**
+   * Said while the page unloads in the middle of an episode: a keepalive request (a beacon
+   * cannot carry the token header), answered to nobody. If it never arrives, the next start
+   * of the episode records the abandonment anyway.
+   */
+  abandon(body: { block: number; episode: number; attempt: number; ticks: number; replay?: unknown }): void {
+    void fetch(this.base('/attempts/abandon'), {
+      method: 'POST',
+      keepalive: true,
+      headers: { 'Content-Type': 'application/json', ...this.auth() },
+      body: JSON.stringify(body),
+    }).catch(() => undefined);
+  }
+
   episode(body: { block: number; episode: number; replay: unknown; summary: unknown }): Promise<SessionState> {
     return this.post('/episodes', body);
   }

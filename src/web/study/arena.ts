@@ -1,20 +1,25 @@
 /**
  * The arena on the study page: the product's GameSession, Phaser scene and human controls,
  * with blinded labels (YOU and ALLY over the participant's team, nothing over the
- * opponents, B1/B2/R1/R2 in replays) and the study's game config. It plays one episode at a
- * time and says when it ends, or plays a replay for an observer.
+ * opponents, B1/B2/R1/R2 in replays) and the study's game config. The opponent is drawn
+ * in its badge colour and named by its label everywhere (agents, zone, status line), so
+ * nothing hints at the product's red team. It plays one episode at a time, after a 3-2-1,
+ * and says when it ends, or plays a replay for an observer.
  */
 import type * as Phaser from 'phaser';
 import type { MatchSummary, ReplayFile } from '../../match';
 import { DEFAULT_CONFIG, type GameConfig, type World } from '../../sim';
 import type { Platform } from '../../teams';
-import { clock } from '../describe';
+import { clock, resultText, zoneText } from '../describe';
 import { el, setText } from '../dom';
 import { createGame, rendererName } from '../game';
 import { installHook } from '../hook';
 import { BrowserInput } from '../input';
 import { canvasSize } from '../layout';
+import { DEFAULT_PALETTE, type TeamPalette, cssColour, paletteAgainst, parseHexColour } from '../palette';
+import { arenaNotices } from '../panels/arenaNotices';
 import { GameSession } from '../session';
+import { SoundCues } from '../sound';
 import { type Stores, createStores } from '../stores';
 
 export interface EpisodeSetup {
@@ -50,16 +55,29 @@ export class StudyArena {
   private onEnd: (() => void) | null = null;
   private readonly opponentName = el('div', { class: 'sb-name', id: 'opponent-name' });
   private readonly swatch = el('span', { class: 'swatch' });
+  private palette: TeamPalette = DEFAULT_PALETTE;
+  private readonly hint = el('p', { class: 'hint controls-hint', id: 'controls-hint' });
 
   constructor(platform: Platform) {
-    this.stores = createStores({ blue: 'human', introOpen: false });
+    // Sound starts off in a study: every participant meets the same conditions unless they choose otherwise.
+    this.stores = createStores({ blue: 'human', introOpen: false, sound: false });
     this.arena = el('div', { class: 'arena', id: 'arena', tabindex: 0, 'aria-label': 'Arena' });
     this.input = new BrowserInput(this.arena, () => canvasSize(this.session.world.config));
+    const sound = new SoundCues(() => this.stores.app.getState().sound);
     this.session = new GameSession(this.stores, platform, this.input, {
       config: () => this.config,
       labels: (world, humans) => this.labels(world, humans),
+      palette: () => this.palette,
+      onCue: (cue) => sound.play(cue),
     });
-    this.root = el('section', { class: 'study-arena', id: 'study-arena' }, this.scoreboard(), el('div', { class: 'arena-wrap' }, this.arena), this.controlsHint());
+    this.root = el(
+      'section',
+      { class: 'study-arena', id: 'study-arena' },
+      this.scoreboard(),
+      el('div', { class: 'arena-wrap' }, this.arena, arenaNotices(this.stores)),
+      el('div', { class: 'study-arena-foot' }, this.hint, this.soundToggle()),
+    );
+    this.showControls(false);
     this.stores.hud.subscribe((h) => {
       if (h.outcome && h.tick > 0 && this.onEnd) {
         const done = this.onEnd;
@@ -100,14 +118,15 @@ export class StudyArena {
     const redFill = el('div', { class: 'sb-fill opponent-fill' });
     const blueValue = el('div', { class: 'sb-value mono' });
     const redValue = el('div', { class: 'sb-value mono' });
-    const time = el('div', { class: 'sb-clock mono', id: 'clock' });
+    const time = el('span', { class: 'sb-clock mono', id: 'clock' });
+    const length = el('span', { class: 'sb-length mono', id: 'clock-length' });
     const status = el('div', { class: 'sb-zone', id: 'zone-status' });
     const blueName = el('div', { class: 'sb-name', id: 'own-name', text: 'Your team (blue)' });
     const root = el(
       'section',
       { class: 'scoreboard', id: 'scoreboard' },
       el('div', { class: 'sb-side blue' }, blueName, el('div', { class: 'sb-bar' }, blueFill), blueValue),
-      el('div', { class: 'sb-center' }, time, status),
+      el('div', { class: 'sb-center' }, el('div', { class: 'sb-time' }, time, length), status),
       el('div', { class: 'sb-side red' }, el('div', { class: 'sb-name-wrap' }, this.swatch, this.opponentName), el('div', { class: 'sb-bar' }, redFill), redValue),
     );
     const render = () => {
@@ -120,40 +139,51 @@ export class StudyArena {
         setText(values[team]!, `${seconds.toFixed(1)} / ${h.winSeconds} s`);
       }
       setText(blueName, this.mode === 'watch' ? 'Blue team' : 'Your team (blue)');
+      // The names the screen uses for the sides: the opponent by its label while playing.
+      const names: [string, string] = this.mode === 'watch' ? ['Blue', 'Red'] : ['Your team', this.opponentName.textContent ?? 'The other team'];
       if (h.outcome) {
-        const text = h.outcome === 'draw' ? 'Draw' : this.mode === 'watch' ? `${h.outcome === 'blue' ? 'Blue' : 'Red'} wins` : h.outcome === 'blue' ? 'You win' : `${this.opponentName.textContent} wins`;
-        setText(time, text);
+        setText(time, resultText(h.outcome, this.mode === 'play', names));
+        setText(length, '');
         setText(status, `after ${clock(h.tick, h.tickHz)}`);
         return;
       }
-      setText(time, clock(Math.max(0, h.episodeTicks - h.tick), h.tickHz));
-      setText(status, h.zoneStatus === 'empty' ? 'Zone empty' : h.zoneStatus === 'contested' ? 'Zone contested' : h.zoneStatus === 'blue' ? 'Blue holds the zone' : 'Red holds the zone');
+      setText(time, clock(h.tick, h.tickHz));
+      setText(length, `/ ${clock(h.episodeTicks, h.tickHz)}`);
+      setText(status, h.countdown > 0 ? 'Get ready' : zoneText(h.zoneStatus, names));
+      status.className = `sb-zone ${this.mode === 'watch' ? h.zoneStatus : h.zoneStatus === 'red' ? 'opponent' : h.zoneStatus}`;
     };
     this.stores.hud.subscribe(render);
     render();
     return root;
   }
 
-  private controlsHint(): HTMLElement {
-    return el(
-      'p',
-      { class: 'hint controls-hint' },
-      'Move ',
-      el('kbd', { text: 'W A S D' }),
-      ' · aim with the mouse · fire ',
-      el('kbd', { text: 'Click' }),
+  /** The keys for who plays at this computer: the second person's only when the study has one. */
+  private showControls(secondPerson: boolean): void {
+    const kbd = (text: string) => el('kbd', { text });
+    this.hint.replaceChildren(
+      secondPerson ? 'You: ' : 'Move ',
+      kbd('W A S D'),
+      secondPerson ? ' move · aim with the mouse · fire ' : ' · aim with the mouse · fire ',
+      kbd('Click'),
       ' or ',
-      el('kbd', { text: 'Space' }),
+      kbd('Space'),
       ' · dash ',
-      el('kbd', { text: 'Shift' }),
-      ' · second person: ',
-      el('kbd', { text: 'I J K L' }),
-      ', ',
-      el('kbd', { text: 'U O' }),
-      ' turn, ',
-      el('kbd', { text: 'Enter' }),
-      ' fires',
+      kbd(secondPerson ? 'Left Shift' : 'Shift'),
+      ...(secondPerson ? [' · second person: ', kbd('I J K L'), ' move, ', kbd('U O'), ' turn, ', kbd('Enter'), ' fires, ', kbd('Right Shift'), ' dashes'] : []),
     );
+  }
+
+  private soundToggle(): HTMLElement {
+    const button = el('button', { type: 'button', class: 'ghost', id: 'sound-toggle' });
+    const render = () => {
+      const on = this.stores.app.getState().sound;
+      setText(button, on ? 'Sound: on' : 'Sound: off');
+      button.setAttribute('aria-pressed', String(on));
+    };
+    button.addEventListener('click', () => this.stores.app.setState({ sound: !this.stores.app.getState().sound }));
+    this.stores.app.subscribe(render);
+    render();
+    return button;
   }
 
   private setOpponent(label: string, colour: string): void {
@@ -162,12 +192,33 @@ export class StudyArena {
     this.root.style.setProperty('--opponent', colour);
   }
 
+  /** The opponent in its badge colour (the product's red when it has none we can read). */
+  private usePalette(colour: string | null): void {
+    const rgb = colour ? parseHexColour(colour) : null;
+    this.palette = rgb === null ? DEFAULT_PALETTE : paletteAgainst(rgb);
+    this.root.style.setProperty('--opponent', cssColour(this.palette.team[1]));
+  }
+
+  /** The arena in full view (it is sized to the window's height; the page may be scrolled). */
+  private showArena(): void {
+    const box = this.root.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) this.root.scrollIntoView({ block: 'start' });
+  }
+
   /** Play one episode with the participant on blue; resolves when it ends. */
-  async play(setup: EpisodeSetup): Promise<EpisodeResult> {
+  /**
+   * Play one episode with the participant on blue; resolves when it ends. `begin` runs once
+   * the match is ready (models loaded) and before its countdown: the page records the
+   * attempt there, so a start that fails to load costs no restart. When `begin` answers
+   * false the episode is not played (null).
+   */
+  async play(setup: EpisodeSetup, begin: () => Promise<boolean>): Promise<EpisodeResult | null> {
     this.mode = 'play';
     this.config = studyGameConfig(setup.episodeSeconds);
     this.setOpponent(setup.badge.label, setup.badge.colour);
+    this.usePalette(setup.badge.colour);
     const person = setup.teammate === 'person';
+    this.showControls(person);
     this.stores.app.setState({
       blue: 'human',
       red: setup.opponent,
@@ -183,9 +234,14 @@ export class StudyArena {
     await this.session.start();
     const error = this.stores.app.getState().error;
     if (error || !this.session.currentMatch) throw new Error(error ?? 'the episode could not start');
+    // Held at the countdown's first second while the page records the start.
+    this.session.setPaused(true);
+    if (!(await begin())) return null;
+    this.session.setPaused(false);
     const ended = new Promise<void>((done) => (this.onEnd = done));
     this.input.active = true;
     (document.activeElement as HTMLElement | null)?.blur();
+    this.showArena();
     this.arena.focus({ preventScroll: true });
     await ended;
     this.input.active = false;
@@ -195,13 +251,22 @@ export class StudyArena {
     return { outcome: summary.winner, replay, summary };
   }
 
+  /** The episode under way, as far as it got (for the page to say so when it is left), or null. */
+  episodeSoFar(): { ticks: number; replay: ReplayFile } | null {
+    const match = this.session.currentMatch;
+    if (this.mode !== 'play' || !match || match.done) return null;
+    return { ticks: match.world.tick, replay: match.replay() };
+  }
+
   /** Play a replay for an observer; resolves when it has played to its end. */
   async watch(replay: ReplayFile): Promise<void> {
     this.mode = 'watch';
     this.input.active = false;
     this.setOpponent('Red team', '#ff5c5c');
+    this.usePalette(null);
     this.stores.app.setState({ speed: 1, paused: false });
     if (!this.session.loadReplay(JSON.stringify(replay), 'clip')) throw new Error(this.stores.app.getState().error ?? 'the clip could not be loaded');
+    this.showArena();
     await new Promise<void>((done) => (this.onEnd = done));
   }
 }

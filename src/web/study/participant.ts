@@ -6,10 +6,12 @@
  * Everything a participant typed is set as text, never as HTML.
  */
 import type { ReplayFile } from '../../match';
-import { el } from '../dom';
+import { ABANDONED_REPLAY_MAX } from '../../survey/limits';
+import type { Platform } from '../../teams';
+import { el, setHidden } from '../dom';
 import { ApiError, type PublicStudy, type SessionState, type Step, StudyApi } from './api';
 import { StudyArena } from './arena';
-import type { Platform } from '../../teams';
+import { studyProgress } from './progress';
 
 /** URL parameters of recruitment platforms, kept with the participant. */
 const EXTERNAL_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
@@ -56,8 +58,16 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
   const arena = new StudyArena(platform);
   const card = el('section', { class: 'study-card', id: 'study-card' });
   const progress = el('span', { class: 'study-progress', id: 'study-progress' });
+  const barFill = el('div', { class: 'study-bar-fill' });
+  const bar = el('div', { class: 'study-bar', id: 'study-bar', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': 0, 'aria-label': 'Progress through the study' }, barFill);
   const title = el('span', { class: 'tagline', id: 'study-title' });
-  root.append(el('header', { class: 'topbar' }, el('div', { class: 'brand' }, el('span', { class: 'logo', text: 'Hillmind' }), title), progress), card, arena.root);
+  const notice = el('p', { class: 'study-notice', id: 'study-notice', role: 'status', hidden: true });
+  root.append(
+    el('header', { class: 'topbar' }, el('div', { class: 'brand' }, el('span', { class: 'logo', text: 'Hillmind' }), title), el('div', { class: 'study-where' }, progress, bar)),
+    notice,
+    card,
+    arena.root,
+  );
   arena.park(true);
   arena.mount(params.get('renderer') === 'canvas');
 
@@ -131,11 +141,22 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
     }
   };
 
+  const showProgress = (step: Step | null) => {
+    const { done, total } = studyProgress(study, step);
+    const percent = total > 0 ? Math.round((100 * done) / total) : 0;
+    barFill.style.width = `${percent}%`;
+    bar.setAttribute('aria-valuenow', String(percent));
+    bar.title = `${percent}% done`;
+  };
+
   function render(state: SessionState): void {
     participant = state.participant;
     const step = state.step;
     stepKind = step.kind;
     progress.textContent = progressText(step);
+    showProgress(step);
+    notice.textContent = state.notice ?? '';
+    setHidden(notice, !state.notice);
     arena.park(true);
     switch (step.kind) {
       case 'instructions':
@@ -206,6 +227,17 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
         ? el('p', { class: 'hint', text: 'You play blue with a second person at this computer (I J K L to move, U O to turn, Enter to fire).' })
         : el('p', { class: 'hint', text: 'You play the blue agent marked YOU; your teammate is marked ALLY.' }),
     );
+    if (step.restarts.used > 0) {
+      // The episode was left before its end (a reload, a closed tab): it starts again from the beginning.
+      const left = step.restarts.allowed === null ? null : step.restarts.allowed - step.restarts.used;
+      parts.push(
+        el('p', {
+          class: 'study-restart',
+          id: 'episode-restart',
+          text: `This episode was left before its end, so it starts again from the beginning.${left === null ? '' : left > 0 ? ` If it is left again it can be restarted ${left === 1 ? 'once more' : `${left} more times`}.` : ' If it is left again, it will not be played.'}`,
+        }),
+      );
+    }
     const actions = el('div', { class: 'actions' });
     if (step.kind === 'practice') {
       const skip = el('button', { type: 'button', class: 'ghost', id: 'practice-skip', text: 'Skip the practice' }) as HTMLButtonElement;
@@ -220,19 +252,52 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
   async function playEpisode(step: Extract<Step, { kind: 'practice' | 'play' }>): Promise<void> {
     stepKind = step.kind === 'practice' ? 'practice-playing' : 'playing';
     card.hidden = true;
+    setHidden(notice, true);
     arena.park(false);
+    /** The attempt under way, once the server has recorded its start. */
+    let attempt = 0;
+    let skipped: SessionState | null = null;
+    // The server records the start once the match is ready: from then on, a reload is a restart.
+    const begin = async () => {
+      const begun = await api.startAttempt({ block: step.block, episode: step.episode });
+      const now = begun.step;
+      if ((now.kind !== 'play' && now.kind !== 'practice') || now.block !== step.block || now.episode !== step.episode) {
+        // Left too often before: the episode is skipped.
+        skipped = begun;
+        return false;
+      }
+      attempt = now.attempt;
+      return true;
+    };
+    const leave = () => {
+      const soFar = arena.episodeSoFar();
+      if (!soFar || attempt === 0) return;
+      const replayFits = JSON.stringify(soFar.replay).length <= ABANDONED_REPLAY_MAX;
+      api.abandon({ block: step.block, episode: step.episode, attempt, ticks: soFar.ticks, ...(replayFits ? { replay: soFar.replay } : {}) });
+    };
+    window.addEventListener('pagehide', leave);
     let result;
     try {
-      result = await arena.play(step);
+      result = await arena.play(step, begin);
     } catch (err) {
+      window.removeEventListener('pagehide', leave);
       arena.park(true);
+      if (err instanceof ApiError && err.status === 409) {
+        // Another tab moved on: show where the session is now.
+        return void api.state().then(render, (e: unknown) => fatal(message(e)));
+      }
       const retry = el('button', { type: 'button', class: 'primary', id: 'episode-retry', text: 'Try again' });
       retry.addEventListener('click', () => renderEpisodeIntro(step));
       setCard(el('h1', { text: 'The episode could not start' }), el('p', { class: 'form-error', role: 'alert', text: message(err) }), el('div', { class: 'actions' }, retry));
       return;
     }
+    if (!result) {
+      window.removeEventListener('pagehide', leave);
+      return render(skipped!);
+    }
+    window.removeEventListener('pagehide', leave);
     const outcome =
-      result.outcome === 'draw' ? 'Draw: time ran out.' : result.outcome === 'blue' ? 'Your team won this episode.' : `${step.badge.label} won this episode.`;
+      result.outcome === 'draw' ? 'Draw: time ran out.' : result.outcome === 'blue' ? 'You won: your team took this episode.' : `You lost: ${step.badge.label} took this episode.`;
     const next = el('button', { type: 'button', class: 'primary', id: 'episode-next', text: 'Continue', disabled: true }) as HTMLButtonElement;
     const line = errorLine();
     const saving = el('p', { class: 'hint', id: 'episode-saving', text: 'Saving…' });
