@@ -3,7 +3,7 @@
  * gives the value or a sentence saying what is wrong. Nothing is quietly changed into
  * something else: a seed of -5 is refused, not turned into 1.
  */
-import { TEAM_IDS, isTeamId } from '../teams';
+import { TEAM_IDS, resolveTeam } from '../teams';
 import { HUMAN_TEAM_ID } from '../teams/human';
 import { type AppState, SPEEDS, type Speed, isSpeed } from './stores';
 
@@ -32,11 +32,18 @@ export function readSpeed(text: string): Reading<Speed> {
   return refuse(`the speed must be one of ${SPEEDS.join(', ')}; '${text}' is not`);
 }
 
-/** A team id for a side: any team for blue, an AI team for red and for the teammate. */
+/** A team id or variant (`bt:persona=cautious`) for a side: any team for blue, an AI team for red and for the teammate. */
 export function readTeam(text: string, role: 'blue' | 'red' | 'teammate'): Reading<string> {
-  if (!isTeamId(text)) return refuse(`${role}=${text} is not a team (teams: ${TEAM_IDS.join(', ')})`);
-  if (role !== 'blue' && text === HUMAN_TEAM_ID) return refuse(`${role}=${text}: people play on the blue side only`);
-  return ok(text);
+  let name: string;
+  try {
+    const { entry, variant } = resolveTeam(text);
+    if (role !== 'blue' && entry.id === HUMAN_TEAM_ID) return refuse(`${role}=${text}: people play on the blue side only`);
+    name = variant.name;
+  } catch (err) {
+    const message = (err as Error).message;
+    return refuse(message.startsWith('unknown team id') ? `${role}=${text} is not a team (teams: ${TEAM_IDS.join(', ')})` : `${role}=${text}: ${message}`);
+  }
+  return ok(name);
 }
 
 export interface PageOptions {

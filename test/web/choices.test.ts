@@ -21,6 +21,9 @@ describe('reading what a person chose', () => {
     expect(readTeam('human', 'blue')).toEqual({ ok: true, value: 'human' });
     expect(readTeam('human', 'red')).toMatchObject({ ok: false, problem: 'red=human: people play on the blue side only' });
     expect(readTeam('nonsense', 'blue')).toMatchObject({ ok: false, problem: expect.stringMatching(/^blue=nonsense is not a team \(teams: heuristic, bt, /) });
+    // Variants are teams too, by their canonical names; a bad key is named.
+    expect(readTeam('bt-scripted:reaction=0.5:persona=cautious', 'red')).toEqual({ ok: true, value: 'bt-scripted:persona=cautious:reaction=0.5' });
+    expect(readTeam('bt:speed=9', 'red')).toMatchObject({ ok: false, problem: expect.stringMatching(/^red=bt:speed=9: team 'bt' has no setting 'speed'/) });
   });
 
   it('names every address value it cannot use, and presets the rest', () => {

@@ -4,7 +4,7 @@
  * typed, so the person can see and fix it.
  */
 import { HUMAN_TEAM_ID } from '../../teams/human';
-import { type Platform, teamAvailability, teamEntries } from '../../teams';
+import { PERSONAS, type Platform, parseTeamSpec, personaByName, teamAvailability, teamEntries } from '../../teams';
 import { readSeed } from '../choices';
 import { el, panel, setHidden, setText } from '../dom';
 import type { GameSession } from '../session';
@@ -15,19 +15,34 @@ export interface SetupActions {
   saveReplay(): void;
 }
 
+/** The teams, then each persona of the teams that take one (`bt-scripted:persona=cautious`), grouped. */
 function teamOptions(select: HTMLSelectElement, ids: readonly string[], labels: Record<string, string> = {}): void {
   for (const entry of teamEntries()) {
     if (!ids.includes(entry.id)) continue;
     select.append(el('option', { value: entry.id, title: entry.description, text: labels[entry.id] ?? entry.id }));
   }
+  for (const entry of teamEntries()) {
+    if (!ids.includes(entry.id) || !entry.variantSchema?.shape.persona) continue;
+    const group = el('optgroup', { label: `${entry.id} personas` });
+    for (const p of PERSONAS) group.append(el('option', { value: `${entry.id}:persona=${p.name}`, title: p.description, text: `${entry.id} · ${p.name}` }));
+    select.append(group);
+  }
+}
+
+/** Show `value` in `select`, adding an option for a variant the lists do not hold (one from the address). */
+function choose(select: HTMLSelectElement, value: string): void {
+  if (![...select.options].some((o) => o.value === value)) select.append(el('option', { value, text: value }));
+  select.value = value;
 }
 
 export function setupPanel(stores: Stores, session: GameSession, platform: Platform, actions: SetupActions): HTMLElement {
   /** Why a team cannot play here (no model on the server, a missing trained model), by id. */
   const unavailable = new Map<string, string>();
-  const description = (id: string) => {
+  const description = (name: string) => {
+    const { id, settings } = parseTeamSpec(name);
     const why = unavailable.get(id);
-    return (teamEntries().find((e) => e.id === id)?.description ?? '') + (why ? ` Not available: ${why}` : '');
+    const persona = settings.persona ? personaByName(settings.persona) : undefined;
+    return (teamEntries().find((e) => e.id === id)?.description ?? '') + (persona ? ` Persona ${persona.name}: ${persona.description}` : '') + (why ? ` Not available: ${why}` : '');
   };
   const all = teamEntries().map((e) => e.id as string);
   const ai = all.filter((id) => id !== HUMAN_TEAM_ID);
@@ -94,9 +109,9 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
 
   const render = () => {
     const s = stores.app.getState();
-    blue.value = s.blue;
-    red.value = s.red;
-    teammate.value = s.teammate;
+    choose(blue, s.blue);
+    choose(red, s.red);
+    choose(teammate, s.teammate);
     twoPlayers.checked = s.twoPlayers;
     if (s.seed !== shownSeed) {
       // The store moved on (Random, Play again, the address): show its seed, and drop any complaint.
@@ -134,8 +149,8 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
       if (availability.ok) return;
       unavailable.set(entry.id, availability.reason);
       const label = availability.needs.languageModel ? `${entry.id} (not configured)` : `${entry.id} (not available)`;
-      for (const option of [blue, teammate, red].flatMap((select) => [...select.options]).filter((o) => o.value === entry.id)) {
-        option.text = label;
+      for (const option of [blue, teammate, red].flatMap((select) => [...select.options]).filter((o) => parseTeamSpec(o.value).id === entry.id)) {
+        option.text = option.value === entry.id ? label : `${option.text} (not available)`;
         option.title = availability.reason;
       }
     }),
