@@ -62,6 +62,7 @@ async function connect(ctx: TeamContext): Promise<LlmConnection> {
 export const LLM_TEAM: TeamEntry = {
   id: 'llm',
   description: LLM_TEAM_DESCRIPTION,
+  acts: { by: 'skills', source: 'llm', skillSets: ['trained', 'scripted'] },
   async needs(platform) {
     const availability = await platform.llm.availability();
     const trained = !availability.ok || availability.settings.skills === 'rl';

@@ -32,12 +32,14 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   heuristic: {
     id: 'heuristic',
     description: "Go to the zone and shoot; no coordination, no retreat (the study's training opponent).",
+    acts: { by: 'policy', policy: HEURISTIC_POLICY },
     needs: () => NEEDS_NOTHING,
     create: (ctx) => new FlatController('heuristic', ctx.team, HEURISTIC_POLICY),
   },
   'bt-scripted': {
     id: 'bt-scripted',
     description: 'Behavior tree choosing among the four scripted skills, one agent securing.',
+    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['scripted'] },
     needs: () => NEEDS_NOTHING,
     create: (ctx) =>
       new HierarchicalController('bt-scripted', ctx.team, new BehaviorTreeStrategist(ctx.config.skillEveryTicks), SCRIPTED_SKILLS, ctx.onDecision),
@@ -45,6 +47,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   random: {
     id: 'random',
     description: 'A random skill per agent every 0.5 s over the scripted skills (an ablation).',
+    acts: { by: 'skills', source: 'random', skillSets: ['scripted'] },
     needs: () => NEEDS_NOTHING,
     create: (ctx) =>
       new HierarchicalController(
@@ -58,6 +61,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   bt: {
     id: 'bt',
     description: "Behavior tree choosing among the four trained RL skills (the study's BT baseline).",
+    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['trained'] },
     needs: () => TRAINED_SKILLS,
     create: async (ctx) =>
       new HierarchicalController(
@@ -71,6 +75,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   flat: {
     id: 'flat',
     description: "One trained RL policy per agent, no strategist (the study's flat RL).",
+    acts: { by: 'policy', policy: { model: 'flat' } },
     needs: () => ({ ...NEEDS_NOTHING, models: ['flat'] }),
     create: async (ctx) => new FlatController('flat', ctx.team, await withModels('flat', () => ctx.platform.models.load('flat'))),
   },
@@ -78,6 +83,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   human: {
     id: 'human',
     description: 'A person controls an agent in the browser beside an AI teammate.',
+    acts: { by: 'person' },
     needs: () => ({ ...NEEDS_NOTHING, person: true }),
     create: () => {
       throw new TeamUnavailable('human', 'a person plays in the browser (npm start)');
