@@ -7,7 +7,7 @@ import { CACHE_MODES, type LlmCountersSnapshot, TIMING_HELP, formatCounters, isC
 import { formatSummary, formatVerification, parseReplay, runMatch, verifyReplayWithModels } from '../match';
 import { TEAM_IDS, llmStrategistOf, teamEntry } from '../teams';
 import { nodePlatform } from '../teams/nodePlatform';
-import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
          [--llm-timing <realtime|ticks:N|lockstep>] [--llm-cache <use|refresh|off>]
@@ -54,7 +54,7 @@ runCli(async () => {
       throw new UsageError((err as Error).message);
     }
   }
-  const seed = integerOption('seed', values.seed, 1, 0xffffffff);
+  const seed = integerOption('seed', values.seed, 1, SEED_RANGE);
   const timing = values['llm-timing'] === undefined ? undefined : parseHeadlessTiming(values['llm-timing']);
   if (timing === null) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
   const cache = values['llm-cache'];

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describeSettings, reportText, runTournament } from '../tournament/run';
-import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
 const USAGE =
@@ -31,10 +31,10 @@ runCli(async () => {
   }
   if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
   const teams = values.teams.split(',').map((t) => t.trim()).filter(Boolean);
-  const episodes = integerOption('episodes', values.episodes, 0);
-  if (episodes < 1) throw new UsageError('--episodes must be at least 1');
-  const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism()));
-  const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, 0xffffffff) };
+  const episodes = integerOption('episodes', values.episodes, 0, EPISODES_RANGE);
+  const workers = integerOption('workers', values.workers, Math.min(availableParallelism(), WORKERS_RANGE.max), WORKERS_RANGE);
+  const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, SEED_RANGE) };
+  const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], 8, CONCURRENCY_RANGE);
 
   let bar: ProgressBar | null = null;
   const started = performance.now();
@@ -44,7 +44,7 @@ runCli(async () => {
     out: values.out,
     workers,
     resume: Boolean(values.resume),
-    llmConcurrency: Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8)),
+    llmConcurrency,
     onProgress(done, total) {
       bar ??= new ProgressBar(total, 'episodes');
       bar.update(done, `${workers} worker${workers > 1 ? 's' : ''}`);
