@@ -22,8 +22,8 @@
  *   GET  /api/study/<id>/clip                observe studies: the clip to watch (blinded replay)
  *   POST /api/study/<id>/judgements          {clip, episodeId, judgements: [{agent, human}]}
  *   state = {participant, step}; errors are {error} with 400 invalid, 401 no or unknown
- *   token, 404 no such study, 409 not the current step, 410 closed, 413 too large, 415 not
- *   JSON, 429 too many new sessions.
+ *   token, 403 from another origin's page, 404 no such study, 409 not the current step,
+ *   410 closed, 413 too large, 415 not JSON, 429 too many new sessions.
  *
  * Researcher API (header `X-Admin-Token`, the token `npm run survey -- create` printed):
  *   GET  /api/admin/study/<id>               progress: participants, steps, counts, free text
@@ -65,6 +65,7 @@ import {
   studyDbPath,
   studyJson,
 } from '../survey';
+import { foreignOrigin, notJson } from './origin';
 import { RateLimiter } from './rateLimit';
 import { BodyTooLarge, MIME_TYPES, type Route, readBody, sendJson } from './server';
 
@@ -97,10 +98,10 @@ class TooLarge extends StudyError {
 
 /** Read, parse and validate a JSON body (StudyError on any problem). */
 async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, limit: number): Promise<z.infer<T>> {
-  const type = String(req.headers['content-type'] ?? '');
-  if (!/^application\/json\b/i.test(type)) {
+  const refusal = notJson(req);
+  if (refusal) {
     req.resume();
-    throw new StudyError(415, 'send JSON with Content-Type: application/json');
+    throw new StudyError(refusal.status, refusal.message);
   }
   let text: string;
   try {
@@ -146,6 +147,11 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const guard = (handler: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
     try {
+      const refusal = foreignOrigin(req);
+      if (refusal) {
+        req.resume();
+        throw new StudyError(refusal.status, refusal.message);
+      }
       await handler(req, res, path);
     } catch (err) {
       if (!(err instanceof StudyError)) throw err;
