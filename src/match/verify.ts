@@ -37,8 +37,8 @@ import { type ReplayFile, checkReplayBounds } from './replay';
 export interface PeopleOnSide {
   /** Agent ids the people played: their actions are taken as recorded. */
   readonly agents: readonly number[];
-  /** The AI team that played the side's other agents; the side's decisions are its. */
-  readonly teammate: string;
+  /** The AI team that played the side's other agents (its decisions are the side's); absent when people played them all. */
+  readonly teammate?: string;
 }
 
 export interface VerifyOptions {
@@ -144,7 +144,8 @@ async function modelResolver(replay: ReplayFile, options: VerifyWithModelsOption
 
 /** How a side's AI agents act, from its team id (and the teammate beside people); null when unknown. */
 function actsOf(id: string, people: PeopleOnSide | undefined): TeamActs | null {
-  const team = people ? people.teammate : id;
+  if (people && people.teammate === undefined) return { by: 'person' };
+  const team = people ? people.teammate! : id;
   return isTeamId(team) ? teamEntry(team).acts : null;
 }
 
@@ -201,7 +202,7 @@ class Verification {
       const id = r.teams[name];
       if (!isTeamId(id)) this.problems.push(`teams.${name} '${id}' is not a team id`);
       const people = options.people?.[name];
-      if (people && !isTeamId(people.teammate)) this.problems.push(`the ${name} people's teammate '${people.teammate}' is not a team id`);
+      if (people?.teammate !== undefined && !isTeamId(people.teammate)) this.problems.push(`the ${name} people's teammate '${people.teammate}' is not a team id`);
     }
   }
 
@@ -218,7 +219,13 @@ class Verification {
     const reported = ids.map((agent, slot) => (people.has(agent) ? null : skills[slot]!));
     const side: Side = { team, name, id, acts, ids, people, skills, reported, derivations: [], missing: [], unchecked: null };
     if (!acts) side.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team id`;
-    else if (acts.by === 'person') side.unchecked = hint ? `not checked: the teammate '${hint.teammate}' plays with people` : `not checked: people played ${name} and the file does not say which agents`;
+    else if (acts.by === 'person') {
+      side.unchecked = !hint
+        ? `not checked: people played ${name} and the file does not say which agents`
+        : hint.teammate === undefined
+          ? 'not checked: people played every agent'
+          : `not checked: the teammate '${hint.teammate}' plays with people`;
+    }
     else if (acts.by === 'policy') {
       const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
       if ('value' in policy) this.derive(side, policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);
@@ -388,19 +395,23 @@ function formatAction(a: Action): string {
 const count = z.number().int().min(0).max(1e9);
 const seconds = z.number().min(0).max(1e6);
 
-/** A match summary as a page sends it (MatchSummary's shape, every field bounded). */
-export const claimedSummarySchema = z.strictObject({
+/**
+ * A match summary as a page sends it beside its replay: MatchSummary's fields, each
+ * bounded. Fields this build does not know are dropped unread (only the re-simulation's
+ * summary is ever stored), so a newer page's summary still reads.
+ */
+export const claimedSummarySchema = z.object({
   seed: z.number().int().min(0).max(0xffffffff),
   blue: z.string().max(100),
   red: z.string().max(100),
   winner: z.enum(['blue', 'red', 'draw']),
   ticks: count,
   durationSeconds: seconds,
-  progress: z.strictObject({ blue: seconds, red: seconds }),
-  decisions: z.strictObject({ blue: count, red: count }),
+  progress: z.object({ blue: seconds, red: seconds }),
+  decisions: z.object({ blue: count, red: count }),
   agents: z
     .array(
-      z.strictObject({
+      z.object({
         agent: z.number().int().min(0).max(64),
         team: z.enum(['blue', 'red']),
         controller: z.string().max(100),

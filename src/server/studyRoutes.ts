@@ -66,6 +66,8 @@ import {
   studyJson,
 } from '../survey';
 import { foreignOrigin, notJson } from './origin';
+import { ModelLibrary } from '../skills';
+import { modelDirFrom, nodeModelSource } from '../skills/nodeModels';
 import { RateLimiter } from './rateLimit';
 import { BodyTooLarge, MIME_TYPES, type Route, readBody, sendJson } from './server';
 
@@ -80,6 +82,8 @@ export interface StudyRoutesOptions {
   /** The store; default the database at HILLMIND_STUDY_DB (data/studies.sqlite), opened on first use. */
   readonly store?: StudyStore;
   readonly dbPath?: string;
+  /** The trained models episodes are verified with; default those HILLMIND_MODELS (models/) names. */
+  readonly models?: ModelLibrary;
   /** New sessions per client address per minute, and at most that many at once (default 30). */
   readonly sessionsPerMinute?: number;
   /** Clock in ms for the session limit (tests); default Date.now. */
@@ -124,6 +128,13 @@ async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, li
   return parsed.data;
 }
 
+/** A failure of the database itself (a read-only or full disk, a lock held too long) as one 503 naming the file; anything else as it was. */
+function databaseError(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (!(err instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
+  return new StudyError(503, `the study database ${path} cannot be used: ${err.message}`);
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -139,6 +150,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const root = resolve(options.root);
   let store = options.store ?? null;
   const db = () => (store ??= StudyStore.open(options.dbPath ?? studyDbPath()));
+  let library = options.models ?? null;
+  const models = () => (library ??= new ModelLibrary(nodeModelSource(modelDirFrom(process.env))));
   const limit = options.maxBodyBytes ?? STUDY_MAX_BODY;
   const episodeLimit = options.maxEpisodeBytes ?? EPISODE_MAX_BODY;
   const perMinute = options.sessionsPerMinute ?? 30;
@@ -153,7 +166,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         throw new StudyError(refusal.status, refusal.message);
       }
       await handler(req, res, path);
-    } catch (err) {
+    } catch (caught) {
+      const err = databaseError(caught, store?.path ?? options.dbPath ?? studyDbPath());
       if (!(err instanceof StudyError)) throw err;
       if (err instanceof TooLarge) res.setHeader('Connection', 'close');
       sendJson(res, err.status, { error: err.message });
@@ -201,7 +215,7 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         sendJson(res, 200, { state: skipPractice(store, study, participant) });
         return;
       case 'POST /episodes':
-        sendJson(res, 200, { state: recordEpisode(store, study, participant, await jsonBody(req, episodeBodySchema, episodeLimit)) });
+        sendJson(res, 200, { state: await recordEpisode(store, study, participant, await jsonBody(req, episodeBodySchema, episodeLimit), models()) });
         return;
       case 'POST /ratings':
         sendJson(res, 200, { state: recordRatings(store, study, participant, await jsonBody(req, ratingsBodySchema, limit)) });
