@@ -61,6 +61,11 @@ describe('parseAnswer, on whatever a model writes', () => {
     );
   });
 
+  it('an unclosed <think> block (an answer cut off mid-thought) is thought, not an answer', () => {
+    expect(parseAnswer('<think>agent 1 should 3,2 or maybe', 2)).toMatchObject({ ok: false, kind: 'empty' });
+    expect(parseAnswer('<think>done</think>3,2<think>more', 2)).toMatchObject({ ok: true, skills: ['secure', 'combat'] });
+  });
+
   it('the wrong number of skills is a wrong-count, not a guess', () => {
     fc.assert(
       fc.property(fc.array(skill, { minLength: 1, maxLength: 5 }), agents, (skills, n) => {
