@@ -4,14 +4,14 @@
  * each record as it ends, and write the reports.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { DEFAULT_CONFIG } from '../sim';
 import { type Platform, TeamUnavailable, teamAvailability, teamEntry } from '../teams';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
-import { type EpisodeRecord, RecordWriter, readRecords } from './records';
+import { type EpisodeRecord, RecordWriter, readRecords, writeWholeFile } from './records';
 import { reportHtml, reportMarkdown, reportText } from './report';
 import { type TournamentSummary, summarizeTournament } from './summary';
 
@@ -83,10 +83,13 @@ function checkManifest(path: string, expected: Manifest): void {
   const found = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
   const differences: string[] = [];
   const s = found.settings;
-  if (s.teams.join(',') !== expected.settings.teams.join(',')) differences.push(`--teams ${s.teams.join(',')} (now ${expected.settings.teams.join(',')})`);
+  const teamsChanged = s.teams.join(',') !== expected.settings.teams.join(',');
+  if (teamsChanged) differences.push(`--teams ${s.teams.join(',')} (now ${expected.settings.teams.join(',')})`);
   if (s.episodes !== expected.settings.episodes) differences.push(`--episodes ${s.episodes} (now ${expected.settings.episodes})`);
   if (s.seed !== expected.settings.seed) differences.push(`--seed ${s.seed} (now ${expected.settings.seed})`);
   for (const key of new Set([...Object.keys(found.fingerprints), ...Object.keys(expected.fingerprints)])) {
+    // Other teams need other models: a fingerprint only one side has is the teams' change.
+    if (teamsChanged && !(key in found.fingerprints && key in expected.fingerprints)) continue;
     if (found.fingerprints[key] !== expected.fingerprints[key]) differences.push(`${key} changed since the run started`);
   }
   if (differences.length) {
@@ -138,7 +141,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
     if (!options.resume) throw new Error(`${out} already holds a tournament: add --resume to continue it, or choose a new --out`);
     if (existsSync(manifestPath)) checkManifest(manifestPath, manifest);
   }
-  if (!existsSync(manifestPath)) writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  if (!existsSync(manifestPath)) writeWholeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
   const plan = planEpisodes(settings);
   const planned = new Set(plan.map((e) => e.key));
@@ -161,25 +164,40 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       // The worker is TypeScript: give its thread the same loader the CLI runs under.
       execArgv: [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), ...(process.execArgv.some((a) => a.includes('tsx')) ? [] : ['--import', 'tsx'])],
     });
+    // The first failure (a record that cannot be written, an episode that cannot be played)
+    // is the run's one error: the pool's own complaints as it stops, and a close after it, are not.
+    let failure: unknown = null;
     try {
       await Promise.all(
         todo.map(async (episode) => {
-          const record = (await pool.run(episode)) as EpisodeRecord;
-          writer.append(record);
-          records.push(record);
-          options.onProgress?.(records.length, plan.length);
+          try {
+            const record = (await pool.run(episode)) as EpisodeRecord;
+            if (failure) return;
+            writer.append(record);
+            records.push(record);
+            options.onProgress?.(records.length, plan.length);
+          } catch (err) {
+            failure ??= err;
+            throw err;
+          }
         }),
       );
-    } finally {
-      writer.close();
-      await pool.destroy();
+    } catch {
+      // failure holds the first error
     }
+    try {
+      writer.close();
+    } catch (err) {
+      failure ??= err;
+    }
+    await pool.destroy().catch(() => undefined);
+    if (failure) throw failure;
   }
 
   const summary = summarizeTournament(records, settings.teams, settings.seed);
   const title = `Tournament: ${settings.teams.join(', ')}`;
-  writeFileSync(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
-  writeFileSync(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
+  writeWholeFile(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
+  writeWholeFile(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
   return { records, summary, played: todo.length, skipped: existing.length };
 }
 
