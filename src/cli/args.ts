@@ -6,18 +6,61 @@ export class UsageError extends Error {}
 
 export function parseCommandLine<T extends ParseArgsConfig['options']>(options: T, usage: string, argv = process.argv.slice(2)) {
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    return parseArgs({ args: joinNegativeValues(argv, options ?? {}), options, strict: true, allowPositionals: true });
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n\n${usage}`);
   }
 }
 
-/** A non-negative integer option (at most `max`), or a UsageError naming it. */
-export function integerOption(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+/**
+ * `--seed -5` as `--seed=-5`: parseArgs takes a value starting with '-' for another option
+ * ("argument is ambiguous"), so a negative number reaches the option's own check, whose
+ * message says what it takes.
+ */
+function joinNegativeValues(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** The integers an option takes, both ends included. */
+export interface IntegerRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Seeds: 32-bit, as worlds and reproduce commands take them. */
+export const SEED_RANGE: IntegerRange = { min: 0, max: 0xffffffff };
+/** Worker threads: a thread per core of the largest machines we run on, not thousands. */
+export const WORKERS_RANGE: IntegerRange = { min: 1, max: 64 };
+/** Episodes per matchup (or per comparison). */
+export const EPISODES_RANGE: IntegerRange = { min: 1, max: 100_000 };
+/** Episodes or requests in flight at once. */
+export const CONCURRENCY_RANGE: IntegerRange = { min: 1, max: 256 };
+
+/**
+ * An integer option in `range` (a number: from 0 to it), or a UsageError naming the option,
+ * the range and what was typed. Only plain decimal digits count: '0x10', '1e3', '+5' and
+ * '-5' are refused, never read as another number.
+ */
+export function integerOption(name: string, value: string | undefined, fallback: number, range: number | IntegerRange = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  const n = value.trim() === '' ? NaN : Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > max) {
-    throw new UsageError(`--${name} must be an integer from 0 to ${max}, got '${value}'`);
+  const { min, max } = typeof range === 'number' ? { min: 0, max: range } : range;
+  const text = value.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
   }
   return n;
 }

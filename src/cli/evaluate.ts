@@ -11,7 +11,7 @@ import { SKILL_IDS, parseModelCard } from '../skills';
 import { modelDirFrom } from '../skills/nodeModels';
 import { nodePlatform } from '../teams/nodePlatform';
 import { type SkillComparison, type WinRate, compareSkill, winRate } from '../train/evaluate';
-import { integerOption, parseCommandLine, runCli } from './args';
+import { EPISODES_RANGE, integerOption, parseCommandLine, runCli } from './args';
 
 const USAGE = 'usage: npm run evaluate -- [--episodes 200] [--write]';
 
@@ -26,7 +26,7 @@ runCli(async () => {
     console.log(USAGE);
     return 0;
   }
-  const episodes = integerOption('episodes', values.episodes, 200);
+  const episodes = integerOption('episodes', values.episodes, 200, EPISODES_RANGE);
   const platform = nodePlatform({ env: process.env });
   const modelDir = modelDirFrom(process.env);
   const comparisons: SkillComparison[] = [];

@@ -4,10 +4,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CACHE_MODES, type LlmCountersSnapshot, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
-import { formatSummary, parseReplay, runMatch, verifyReplay } from '../match';
+import { formatSummary, formatVerification, parseReplay, runMatch, verifyReplayWithModels } from '../match';
 import { TEAM_IDS, llmStrategistOf, resolveTeam } from '../teams';
 import { nodePlatform } from '../teams/nodePlatform';
-import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
          [--llm-timing <realtime|ticks:N|lockstep>] [--llm-cache <use|refresh|off>]
@@ -40,10 +40,10 @@ runCli(async () => {
     } catch (err) {
       throw new Error(`cannot read ${values.verify}: ${(err as Error).message}`);
     }
-    const result = verifyReplay(parseReplay(text, values.verify));
+    const replay = parseReplay(text, values.verify);
+    const result = await verifyReplayWithModels(replay, { models: nodePlatform({ env: process.env }).models });
     if (values.json) console.log(JSON.stringify(result));
-    else if (result.ok) console.log(`replay verified: ${result.ticks} ticks, final hash ${result.actualHash}`);
-    else console.log(`replay MISMATCH: expected ${result.expectedHash}, got ${result.actualHash} after ${result.ticks} ticks`);
+    else console.log(formatVerification(replay, result));
     return result.ok ? 0 : 1;
   }
   if (!values.blue || !values.red) throw new UsageError(`--blue and --red are required\n\n${USAGE}`);
@@ -54,7 +54,7 @@ runCli(async () => {
       throw new UsageError((err as Error).message);
     }
   }
-  const seed = integerOption('seed', values.seed, 1, 0xffffffff);
+  const seed = integerOption('seed', values.seed, 1, SEED_RANGE);
   const timing = values['llm-timing'] === undefined ? undefined : parseHeadlessTiming(values['llm-timing']);
   if (timing === null) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
   const cache = values['llm-cache'];

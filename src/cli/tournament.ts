@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { teamName } from '../teams';
 import { parseRedisAddress } from '../tournament/redis';
 import { describeSettings, reportText, runTournament } from '../tournament/run';
-import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N] [--queue redis://host:port [--episodes-per-job N]]
@@ -64,14 +64,17 @@ runCli(async () => {
         throw new UsageError((err as Error).message);
       }
     });
-  const episodes = integerOption('episodes', values.episodes, 0);
-  if (episodes < 1) throw new UsageError('--episodes must be at least 1');
+  const episodes = integerOption('episodes', values.episodes, 0, EPISODES_RANGE);
   const queued = values.queue !== undefined;
   if (!queued && values['episodes-per-job'] !== undefined) throw new UsageError('--episodes-per-job goes with --queue');
-  const workers = queued ? integerOption('workers', values.workers, 0) : Math.max(1, integerOption('workers', values.workers, availableParallelism()));
+  // With a queue, threads here are optional (0: coordinate only); without one, at least one.
+  const workers = queued
+    ? integerOption('workers', values.workers, 0, { min: 0, max: WORKERS_RANGE.max })
+    : integerOption('workers', values.workers, Math.min(availableParallelism(), WORKERS_RANGE.max), WORKERS_RANGE);
   const perJob = values['episodes-per-job'] === undefined ? undefined : integerOption('episodes-per-job', values['episodes-per-job'], 1, 10_000);
   if (perJob === 0) throw new UsageError('--episodes-per-job must be at least 1');
-  const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, 0xffffffff) };
+  const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, SEED_RANGE) };
+  const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], 8, CONCURRENCY_RANGE);
   let redis;
   if (queued) {
     try {
@@ -90,7 +93,7 @@ runCli(async () => {
     out: values.out,
     workers,
     resume: Boolean(values.resume),
-    llmConcurrency: Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8)),
+    llmConcurrency,
     ...(redis
       ? {
           queue: {

@@ -14,7 +14,7 @@ import { TRAINING_CONFIGS } from '../train/config';
 import { HEURISTIC_DRIVER, VecEnv } from '../train/env';
 import { type PolicyState, type PpoConfig, type TrainerState, createPolicyState, trainPpo } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
-import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { type IntegerRange, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
 
 const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--resume] [--out models] [--runs runs]
@@ -22,14 +22,16 @@ const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--ste
   --skill    the model to train
   --steps    learner decisions to train for, in all (default: the model's, from src/train/config.ts)
   --seed     an integer from 0 to 4294967295 (default: the model's)
-  --envs     environments stepped together, at least 1 (default: the model's)
+  --envs     environments stepped together, 1 to 1024 (default: the model's)
   --resume   continue runs/<skill>/ from its checkpoint (--steps may grow; --seed and --envs are the run's)
   --out      where the model, its card and plot go (default models)
   --runs     where checkpoints and curves go (default runs)
   -h, --help this text`;
 
-/** A 32-bit seed: the environments' worlds and the card's reproduce command take no other. */
-const MAX_SEED = 0xffffffff;
+/** Environments stepped together: each holds a world and its buffers, so thousands would only exhaust memory. */
+const ENVS_RANGE: IntegerRange = { min: 1, max: 1024 };
+/** Learner decisions: the longest shipped run is a few million; this is far past any that finishes. */
+const STEPS_RANGE: IntegerRange = { min: 1, max: 10_000_000_000 };
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -55,10 +57,9 @@ runCli(async () => {
   }
   // Every option is checked here, before a checkpoint is read or a curve cut.
   const defaults = TRAINING_CONFIGS[name];
-  const seedOption = values.seed === undefined ? undefined : integerOption('seed', values.seed, 0, MAX_SEED);
-  const envsOption = values.envs === undefined ? undefined : integerOption('envs', values.envs, 0);
-  const stepsOption = values.steps === undefined ? undefined : integerOption('steps', values.steps, 0);
-  if (envsOption === 0 || stepsOption === 0) throw new UsageError('--envs and --steps must be at least 1');
+  const seedOption = values.seed === undefined ? undefined : integerOption('seed', values.seed, 0, SEED_RANGE);
+  const envsOption = values.envs === undefined ? undefined : integerOption('envs', values.envs, 0, ENVS_RANGE);
+  const stepsOption = values.steps === undefined ? undefined : integerOption('steps', values.steps, 0, STEPS_RANGE);
   if (values.resume && (seedOption !== undefined || envsOption !== undefined)) {
     throw new UsageError("--envs and --seed cannot change on --resume: the checkpoint keeps the run's own");
   }

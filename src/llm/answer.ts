@@ -54,7 +54,8 @@ function validate(items: readonly unknown[], agentCount: number, format: 'compac
 /** Remove what models wrap answers in: reasoning blocks and code fences. */
 function unwrap(text: string): string {
   return text
-    .replace(/<think>[\s\S]*?<\/think>/gi, ' ')
+    // An unclosed block (an answer cut off mid-thought) runs to the end.
+    .replace(/<think>[\s\S]*?(?:<\/think>|$)/gi, ' ')
     .replace(/```[a-z]*\n?/gi, '\n')
     .trim();
 }
@@ -99,7 +100,7 @@ function parseJson(text: string, agentCount: number): ParsedAnswer | null {
 
 const ITEM = String.raw`(?:\d+|navigate|combat|secure|retreat)`;
 /** A whole line that is just the answer, perhaps labelled and quoted: `Answer: "1, 3"`. */
-const ANSWER_LINE = new RegExp(String.raw`^(?:[a-z ]{0,20}:)?\s*[\s"'\x60*\[(]*(${ITEM}(?:\s*[,;]\s*${ITEM})*)[\s"'\x60*\].)]*$`, 'i');
+const ANSWER_LINE = new RegExp(String.raw`^(?:[a-z ]{0,20}:)?[\s"'\x60*\[(]*(${ITEM}(?:\s*[,;]\s*${ITEM})*)[\s"'\x60*\].)]*$`, 'i');
 const LIST_IN_TEXT = new RegExp(String.raw`(?<!\w|\d\.)${ITEM}(?:\s*,\s*${ITEM})+(?!\w|\.\d)`, 'gi');
 
 function parseCompact(text: string, agentCount: number): ParsedAnswer | null {

@@ -2,3 +2,4 @@ export * from './match';
 export * from './metrics';
 export * from './replay';
 export * from './format';
+export * from './verify';

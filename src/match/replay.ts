@@ -1,15 +1,20 @@
 /**
  * Replay files: everything that reproduces a match without its controllers (no model, no
  * LLM, no person needed): the config, the seed and every agent's action whenever it
- * changed. Decisions are kept too, for reading. Verification re-simulates and compares the
- * final state hash.
+ * changed, with the strategists' decisions. Verification (verify.ts) re-simulates and
+ * checks every claim.
  *
- * Format (JSON): { format: "hillmind-replay", version: 1, seed, config, teams, ticks,
- * finalHash, outcome, actions: [[tick, agent, move, turn, strafe, dash, fire], ...],
- * decisions: [{tick, team, skills, source, rationale?, timing?}, ...] }. An action row
- * applies from its tick until the agent's next row. A decision's timing (asynchronous
- * strategists: when it was asked for, how long the answer took, what asked, from the cache
- * or not) says how the strategist behaved; verification does not need it.
+ * Format (JSON): { format: "hillmind-replay", version: 1, obsSpecVersion, actionSpecVersion,
+ * seed, config, teams, ticks, finalHash, outcome, actions: [[tick, agent, move, turn,
+ * strafe, dash, fire], ...], decisions: [{tick, team, skills, source, rationale?, timing?},
+ * ...] }. An action row applies from its tick until the agent's next row; rows are in tick
+ * order, at most one per agent and tick, with each value as step() applies it (continuous
+ * parts in [-1, 1], dash and fire 0 or 1). A decision's timing (asynchronous strategists:
+ * when it was asked for, how long the answer took, what asked, from the cache or not) says
+ * how the strategist behaved; verification does not need it.
+ *
+ * Reading is strict: unknown keys anywhere are refused, and a file must fit the game's
+ * limits (GAME_LIMITS, its config's episode length) before any simulation starts.
  */
 import { z } from 'zod';
 import {
@@ -17,8 +22,11 @@ import {
   ACTION_SPEC_VERSION,
   type GameConfig,
   OBS_SPEC_VERSION,
+  GAME_LIMITS,
   type World,
+  configLimitProblems,
   createWorld,
+  episodeTicks,
   hashWorld,
   actionsEqual,
   copyAction,
@@ -36,24 +44,24 @@ export const REPLAY_VERSION = 1;
 
 export type ActionRow = [tick: number, agent: number, move: number, turn: number, strafe: number, dash: number, fire: number];
 
-const point = z.object({ x: z.number(), y: z.number() });
-const rect = z.object({ minX: z.number(), minY: z.number(), maxX: z.number(), maxY: z.number() });
+const point = z.strictObject({ x: z.number(), y: z.number() });
+const rect = z.strictObject({ minX: z.number(), minY: z.number(), maxX: z.number(), maxY: z.number() });
 const positive = z.number().positive();
 
-const configSchema = z.object({
+const configSchema = z.strictObject({
   tickHz: z.number().int().positive(),
   skillEveryTicks: z.number().int().positive(),
-  arena: z.object({
+  arena: z.strictObject({
     width: positive,
     height: positive,
-    walls: z.array(rect),
-    spawns: z.tuple([z.array(point), z.array(point)]),
+    walls: z.array(rect).max(GAME_LIMITS.walls),
+    spawns: z.tuple([z.array(point).max(GAME_LIMITS.agentsPerTeam), z.array(point).max(GAME_LIMITS.agentsPerTeam)]),
   }),
-  agent: z.object({ radius: positive, speed: positive, turnRate: positive, maxHealth: positive, perTeam: z.number().int().positive() }),
-  weapon: z.object({ range: positive, cooldown: positive, damage: positive, spreadStill: z.number().min(0), spreadMoving: z.number().min(0) }),
-  dash: z.object({ duration: positive, cooldown: positive, speedMultiplier: positive }),
-  pickups: z.object({ positions: z.array(point), collectRadius: positive, respawn: positive }),
-  zone: z.object({ radius: positive, spawnArea: rect, wallClearance: z.number().min(0) }),
+  agent: z.strictObject({ radius: positive, speed: positive, turnRate: positive, maxHealth: positive, perTeam: z.number().int().positive() }),
+  weapon: z.strictObject({ range: positive, cooldown: positive, damage: positive, spreadStill: z.number().min(0), spreadMoving: z.number().min(0) }),
+  dash: z.strictObject({ duration: positive, cooldown: positive, speedMultiplier: positive }),
+  pickups: z.strictObject({ positions: z.array(point).max(GAME_LIMITS.pickups), collectRadius: positive, respawn: positive }),
+  zone: z.strictObject({ radius: positive, spawnArea: rect, wallClearance: z.number().min(0) }),
   respawnDelay: positive,
   winHoldSeconds: positive,
   progressKeptOnElimination: z.number().min(0).max(1),
@@ -62,34 +70,38 @@ const configSchema = z.object({
   rayLength: positive,
 }) satisfies z.ZodType<GameConfig>;
 
-const timingSchema = z.object({
+const timingSchema = z.strictObject({
   requestTick: z.number().int().min(0),
   latencyMs: z.number().min(0),
-  trigger: z.string(),
+  trigger: z.string().max(200),
   cached: z.boolean().optional(),
 }) satisfies z.ZodType<DecisionTiming>;
 
-const decisionSchema = z.object({
+const decisionSchema = z.strictObject({
   tick: z.number().int().min(0),
   team: z.union([z.literal(0), z.literal(1)]),
-  skills: z.array(z.enum(SKILL_IDS)),
+  skills: z.array(z.enum(SKILL_IDS)).max(GAME_LIMITS.agentsPerTeam),
   source: z.enum(['behavior-tree', 'llm', 'random', 'human', 'rule']),
-  rationale: z.string().optional(),
+  rationale: z.string().max(2000).optional(),
   timing: timingSchema.optional(),
 });
 
-const replaySchema = z.object({
+const unit = z.number().min(-1).max(1);
+const binary = z.number().int().min(0).max(1);
+const teamName = z.string().max(100);
+
+const replaySchema = z.strictObject({
   format: z.literal(REPLAY_FORMAT),
   version: z.literal(REPLAY_VERSION),
   obsSpecVersion: z.number().int(),
   actionSpecVersion: z.number().int(),
   seed: z.number().int().min(0).max(0xffffffff),
   config: configSchema,
-  teams: z.object({ blue: z.string(), red: z.string() }),
+  teams: z.strictObject({ blue: teamName, red: teamName }),
   ticks: z.number().int().min(0),
   finalHash: z.string().regex(/^[0-9a-f]{16}$/),
   outcome: z.enum(['blue', 'red', 'draw', 'unfinished']),
-  actions: z.array(z.tuple([z.number().int().min(0), z.number().int().min(0), z.number(), z.number(), z.number(), z.number(), z.number()])),
+  actions: z.array(z.tuple([z.number().int().min(0), z.number().int().min(0), unit, unit, unit, binary, binary])),
   decisions: z.array(decisionSchema),
 });
 
@@ -142,7 +154,14 @@ export class ReplayRecorder {
 
 /** Parse and validate replay JSON text; throws an Error that says what is wrong. */
 export function parseReplay(text: string, source = 'replay'): ReplayFile {
-  const json = parseJsonText(text, source);
+  return replayFromJson(parseJsonText(text, source), source);
+}
+
+/**
+ * Validate a replay already parsed from JSON (a request body's field): its shape, whole,
+ * then its bounds (checkReplayBounds). Throws an Error that says what is wrong.
+ */
+export function replayFromJson(json: unknown, source = 'replay'): ReplayFile {
   const header = z.object({ format: z.literal(REPLAY_FORMAT), version: z.unknown().optional() }).safeParse(json);
   if (!header.success) {
     throw new Error(`${source} is not a Hillmind replay: expected "format": "${REPLAY_FORMAT}"`);
@@ -156,7 +175,40 @@ export function parseReplay(text: string, source = 'replay'): ReplayFile {
     const issue = parsed.error.issues[0]!;
     throw new Error(`${source} is malformed at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
+  checkReplayBounds(parsed.data, source);
   return parsed.data;
+}
+
+/**
+ * Throw unless a replay fits the game's limits: its config within GAME_LIMITS, its tick
+ * count within its episode, action rows in tick order naming agents the world has (at
+ * most one per agent and tick), decisions for teams of the world's size. Everything
+ * simulating it would do is bounded by then; what it claims is verification's business.
+ */
+export function checkReplayBounds(replay: ReplayFile, source = 'replay'): void {
+  const limits = configLimitProblems(replay.config);
+  if (limits.length > 0) throw new Error(`${source} asks for more than the game plays: ${limits.join('; ')}`);
+  const lastTick = episodeTicks(replay.config);
+  if (replay.ticks > lastTick) {
+    throw new Error(`${source} claims ${replay.ticks} ticks; its config's episode ends by tick ${lastTick} (${replay.config.episodeSeconds} s at ${replay.config.tickHz} Hz)`);
+  }
+  const agents = replay.config.agent.perTeam * 2;
+  const previous = new Array<number>(agents).fill(-1);
+  let rowTick = 0;
+  replay.actions.forEach(([tick, agent], i) => {
+    if (agent >= agents) throw new Error(`${source} action row ${i} names agent ${agent}; the world has ${agents}`);
+    if (tick > lastTick) throw new Error(`${source} action row ${i} is at tick ${tick}, after the episode's last tick ${lastTick}`);
+    if (tick < rowTick) throw new Error(`${source} action row ${i} (tick ${tick}) comes after a row of tick ${rowTick}: rows must be in tick order`);
+    if (tick <= previous[agent]!) throw new Error(`${source} action row ${i} is agent ${agent}'s second row at tick ${tick}`);
+    previous[agent] = tick;
+    rowTick = tick;
+  });
+  const perTeam = replay.config.agent.perTeam;
+  const maxDecisions = 2 * (lastTick + 1);
+  if (replay.decisions.length > maxDecisions) throw new Error(`${source} has ${replay.decisions.length} decisions; a match of ${lastTick} ticks has at most ${maxDecisions}`);
+  replay.decisions.forEach((d, i) => {
+    if (d.skills.length !== perTeam) throw new Error(`${source} decision ${i} gives ${d.skills.length} skills; the teams have ${perTeam} agents`);
+  });
 }
 
 /**
@@ -180,31 +232,4 @@ export function* replayTicks(replay: ReplayFile): Generator<World, World> {
     yield world;
   }
   return world;
-}
-
-export interface VerifyResult {
-  /** The re-simulation reached the replay's final hash at its tick count. */
-  readonly ok: boolean;
-  readonly expectedHash: string;
-  readonly actualHash: string;
-  readonly ticks: number;
-  /** Seconds of sole zone occupation per team at the end of the re-simulation (what servers store, never the file's word). */
-  readonly progress: { readonly blue: number; readonly red: number };
-}
-
-/** Re-simulate a replay and compare its final state hash. */
-export function verifyReplay(replay: ReplayFile): VerifyResult {
-  const ticks = replayTicks(replay);
-  let result = ticks.next();
-  while (!result.done) result = ticks.next();
-  const world = result.value;
-  const actualHash = hashWorld(world);
-  const hz = world.config.tickHz;
-  return {
-    ok: actualHash === replay.finalHash && world.tick === replay.ticks,
-    expectedHash: replay.finalHash,
-    actualHash,
-    ticks: world.tick,
-    progress: { blue: world.progress[0] / hz, red: world.progress[1] / hz },
-  };
 }

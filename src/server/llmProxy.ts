@@ -1,12 +1,14 @@
 /**
  * The language-model proxy: the page's strategist asks POST /api/llm, and this server,
  * which alone holds the key, forwards the request to the configured model through the
- * openai SDK. Requests are validated (shape, 32 KiB), rate-limited per client, and sent
- * with the server's model; answers and errors never carry the key.
+ * openai SDK. Requests must come from the server's own pages as JSON (403 for another
+ * origin, 415 for another content type), are validated (shape, 32 KiB), rate-limited per
+ * client, and sent with the server's model; answers and errors never carry the key.
  *
  *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
  *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs}
- *                         -> 400 invalid, 413 too large, 429 rate-limited (Retry-After),
+ *                         -> 400 invalid, 403 another origin, 413 too large, 415 not JSON,
+ *                            429 rate-limited (Retry-After),
  *                            502 model server error, 503 no model configured, 504 timeout;
  *                            error bodies are {error: {kind, message}}
  *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ...} or
@@ -19,6 +21,7 @@ import { type ChatClient, ChatError, type Env, type LlmSettings, type LlmStatus,
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 import { createOpenAiClient } from '../llm/node';
 
+import { foreignOrigin, notJson } from './origin';
 import { RateLimiter } from './rateLimit';
 import { BodyTooLarge, type Route, readBody, sendJson } from './server';
 
@@ -84,6 +87,12 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
     method: 'POST',
     path: LLM_PROXY_PATH,
     async handle(req, res) {
+      const refusal = foreignOrigin(req) ?? notJson(req);
+      if (refusal) {
+        req.resume();
+        fail(res, refusal.status, 'http', refusal.message);
+        return;
+      }
       const waitMs = limiter.take(req.socket.remoteAddress ?? 'unknown');
       if (waitMs > 0) {
         req.resume();
@@ -133,7 +142,8 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
       const started = now();
       try {
         const answer = await client.complete(parsed.data, abort.signal);
-        sendJson(res, 200, { ...answer, latencyMs: now() - started });
+        // A model may repeat whatever reached it (a prompt asking for the key): answers are scrubbed too.
+        sendJson(res, 200, { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}), latencyMs: now() - started });
       } catch (err) {
         const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
         if (timedOut || error.kind === 'timeout') fail(res, 504, 'timeout', 'the model did not answer in time');
@@ -153,8 +163,10 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
   const statusRoute: Route = {
     method: 'GET',
     path: LLM_STATUS_PATH,
-    handle(_req, res) {
-      sendJson(res, 200, status);
+    handle(req, res) {
+      const refusal = foreignOrigin(req);
+      if (refusal) fail(res, refusal.status, 'http', refusal.message);
+      else sendJson(res, 200, status);
     },
   };
 

@@ -26,8 +26,8 @@
  *   GET  /api/study/<id>/clip                observe studies: the clip to watch (blinded replay)
  *   POST /api/study/<id>/judgements          {clip, episodeId, judgements: [{agent, human}]}
  *   state = {participant, step, notice?}; errors are {error} with 400 invalid, 401 no or unknown
- *   token, 404 no such study, 409 not the current step, 410 closed, 413 too large, 415 not
- *   JSON, 429 too many new sessions.
+ *   token, 403 from another origin's page, 404 no such study, 409 not the current step,
+ *   410 closed, 413 too large, 415 not JSON, 429 too many new sessions.
  *
  * Researcher API (header `X-Admin-Token`, the token `npm run survey -- create` printed):
  *   GET  /api/admin/study/<id>               progress: participants, steps, counts, free text
@@ -73,6 +73,9 @@ import {
   studyDbPath,
   studyJson,
 } from '../survey';
+import { foreignOrigin, notJson } from './origin';
+import { ModelLibrary } from '../skills';
+import { modelDirFrom, nodeModelSource } from '../skills/nodeModels';
 import { RateLimiter } from './rateLimit';
 import { BodyTooLarge, MIME_TYPES, type Route, readBody, sendJson } from './server';
 
@@ -87,6 +90,8 @@ export interface StudyRoutesOptions {
   /** The store; default the database at HILLMIND_STUDY_DB (data/studies.sqlite), opened on first use. */
   readonly store?: StudyStore;
   readonly dbPath?: string;
+  /** The trained models episodes are verified with; default those HILLMIND_MODELS (models/) names. */
+  readonly models?: ModelLibrary;
   /** New sessions per client address per minute, and at most that many at once (default 30). */
   readonly sessionsPerMinute?: number;
   /** Clock in ms for the session limit (tests); default Date.now. */
@@ -105,10 +110,10 @@ class TooLarge extends StudyError {
 
 /** Read, parse and validate a JSON body (StudyError on any problem). */
 async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, limit: number): Promise<z.infer<T>> {
-  const type = String(req.headers['content-type'] ?? '');
-  if (!/^application\/json\b/i.test(type)) {
+  const refusal = notJson(req);
+  if (refusal) {
     req.resume();
-    throw new StudyError(415, 'send JSON with Content-Type: application/json');
+    throw new StudyError(refusal.status, refusal.message);
   }
   let text: string;
   try {
@@ -131,6 +136,13 @@ async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, li
   return parsed.data;
 }
 
+/** A failure of the database itself (a read-only or full disk, a lock held too long) as one 503 naming the file; anything else as it was. */
+function databaseError(err: unknown, path: string): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (!(err instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
+  return new StudyError(503, `the study database ${path} cannot be used: ${err.message}`);
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -146,6 +158,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const root = resolve(options.root);
   let store = options.store ?? null;
   const db = () => (store ??= StudyStore.open(options.dbPath ?? studyDbPath()));
+  let library = options.models ?? null;
+  const models = () => (library ??= new ModelLibrary(nodeModelSource(modelDirFrom(process.env))));
   const limit = options.maxBodyBytes ?? STUDY_MAX_BODY;
   const episodeLimit = options.maxEpisodeBytes ?? EPISODE_MAX_BODY;
   const perMinute = options.sessionsPerMinute ?? 30;
@@ -154,8 +168,14 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const guard = (handler: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
     try {
+      const refusal = foreignOrigin(req);
+      if (refusal) {
+        req.resume();
+        throw new StudyError(refusal.status, refusal.message);
+      }
       await handler(req, res, path);
-    } catch (err) {
+    } catch (caught) {
+      const err = databaseError(caught, store?.path ?? options.dbPath ?? studyDbPath());
       if (!(err instanceof StudyError)) throw err;
       if (err instanceof TooLarge) res.setHeader('Connection', 'close');
       sendJson(res, err.status, { error: err.message });
@@ -209,7 +229,7 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         sendJson(res, 200, { state: abandonAttempt(store, study, participant, await jsonBody(req, abandonBodySchema, 64 * 1024)) });
         return;
       case 'POST /episodes':
-        sendJson(res, 200, { state: recordEpisode(store, study, participant, await jsonBody(req, episodeBodySchema, episodeLimit)) });
+        sendJson(res, 200, { state: await recordEpisode(store, study, participant, await jsonBody(req, episodeBodySchema, episodeLimit), models()) });
         return;
       case 'POST /ratings':
         sendJson(res, 200, { state: recordRatings(store, study, participant, await jsonBody(req, ratingsBodySchema, limit)) });

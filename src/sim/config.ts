@@ -178,3 +178,47 @@ export function tickTimings(config: GameConfig): TickTimings {
     episode: ticksOf(config, config.episodeSeconds),
   };
 }
+
+/**
+ * The largest game this build plays. Configs and replays from outside (files, the study's
+ * pages) are checked against these before any simulation starts, so the work one can ask
+ * for is bounded: ticks by tickHz x episodeSeconds, each tick's work by agents, walls and
+ * pickups.
+ */
+export const GAME_LIMITS = {
+  tickHz: 240,
+  /** The study's longest episode: ten minutes. */
+  episodeSeconds: 600,
+  agentsPerTeam: 8,
+  /** Metres, either side of the arena. */
+  arenaSide: 1000,
+  walls: 64,
+  pickups: 16,
+} as const;
+
+/** The ticks a config's episode lasts at most: its draw tick. */
+export function episodeTicks(config: GameConfig): number {
+  return ticksOf(config, config.episodeSeconds);
+}
+
+/** What in a config exceeds the game's limits or cannot play, in words (empty when it fits). */
+export function configLimitProblems(config: GameConfig): string[] {
+  const problems: string[] = [];
+  const over = (what: string, value: number, limit: number, unit = '') => {
+    if (value > limit) problems.push(`${what} is ${value}${unit}; the game allows at most ${limit}${unit}`);
+  };
+  over('tickHz', config.tickHz, GAME_LIMITS.tickHz);
+  over('episodeSeconds', config.episodeSeconds, GAME_LIMITS.episodeSeconds, ' s');
+  over('agent.perTeam', config.agent.perTeam, GAME_LIMITS.agentsPerTeam);
+  over('arena.width', config.arena.width, GAME_LIMITS.arenaSide, ' m');
+  over('arena.height', config.arena.height, GAME_LIMITS.arenaSide, ' m');
+  over('arena.walls', config.arena.walls.length, GAME_LIMITS.walls, ' walls');
+  over('pickups.positions', config.pickups.positions.length, GAME_LIMITS.pickups, ' pickups');
+  if (config.skillEveryTicks > config.tickHz) problems.push(`skillEveryTicks is ${config.skillEveryTicks}; skills act at least once a second (at most tickHz, ${config.tickHz})`);
+  config.arena.spawns.forEach((points, team) => {
+    if (points.length < config.agent.perTeam || points.length > GAME_LIMITS.agentsPerTeam) {
+      problems.push(`arena.spawns[${team}] has ${points.length} points; it needs one per agent (${config.agent.perTeam}), at most ${GAME_LIMITS.agentsPerTeam}`);
+    }
+  });
+  return problems;
+}

@@ -4,3 +4,4 @@ export * from './scripted';
 export * from './modelCard';
 export * from './modelSource';
 export * from './onnxPolicy';
+export * from './sha256';

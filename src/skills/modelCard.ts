@@ -1,8 +1,9 @@
 /**
  * The card beside every shipped policy (models/<name>.json): what it reads and writes,
  * how it was trained, how to reproduce it, and how well it does. Loading checks the card
- * against this build's specs and runs the card's probe through the model, so a corrupted
- * or mismatched file fails with a message that names the problem.
+ * against this build's specs, the model file against the card's SHA-256, and runs the
+ * card's probe through the model, so a corrupted or mismatched file fails with a message
+ * that names the problem.
  */
 import { z } from 'zod';
 import { parseJsonText } from '../sim';
@@ -20,6 +21,8 @@ export const modelCardSchema = z.object({
   kind: z.enum(['skill', 'flat']),
   obsSpecVersion: z.number().int(),
   actionSpecVersion: z.number().int(),
+  /** SHA-256 of <name>.onnx (lowercase hex): loading refuses any other file, down to one flipped bit. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected the 64 hex digits of the model file\'s SHA-256'),
   io: z.object({
     input: z.string(),
     output: z.string(),

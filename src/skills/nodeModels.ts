@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
-import { type OrtModule, loadOnnxPolicy } from './onnxPolicy';
+import { type OrtModule, checkModelDigest, loadOnnxPolicy } from './onnxPolicy';
 
 /** Where shipped models live, relative to the working directory. */
 export const SHIPPED_MODEL_DIR = 'models';
@@ -39,7 +39,9 @@ export function nodeModelSource(dir: string): ModelSource {
       return loadOnnxPolicy(ort as unknown as OrtModule, new Uint8Array(readFileSync(model)), card, model, SESSION_OPTIONS);
     },
     async check(name) {
-      readCard(name);
+      const card = readCard(name);
+      const { model } = paths(name);
+      checkModelDigest(new Uint8Array(readFileSync(model)), card, model);
     },
     fingerprint(name) {
       const { model } = paths(name);

@@ -7,6 +7,7 @@
 import { ACTION_SPEC_VERSION, type Action, OBS_SIZE, OBS_SPEC_VERSION, clampUnit } from '../sim';
 import { type ModelCard, POLICY_INPUT, POLICY_OUTPUT, POLICY_OUTPUT_LAYOUT } from './modelCard';
 import type { Policy } from './policy';
+import { sha256Hex } from './sha256';
 
 /** The part of onnxruntime's API we use (identical in onnxruntime-node and onnxruntime-web). */
 export interface OrtTensor {
@@ -51,9 +52,18 @@ export function outputsToActions(out: Float32Array, count: number, actions: read
   }
 }
 
+/** Throw unless `bytes` are the file the card describes, to the bit. */
+export function checkModelDigest(bytes: Uint8Array, card: ModelCard, source: string): void {
+  const digest = sha256Hex(bytes);
+  if (digest !== card.sha256) {
+    throw new Error(`${source} is not the model its card describes: its SHA-256 is ${digest}, the card says ${card.sha256}; the file is corrupted or was replaced (retrain it: ${card.training.reproduce})`);
+  }
+}
+
 /**
- * Load a model with its card: the card must fit this build, the file must be a model with
- * the documented input and output, and the card's probe must reproduce.
+ * Load a model with its card: the card must fit this build, the file must be the one the
+ * card's SHA-256 names and a model with the documented input and output, and the card's
+ * probe must reproduce.
  */
 export async function loadOnnxPolicy(
   ort: OrtModule,
@@ -63,6 +73,7 @@ export async function loadOnnxPolicy(
   sessionOptions: Record<string, unknown> = {},
 ): Promise<Policy> {
   checkCard(card, source);
+  checkModelDigest(bytes, card, source);
   let session: OrtSession;
   try {
     session = await ort.InferenceSession.create(bytes, sessionOptions);

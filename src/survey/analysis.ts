@@ -10,7 +10,8 @@
  *   positions;
  * - observer judgements: humanness (share judged human) per team type and for people, with
  *   Wilson intervals, beside BotPrize 2012's reference figures;
- * - the free-text answers, background answers, and how many replays re-simulated exactly.
+ * - the free-text answers, background answers, and how many replays did not verify (their
+ *   episodes are left out of every figure, and counted).
  */
 import {
   type ProportionInterval,
@@ -99,7 +100,8 @@ export interface StudyAnalysis {
   readonly open: readonly { readonly team: string; readonly item: string; readonly answers: readonly string[] }[];
   readonly background: readonly { readonly item: string; readonly prompt: string; readonly counts: readonly { readonly option: string; readonly count: number }[] }[];
   readonly observer: { readonly participants: number; readonly judgements: number; readonly types: readonly Humanness[] } | null;
-  readonly episodes: { readonly played: number; readonly practice: number; readonly unverified: number };
+  /** played: verified block episodes (what the win rates count); excluded: block episodes left out as unverified. */
+  readonly episodes: { readonly played: number; readonly practice: number; readonly unverified: number; readonly excluded: number };
   readonly notes: readonly string[];
 }
 
@@ -198,11 +200,17 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
     };
   });
 
-  // Win rates: every block episode people played (practice aside).
-  const played = episodes.filter((e) => e.participantId !== null && e.block >= 0);
+  // Win rates: every verified block episode people played (practice aside).
+  const blocks = episodes.filter((e) => e.participantId !== null && e.block >= 0);
+  const played = blocks.filter((e) => e.replayOk);
+  const excluded = blocks.length - played.length;
   const winRates = teams.map((team) => winRate(team, played.filter((e) => e.opponent === team).map((e) => e.outcome)));
   const unverified = episodes.filter((e) => !e.replayOk).length;
-  if (unverified > 0) notes.push(`${unverified} stored replays did not re-simulate to their final hash (they are kept and flagged in the export).`);
+  if (unverified > 0) {
+    notes.push(
+      `${unverified} stored replays did not verify (they did not re-simulate to what they claim, or their actions or summary disagreed with the re-simulation): ${excluded} block episodes among them are excluded from every analysis; all are kept and flagged in the export.`,
+    );
+  }
 
   // Order effects.
   const positions = teams.map((_, i) => i);
@@ -269,7 +277,7 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
     open,
     background,
     observer,
-    episodes: { played: played.length, practice: episodes.filter((e) => e.block === -1).length, unverified },
+    episodes: { played: played.length, practice: episodes.filter((e) => e.block === -1).length, unverified, excluded },
     notes,
   };
 }

@@ -183,7 +183,7 @@ function sections(a: StudyAnalysis): Section[] {
     const winRows = a.winRates.map((w) => [w.team, String(w.episodes), String(w.aiWins), String(w.draws), String(w.participantWins), interval(w.rate)]);
     out.push({
       title: 'AI win rate against the participants',
-      md: `${table(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}\n\n${a.episodes.played} episodes in blocks, ${a.episodes.practice} practice episodes, ${a.episodes.unverified} replays that did not re-simulate exactly.`,
+      md: `${table(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}\n\n${a.episodes.played} verified episodes in blocks, ${a.episodes.practice} practice episodes, ${a.episodes.unverified} replays that did not verify (${a.episodes.excluded} block episodes excluded).`,
       html: `${barPlot(
         'AI win rate (95% Wilson interval)',
         a.winRates.map((w) => ({ label: w.team, value: w.rate?.estimate ?? 0, lower: w.rate?.lower, upper: w.rate?.upper, text: interval(w.rate) })),

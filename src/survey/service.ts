@@ -5,14 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type ReplayFile, parseReplay, runMatch, verifyReplay } from '../match';
+import { type ReplayFile, claimedSummarySchema, parseReplay, replayFromJson, runMatch, summaryProblems, verifyReplayWithModels } from '../match';
 import { DEFAULT_CONFIG, type GameConfig, createWorld, teamAgents } from '../sim';
+import type { ModelLibrary } from '../skills';
 import { mulberry32 } from '../stats';
 import type { Platform } from '../teams';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
 import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
 import { ABANDONED_REPLAY_MAX } from './limits';
-import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
+import { type NewAnswer, type ParticipantRecord, type StoredEpisode, type StudyRecord, type StudyStore, newToken } from './store';
 
 /** An error with the HTTP status it maps to. */
 export class StudyError extends Error {
@@ -274,8 +275,8 @@ export const episodeBodySchema = z.strictObject({
   episode: z.number().int().min(0).max(1000),
   /** The match's replay file (an object, as the page's Match.replay() returns it). */
   replay: z.unknown(),
-  /** The page's match summary, stored for reading (outcome and progress come from the replay). */
-  summary: z.record(z.string(), z.unknown()).optional(),
+  /** The page's match summary: cross-checked against the server's re-simulation, never stored. */
+  summary: claimedSummarySchema.optional(),
 });
 export type EpisodeBody = z.infer<typeof episodeBodySchema>;
 
@@ -294,53 +295,84 @@ function sameJson(a: unknown, b: unknown): boolean {
  * Store the episode the participant just played. It must be the current one (block and
  * index), with the seed, teams and game config the server planned; a repeat of an episode
  * already stored is answered with the current state (a retried request).
+ *
+ * Every result stored comes from the server's own re-simulation (outcome, ticks, zone
+ * progress, per-agent counts), never from the page's word: the replay must re-simulate
+ * to every claim it makes, its AI agents' actions must follow their decisions (skills from
+ * `models` where trained), and the page's summary must agree. An episode that falls short
+ * is stored flagged (replay_ok 0, its problems in the summary's verification) and left out
+ * of every analysis. A practice episode and the end of practice are one transaction.
  */
-export function recordEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: EpisodeBody): SessionState {
+export async function recordEpisode(
+  store: StudyStore,
+  study: StudyRecord,
+  participant: ParticipantRecord,
+  body: EpisodeBody,
+  models: ModelLibrary,
+): Promise<SessionState> {
   const before = sessionState(store, study, participant);
-  const existing = store.participantEpisodes(participant.id).find((e) => e.block === body.block && e.episode === body.episode);
-  if (existing) return before;
-  const step = expectStep(before, 'play', 'practice');
-  if (step.block !== body.block || step.episode !== body.episode) {
-    throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
-  }
+  if (storedEpisode(store, participant, body)) return before;
+  const step = expectEpisodeStep(before, body);
   let replay: ReplayFile;
   try {
-    replay = parseReplay(JSON.stringify(body.replay), 'the replay');
+    replay = replayFromJson(body.replay, 'the replay');
   } catch (err) {
     throw new StudyError(400, (err as Error).message);
   }
   if (replay.seed !== step.seed) throw new StudyError(400, `the replay's seed ${replay.seed} is not the planned ${step.seed}`);
   if (replay.teams.blue !== 'human' || replay.teams.red !== step.opponent) throw new StudyError(400, 'the replay is not of the planned teams');
   if (!sameJson(replay.config, studyGameConfig(step.episodeSeconds))) throw new StudyError(400, "the replay's game config is not the study's");
-  if (replay.outcome === 'unfinished') throw new StudyError(400, 'the episode is not finished');
-  const check = verifyReplay(replay);
   const world = createWorld(replay.seed, replay.config);
   const blue = teamAgents(world, 0).map((a) => a.id);
   const person = study.config.teammate === PERSON_TEAMMATE;
   const humanAgents = person ? blue : [blue[0]!];
   const agentControllers = world.agents.map((a) => (humanAgents.includes(a.id) ? 'human' : a.team === 0 ? step.teammate : step.opponent));
-  store.addEpisode({
-    studyId: study.id,
-    participantId: participant.id,
-    block: step.block,
-    episode: step.episode,
-    opponent: step.opponent,
-    teammate: step.teammate,
-    seed: replay.seed,
-    outcome: replay.outcome,
-    ticks: replay.ticks,
-    durationSeconds: replay.ticks / replay.config.tickHz,
-    progressBlue: check.progress.blue,
-    progressRed: check.progress.red,
-    humanAgents,
-    agentControllers,
-    summary: body.summary ?? {},
-    replay: JSON.stringify(replay),
-    replayOk: check.ok,
+  const check = await verifyReplayWithModels(replay, { models, people: { blue: { agents: humanAgents, ...(person ? {} : { teammate: step.teammate }) } } });
+  if (check.outcome === 'unfinished') {
+    throw new StudyError(400, `the episode is not finished: its replay re-simulates to tick ${check.ticks} with neither a winner nor the draw`);
+  }
+  const problems = [...check.problems, ...(body.summary ? summaryProblems(body.summary, check.summary) : [])];
+  store.transaction(() => {
+    // Another request may have stored it, or moved the session on, while this one re-simulated.
+    const now = sessionState(store, study, store.participant(participant.id)!);
+    if (storedEpisode(store, participant, body)) return;
+    expectEpisodeStep(now, body);
+    store.addEpisode({
+      studyId: study.id,
+      participantId: participant.id,
+      block: step.block,
+      episode: step.episode,
+      opponent: step.opponent,
+      teammate: step.teammate,
+      seed: replay.seed,
+      outcome: check.outcome as StoredEpisode['outcome'],
+      ticks: check.ticks,
+      durationSeconds: check.summary.durationSeconds,
+      progressBlue: check.progress.blue,
+      progressRed: check.progress.red,
+      humanAgents,
+      agentControllers,
+      summary: { ...check.summary, verification: { ok: problems.length === 0, problems, sides: check.sides } },
+      replay: JSON.stringify(replay),
+      replayOk: problems.length === 0,
+    });
+    store.finishAttempt(participant.id, step.block, step.episode);
+    if (step.kind === 'practice') store.markStep(participant.id, 'practice');
   });
-  store.finishAttempt(participant.id, step.block, step.episode);
-  if (step.kind === 'practice') store.markStep(participant.id, 'practice');
   return sessionState(store, study, store.participant(participant.id)!);
+}
+
+function storedEpisode(store: StudyStore, participant: ParticipantRecord, body: EpisodeBody): boolean {
+  return store.participantEpisodes(participant.id).some((e) => e.block === body.block && e.episode === body.episode);
+}
+
+/** The session's episode step, when it is the one the body says. */
+function expectEpisodeStep(state: SessionState, body: EpisodeBody): Extract<Step, { kind: 'play' | 'practice' }> {
+  const step = expectStep(state, 'play', 'practice');
+  if (step.block !== body.block || step.episode !== body.episode) {
+    throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
+  }
+  return step;
 }
 
 // --- answers ---------------------------------------------------------------------------

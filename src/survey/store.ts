@@ -23,11 +23,14 @@
  *   episodes(id INTEGER PRIMARY KEY, study_id, participant_id (NULL for bot-versus-bot
  *           clips), block (-1 practice, -2 bot clip), episode, opponent (red team id),
  *           teammate (blue AI id, "person", or the blue team of a bot clip), seed, outcome
- *           'blue'|'red'|'draw' (blue is the participant's side), ticks, duration_seconds,
+ *           'blue'|'red'|'draw' (blue is the participant's side; outcome, ticks, duration
+ *           and progress are the server's re-simulation's, never the page's), ticks, duration_seconds,
  *           progress_blue, progress_red, human_agents JSON [agent ids people played],
  *           agent_controllers JSON [per agent id: "human" or a team id], summary JSON (the
- *           match summary), replay JSON (a hillmind-replay file), replay_ok 1 when the
- *           replay re-simulates to its final hash, created_at;
+ *           match summary of the server's re-simulation, with verification: {ok,
+ *           problems, sides}), replay JSON (a hillmind-replay file), replay_ok 1 when the
+ *           replay verified (every claim held, AI actions followed their decisions, the
+ *           page's summary agreed; 0 rows are left out of the analysis), created_at;
  *           UNIQUE(participant_id, block, episode))
  *   judgements(id INTEGER PRIMARY KEY, participant_id -> participants, episode_id ->
  *           episodes, clip (position in the participant's list), agent, truth ("human" or
@@ -450,6 +453,11 @@ export class StudyStore {
 
   close(): void {
     this.db.close();
+  }
+
+  /** Run `write` as one transaction (taking the write lock first): all of its writes or none. */
+  transaction<T>(write: () => T): T {
+    return this.db.transaction(write).immediate();
   }
 
   private stamp(): string {

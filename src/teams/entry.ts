@@ -4,7 +4,8 @@
  * pre-flight checks and manifests, the study's checks and the page's picker can ask
  * whether a team plays here (and why not) without building it.
  */
-import type { TeamContext, TeamController } from './controller';
+import type { Policy } from '../skills';
+import type { DecisionSource, TeamContext, TeamController } from './controller';
 import type { Platform } from './platform';
 import type { VariantSchema } from './variant';
 
@@ -31,12 +32,30 @@ export interface TeamVariant {
   /** What the entry's variantSchema made of the variant's settings ({} for a bare id). */
   readonly settings: Readonly<Record<string, unknown>>;
 }
+/** The skill implementations a strategist team may run: the scripted references or the trained policies. */
+export type SkillSetKind = 'scripted' | 'trained';
+
+/**
+ * How a team's agents turn observations into actions, so a replay's actions can be
+ * re-derived from its decisions:
+ * - skills: a strategist whose decisions carry `source` picks a skill per agent, and each
+ *   agent runs its skill from one of `skillSets` (the llm team's follow its settings);
+ * - policy: every agent runs one policy on its own observation, with no strategist (a
+ *   scripted policy, or a trained model by name);
+ * - person: people play; their actions cannot be derived.
+ */
+export type TeamActs =
+  | { readonly by: 'skills'; readonly source: DecisionSource; readonly skillSets: readonly SkillSetKind[] }
+  | { readonly by: 'policy'; readonly policy: Policy | { readonly model: string } }
+  | { readonly by: 'person' };
 
 export interface TeamEntry {
   readonly id: TeamId;
   readonly description: string;
   /** The settings a variant may give (`id:key=value`); absent: the team takes none. */
   readonly variantSchema?: VariantSchema;
+  /** How its agents act (what replay verification re-derives). */
+  readonly acts: TeamActs;
   /** What the team needs on this platform (the llm team's skills follow its settings). */
   needs(platform: Platform, variant: TeamVariant): TeamNeeds | Promise<TeamNeeds>;
   /** Builds the controller; throws a TeamUnavailable when what it needs is missing. */

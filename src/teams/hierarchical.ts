@@ -48,6 +48,9 @@ export interface Strategist {
   decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
 }
 
+/** Every agent's skill before the strategist's first decision. */
+export const INITIAL_SKILL: SkillId = 'navigate';
+
 export class HierarchicalController implements TeamController {
   readonly currentSkills: SkillId[] = [];
   private runner: PolicyRunner | null = null;
@@ -58,7 +61,7 @@ export class HierarchicalController implements TeamController {
     readonly strategist: Strategist,
     private readonly skills: SkillSet,
     private readonly onDecision?: (decision: Decision) => void,
-    private readonly initialSkill: SkillId = 'navigate',
+    private readonly initialSkill: SkillId = INITIAL_SKILL,
   ) {}
 
   act(world: World, actions: Action[]): void | Promise<void> {

@@ -103,6 +103,7 @@ export const LLM_TEAM: TeamEntry = {
   id: 'llm',
   description: LLM_TEAM_DESCRIPTION,
   variantSchema: LLM_VARIANT,
+  acts: { by: 'skills', source: 'llm', skillSets: ['trained', 'scripted'] },
   async needs(platform, variant) {
     const availability = await platform.llm.availability();
     const skills = llmVariant(variant).skills ?? (availability.ok ? availability.settings.skills : 'rl');

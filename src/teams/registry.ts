@@ -72,6 +72,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   heuristic: {
     id: 'heuristic',
     description: "Go to the zone and shoot; no coordination, no retreat (the study's training opponent).",
+    acts: { by: 'policy', policy: HEURISTIC_POLICY },
     needs: () => NEEDS_NOTHING,
     create: (ctx, variant) => new FlatController(variant.name, ctx.team, HEURISTIC_POLICY),
   },
@@ -79,6 +80,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'bt-scripted',
     description: 'Behavior tree choosing among the four scripted skills, one agent securing.',
     variantSchema: TREE_VARIANT,
+    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['scripted'] },
     needs: () => NEEDS_NOTHING,
     create: (ctx, variant) => new HierarchicalController(variant.name, ctx.team, treeStrategist(ctx, variant), SCRIPTED_SKILLS, ctx.onDecision),
   },
@@ -86,6 +88,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'random',
     description: 'A random skill per agent every 0.5 s over the scripted skills (an ablation).',
     variantSchema: RANDOM_VARIANT,
+    acts: { by: 'skills', source: 'random', skillSets: ['scripted'] },
     needs: () => NEEDS_NOTHING,
     create: (ctx, variant) => {
       const seconds = (variant.settings as z.infer<typeof RANDOM_VARIANT>).period ?? RANDOM_PERIOD_SECONDS;
@@ -97,6 +100,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'bt',
     description: "Behavior tree choosing among the four trained RL skills (the study's BT baseline).",
     variantSchema: TREE_VARIANT,
+    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['trained'] },
     needs: () => TRAINED_SKILLS,
     create: async (ctx, variant) =>
       new HierarchicalController(variant.name, ctx.team, treeStrategist(ctx, variant), await withModels('bt', () => ctx.platform.models.skillSet()), ctx.onDecision),
@@ -104,6 +108,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   flat: {
     id: 'flat',
     description: "One trained RL policy per agent, no strategist (the study's flat RL).",
+    acts: { by: 'policy', policy: { model: 'flat' } },
     needs: () => ({ ...NEEDS_NOTHING, models: ['flat'] }),
     create: async (ctx, variant) => new FlatController(variant.name, ctx.team, await withModels('flat', () => ctx.platform.models.load('flat'))),
   },
@@ -111,6 +116,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
   human: {
     id: 'human',
     description: 'A person controls an agent in the browser beside an AI teammate.',
+    acts: { by: 'person' },
     needs: () => ({ ...NEEDS_NOTHING, person: true }),
     create: () => {
       throw new TeamUnavailable('human', 'a person plays in the browser (npm start)');

@@ -4,7 +4,7 @@
  * through a Redis queue as its coordinator), append each record as it ends, and write the
  * reports.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
@@ -15,7 +15,7 @@ import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './pl
 import { episodePool } from './pool';
 import { checkTeams, needsLanguageModel } from './preflight';
 import { DEFAULT_LOCK_SECONDS } from './queueWorker';
-import { type EpisodeRecord, RecordWriter, readRecords } from './records';
+import { type EpisodeRecord, RecordWriter, readRecords, writeWholeFile } from './records';
 import { type RedisAddress, probeRedis } from './redis';
 import { reportHtml, reportMarkdown, reportText } from './report';
 import { type TournamentSummary, summarizeTournament } from './summary';
@@ -79,7 +79,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       manifest = found;
     }
   }
-  if (!existsSync(manifestPath)) writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  if (!existsSync(manifestPath)) writeWholeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
   const plan = planEpisodes(settings);
   const planned = new Set(plan.map((e) => e.key));
@@ -93,6 +93,9 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
 
   if (todo.length > 0) {
     const writer = new RecordWriter(recordsPath);
+    // The first failure (a record that cannot be written, an episode that cannot be played)
+    // is the run's one error: the pool's own complaints as it stops, and a close after it, are not.
+    let failure: unknown = null;
     try {
       if (options.queue) {
         queueOutcome = await coordinate({
@@ -118,22 +121,30 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
           llm ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers)) : (options.perWorker ?? 4),
           options.platform,
         );
-        try {
-          await Promise.all(
-            todo.map(async (episode) => {
+        await Promise.all(
+          todo.map(async (episode) => {
+            try {
               const record = await pool.play(episode);
+              if (failure) return;
               writer.append(record);
               records.push(record);
               options.onProgress?.(records.length, plan.length);
-            }),
-          );
-        } finally {
-          await pool.close();
-        }
+            } catch (err) {
+              failure ??= err;
+            }
+          }),
+        );
+        await pool.close().catch(() => undefined);
       }
-    } finally {
-      writer.close();
+    } catch (err) {
+      failure ??= err;
     }
+    try {
+      writer.close();
+    } catch (err) {
+      failure ??= err;
+    }
+    if (failure) throw failure;
     if (queueOutcome?.failed.length) {
       const lost = queueOutcome.failed.reduce((n, f) => n + f.episodes, 0);
       const listed = queueOutcome.failed.slice(0, 5).map((f) => `${f.id} (${f.attempts} attempts): ${f.error}`);
@@ -145,8 +156,8 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
 
   const summary = summarizeTournament(records, settings.teams, settings.seed);
   const title = `Tournament: ${settings.teams.join(', ')}`;
-  writeFileSync(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
-  writeFileSync(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
+  writeWholeFile(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
+  writeWholeFile(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
   return { records, summary, played: records.length - existing.length, skipped: existing.length, ...(queueOutcome ? { queue: queueOutcome } : {}) };
 }
 

@@ -16,6 +16,7 @@ import {
   POLICY_OUTPUT,
   POLICY_OUTPUT_LAYOUT,
 } from '../skills/modelCard';
+import { sha256Hex } from '../skills/sha256';
 import { Mlp } from './mlp';
 import { RunningNormalizer } from './normalizer';
 import { AGENTS_PER_TEAM } from './env';
@@ -176,6 +177,7 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
     kind: info.kind,
     obsSpecVersion: OBS_SPEC_VERSION,
     actionSpecVersion: ACTION_SPEC_VERSION,
+    sha256: sha256Hex(bytes),
     io: {
       input: POLICY_INPUT,
       output: POLICY_OUTPUT,

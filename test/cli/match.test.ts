@@ -27,7 +27,7 @@ function cli(...args: string[]): Promise<Result> {
   });
 }
 
-describe.concurrent('npm run match', () => {
+describe('npm run match', () => {
   it('a normal run prints the winner line and exits 0', async ({ expect }) => {
     const r = await cli('--blue', 'bt-scripted', '--red', 'heuristic', '--seed', '3');
     expect(r.stderr).not.toMatch(/error/i);
@@ -66,6 +66,36 @@ describe.concurrent('npm run match', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: .*malformed\.json is malformed at \S+/);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('--verify of a replay whose outcome or decisions were rewritten exits 1, listing each claim that fails', async ({ expect }) => {
+    const file = join(dir, 'honest.json');
+    expect((await cli('--blue', 'bt-scripted', '--red', 'random', '--seed', '4', '--replay', file)).code).toBe(0);
+    const replay = JSON.parse(readFileSync(file, 'utf8')) as { outcome: string; decisions: { team: number; tick: number; skills: string[] }[] };
+    const other = replay.outcome === 'blue' ? 'red' : 'blue';
+    replay.outcome = other;
+    const d = replay.decisions.find((x) => x.team === 1 && x.tick > 0)!;
+    d.skills = d.skills.map((s) => (s === 'retreat' ? 'secure' : 'retreat'));
+    const forged = join(dir, 'forged.json');
+    writeFileSync(forged, JSON.stringify(replay));
+    const r = await cli('--verify', forged);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^replay MISMATCH: \d claims do not hold\n/);
+    expect(r.stdout).toContain(`- outcome: the file says ${other}; the re-simulation gives `);
+    expect(r.stdout).toMatch(/- red 'random' with scripted skills: agent \d's action at tick \d+/);
+    expect(r.stdout).toContain('red (random): its actions do not follow its decisions');
+  });
+
+  it('--verify of a replay asking for 1e9 seconds is refused before simulating', async ({ expect }) => {
+    const file = join(dir, 'honest.json');
+    const long = join(dir, 'long.json');
+    const replay = JSON.parse(readFileSync(file, 'utf8')) as { config: { episodeSeconds: number }; ticks: number };
+    replay.config.episodeSeconds = 1e9;
+    replay.ticks = 5e10;
+    writeFileSync(long, JSON.stringify(replay));
+    const r = await cli('--verify', long);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: ${long} asks for more than the game plays: episodeSeconds is 1000000000 s; the game allows at most 600 s\n`);
   });
 
   it('a wrong-version replay exits 1 naming the version', async ({ expect }) => {

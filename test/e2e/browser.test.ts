@@ -109,7 +109,7 @@ suite('the product in a real browser', () => {
     await page.selectOption('#blue-team', 'bt');
     await page.click('#start');
     await page.waitForSelector('#error:not([hidden])');
-    expect(await page.locator('#error').innerText()).toMatch(/Could not start bt vs heuristic[\s\S]*combat\.onnx is not a valid ONNX model/);
+    expect(await page.locator('#error').innerText()).toMatch(/Could not start bt vs heuristic[\s\S]*combat\.onnx is not the model its card describes: its SHA-256 is [0-9a-f]{64}/);
     expect((await state(page)).mode).toBe('idle');
     await page.click('#error button');
     expect(await page.locator('#error').isVisible()).toBe(false);

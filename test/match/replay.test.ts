@@ -136,8 +136,8 @@ describe('replays', () => {
       step(world, actions);
     }
     const file = recorder.file(world, { blue: 'a', red: 'b' });
-    expect(verifyReplay(file).ok).toBe(true);
-    expect(verifyReplay(parseReplay(JSON.stringify(file))).ok).toBe(true);
+    expect(verifyReplay(file).resimulates).toBe(true);
+    expect(verifyReplay(parseReplay(JSON.stringify(file))).resimulates).toBe(true);
   });
 
   it('a match created without recording has no replay', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ortNode from 'onnxruntime-node';
@@ -9,6 +10,7 @@ import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { type OrtModule, type OrtSession, loadOnnxPolicy, outputsToActions } from '../../src/skills/onnxPolicy';
 import { skillContext } from '../../src/skills/policy';
+import { sha256Hex } from '../../src/skills/sha256';
 import { exportModel } from '../../src/train/artifacts';
 import { exportPolicyOnnx, referenceForward } from '../../src/train/onnxExport';
 import type { PolicyState } from '../../src/train/ppo';
@@ -136,7 +138,8 @@ describe('nodeModelSource', () => {
       writeFileSync(join(d, 'combat.onnx'), bad);
       copyFileSync(cardPath, join(d, 'combat.json'));
       const path = join(d, 'combat.onnx').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      await expect(nodeModelSource(d).load('combat'), name).rejects.toThrow(new RegExp(`^${path} (is not a valid ONNX model: \\S|does not reproduce its card's probe)`));
+      await expect(nodeModelSource(d).load('combat'), name).rejects.toThrow(new RegExp(`^${path} is not the model its card describes: its SHA-256 is [0-9a-f]{64}, the card says ${card.sha256}`));
+      expect(await new ModelLibrary(nodeModelSource(d)).unavailable('combat'), name).toMatch(/is not the model its card describes/);
     }
   });
 
@@ -199,15 +202,53 @@ describe('loadOnnxPolicy', () => {
     expect(node.sessions).toHaveLength(0);
   });
 
-  it('a valid model that is not the one its card describes fails the probe', async () => {
+  it('a valid model that is not the one its card describes fails its digest, and the probe', async () => {
     const other = tinyState(9);
     const otherBytes = exportPolicyOnnx({ mlp: other.policy, ...other.normalizer.snapshot() });
     await expect(loadOnnxPolicy(record(ortNode).module, otherBytes, card, modelPath)).rejects.toThrow(
+      new RegExp(`^${modelPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not the model its card describes: its SHA-256 is `),
+    );
+    await expect(loadOnnxPolicy(record(ortNode).module, otherBytes, { ...card, sha256: sha256Hex(otherBytes) }, modelPath)).rejects.toThrow(
       new RegExp(`^${modelPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not reproduce its card's probe \\(output \\d+: `),
     );
     // A card whose probe was edited fails the same way with the right model.
     const edited = { ...card, probe: { ...card.probe, outputs: card.probe.outputs.map((r, i) => (i === 3 ? r.map((v) => v + 0.01) : r)) } };
     await expect(loadOnnxPolicy(record(ortNode).module, bytes, edited, modelPath)).rejects.toThrow(/does not reproduce its card's probe \(output 15: /);
+  });
+});
+
+describe('model digests', () => {
+  it('one flipped bit in a weight (a change of about 1e-8) is refused by the digest, which the probe alone lets through', async () => {
+    const weight = state.policy.params[state.policy.params.length - 40]!;
+    const at = Buffer.from(bytes).indexOf(Buffer.from(new Float32Array([weight]).buffer));
+    expect(at).toBeGreaterThan(0);
+    const flipped = Uint8Array.from(bytes);
+    flipped[at] = flipped[at]! ^ 1; // the lowest mantissa bit
+    const changed = new Float32Array(flipped.slice(at, at + 4).buffer)[0]!;
+    expect(Math.abs(changed - weight)).toBeGreaterThan(0);
+    expect(Math.abs(changed - weight)).toBeLessThan(1e-7);
+    await expect(loadOnnxPolicy(record(ortNode).module, flipped, card, modelPath)).rejects.toThrow(
+      `${modelPath} is not the model its card describes: its SHA-256 is ${sha256Hex(flipped)}, the card says ${card.sha256}; the file is corrupted or was replaced`,
+    );
+    // What the digest catches: with it out of the way the probe still reproduces.
+    await expect(loadOnnxPolicy(record(ortNode).module, flipped, { ...card, sha256: sha256Hex(flipped) }, modelPath)).resolves.toMatchObject({ name: 'combat' });
+  });
+
+  it('every shipped card carries the SHA-256 of its committed model', () => {
+    for (const name of ['navigate', 'combat', 'secure', 'retreat', 'flat']) {
+      const shipped = parseModelCard(readFileSync(join('models', `${name}.json`), 'utf8'), name);
+      expect(shipped.sha256, name).toBe(createHash('sha256').update(readFileSync(join('models', `${name}.onnx`))).digest('hex'));
+    }
+  });
+
+  it('sha256Hex is SHA-256', () => {
+    expect(sha256Hex(new Uint8Array(0))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(sha256Hex(new TextEncoder().encode('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    const rng = new Rng(3);
+    for (const n of [55, 56, 63, 64, 65, 1000]) {
+      const data = Uint8Array.from({ length: n }, () => Math.floor(rng.next() * 256));
+      expect(sha256Hex(data), String(n)).toBe(createHash('sha256').update(data).digest('hex'));
+    }
   });
 });
 

@@ -8,9 +8,9 @@
  *   as the study page records it.
  */
 import { Match } from '../../src/match';
-import type { ReplayFile } from '../../src/match';
+import type { MatchSummary, ReplayFile } from '../../src/match';
 import type { GameConfig } from '../../src/sim';
-import { type StudyRecord, StudyStore, createStudy } from '../../src/survey';
+import { type StudyConfigInput, type StudyRecord, StudyStore, createStudy } from '../../src/survey';
 import { createHumanTeam } from '../../src/teams/human';
 import { TEST_PLATFORM } from '../helpers/platform';
 
@@ -95,11 +95,33 @@ export async function publishedStudy(path: string): Promise<{ store: StudyStore;
   return { store, study, adminToken };
 }
 
+/** A play study of three scripted teams with one-second episodes (one per block) and a practice round: quick to play through. */
+export function quickStudy(id: string): StudyConfigInput {
+  return {
+    id,
+    teams: ['bt-scripted', 'heuristic', 'random'],
+    episodesPerBlock: 1,
+    episodeSeconds: 1,
+    practice: { opponent: 'heuristic', episodeSeconds: 1 },
+  };
+}
+
 /** An input source that does nothing: the person stands still. */
 export const IDLE_INPUT = { read: () => undefined };
 
 /** Play a full episode as the study page does (a person on blue slot 0 beside `teammate`). */
 export async function humanReplay(opponent: string, seed: number, config: GameConfig, teammate = 'bt-scripted', humanSlots: number[] = [0]): Promise<ReplayFile> {
+  return (await humanEpisode(opponent, seed, config, teammate, humanSlots)).replay;
+}
+
+/** humanReplay with the page's match summary, as the page sends both. */
+export async function humanEpisode(
+  opponent: string,
+  seed: number,
+  config: GameConfig,
+  teammate = 'bt-scripted',
+  humanSlots: number[] = [0],
+): Promise<{ replay: ReplayFile; summary: MatchSummary }> {
   const match = await Match.create(
     { blue: 'human', red: opponent, seed, config }, { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate, humanSlots, input: IDLE_INPUT }) } },
   );
@@ -107,5 +129,5 @@ export async function humanReplay(opponent: string, seed: number, config: GameCo
     const pending = match.advance();
     if (pending) await pending;
   }
-  return match.replay();
+  return { replay: match.replay(), summary: match.summary() };
 }

@@ -59,7 +59,7 @@ const play = (state: SessionState) => {
 async function finish(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): Promise<SessionState> {
   const step = play(state);
   const replay = await humanReplay(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: 1 });
-  return recordEpisode(store, study, participant, { block: step.block, episode: step.episode, replay });
+  return recordEpisode(store, study, participant, { block: step.block, episode: step.episode, replay }, TEST_PLATFORM.models);
 }
 
 describe('episode restarts', () => {
@@ -109,7 +109,7 @@ describe('episode restarts', () => {
     expect(store.attempts(participant.id).map((a) => a.status)).toEqual(['abandoned', 'abandoned']);
     // The skipped episode cannot be sent any more.
     const replay = await humanReplay(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: 1 });
-    expect(() => recordEpisode(store, study, participant, { ...at, replay })).toThrow(StudyError);
+    await expect(recordEpisode(store, study, participant, { ...at, replay }, TEST_PLATFORM.models)).rejects.toThrow(StudyError);
     // The notice stays until the next episode starts.
     expect(sessionState(store, study, participant).notice).toMatch(/not played again/);
     startAttempt(store, study, participant, { block: step.block, episode: step.episode + 1 });

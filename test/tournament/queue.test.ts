@@ -6,8 +6,9 @@
  *
  * Skipped, with a message, only off CI when redis-server is missing (CI=true fails instead).
  */
+import { createHash } from 'node:crypto';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -221,6 +222,10 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const models = tempDir();
     cpSync(join(ROOT, 'models'), models, { recursive: true });
     appendFileSync(join(models, 'flat.onnx'), Buffer.from([0]));
+    // A model that is whole, just not the coordinator's: its card carries its own digest.
+    const card = JSON.parse(readFileSync(join(models, 'flat.json'), 'utf8')) as { sha256: string };
+    card.sha256 = createHash('sha256').update(readFileSync(join(models, 'flat.onnx'))).digest('hex');
+    writeFileSync(join(models, 'flat.json'), JSON.stringify(card));
     const stranger = await startWorker(redis.url, { HILLMIND_MODELS: models });
     const events: string[] = [];
     let helper: Promise<{ name: string }> | null = null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +78,7 @@ describe('exportModel: the model, its card and its curve', () => {
     expect(card.kind).toBe('skill');
     expect(card.obsSpecVersion).toBe(OBS_SPEC_VERSION);
     expect(card.actionSpecVersion).toBe(ACTION_SPEC_VERSION);
+    expect(card.sha256).toBe(createHash('sha256').update(readFileSync(join(outDir, 'navigate.onnx'))).digest('hex'));
     expect(card.io).toEqual({
       input: 'obs',
       output: 'action_mean',

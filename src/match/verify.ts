@@ -1,0 +1,476 @@
+/**
+ * Replay verification: re-simulate a replay and check everything it claims. Its bounds
+ * are checked before the first tick (checkReplayBounds); then the re-simulation must reach
+ * the file's final hash at its tick count with its outcome, its spec versions and teams
+ * must be this build's, and its decisions must account for its actions: wherever a side's
+ * skills are available here (the scripted ones always, the trained ones with a model
+ * library), each agent's action is derived again from its decided skill (or its team's
+ * policy) and its observation, as the match did.
+ *
+ * What a replay cannot tell (which agents a person played, and beside which AI teammate)
+ * the caller may say (the study knows); those agents' actions are taken as recorded.
+ */
+import { z } from 'zod';
+import {
+  ACTION_SPEC_VERSION,
+  type Action,
+  OBS_SPEC_VERSION,
+  TEAM_NAMES,
+  type Team,
+  type TeamName,
+  type World,
+  createWorld,
+  hashWorld,
+  idleAction,
+  outcomeSide,
+  sanitizeAction,
+  step,
+  teamAgents,
+} from '../sim';
+import { type ModelLibrary, type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet, checkPolicyFits } from '../skills';
+import { INITIAL_SKILL, type SkillSetKind, type TeamActs, type TeamController, type TeamEntry, resolveTeam } from '../teams';
+import { PolicyRunner } from '../teams/policyRunner';
+import { type MatchSummary, MatchMetrics } from './metrics';
+import { type ReplayFile, checkReplayBounds } from './replay';
+
+/** A side where people played beside an AI teammate (the file says only 'human'). */
+export interface PeopleOnSide {
+  /** Agent ids the people played: their actions are taken as recorded. */
+  readonly agents: readonly number[];
+  /** The AI team that played the side's other agents (its decisions are the side's); absent when people played them all. */
+  readonly teammate?: string;
+}
+
+export interface VerifyOptions {
+  readonly people?: Partial<Record<TeamName, PeopleOnSide>>;
+}
+
+export interface VerifyWithModelsOptions extends VerifyOptions {
+  /** Trained models (the platform's library): the sides that play them are checked too. */
+  readonly models: ModelLibrary;
+}
+
+/** How a side's actions were checked against its decisions. */
+export interface SideCheck {
+  /** Every action of its AI agents was derived again and matched. */
+  readonly checked: boolean;
+  /** How, or why not: 'scripted skills', 'not checked: a person played', ... */
+  readonly how: string;
+}
+
+export interface VerifyResult {
+  /** Every claim of the file holds (sides that could not be checked aside: see `sides`). */
+  readonly ok: boolean;
+  /** The re-simulation reached the file's final hash at its tick count. */
+  readonly resimulates: boolean;
+  /** Each claim that does not hold, in words; empty when ok. */
+  readonly problems: readonly string[];
+  readonly expectedHash: string;
+  readonly actualHash: string;
+  /** Ticks the re-simulation ran. */
+  readonly ticks: number;
+  /** The re-simulation's outcome (never the file's word). */
+  readonly outcome: ReplayFile['outcome'];
+  /** Seconds of sole zone occupation per team at the end of the re-simulation. */
+  readonly progress: { readonly blue: number; readonly red: number };
+  /** The match summary of the re-simulation: per-agent counts, decisions, time per skill. */
+  readonly summary: MatchSummary;
+  readonly sides: { readonly blue: SideCheck; readonly red: SideCheck };
+}
+
+/**
+ * How far a continuous part of a derived action may lie from the recorded one. The page
+ * and Node run the same code, but engines differ in the last bits of some Math functions
+ * and onnxruntime-web is not onnxruntime-node; the world never sees those bits (it steps
+ * on the recorded actions), so they stay in the last bits. Dash and fire compare exactly.
+ */
+const DERIVED_TOLERANCE = 1e-5;
+
+/** One way a side may have acted: its agents' actions derived again, tick by tick. */
+interface Derivation {
+  readonly how: string;
+  readonly policyOf: (skill: SkillId | null) => Policy;
+  readonly runner: PolicyRunner;
+  /** The first action that does not follow, in words; null while all do. */
+  mismatch: string | null;
+}
+
+interface Side {
+  readonly team: Team;
+  readonly name: TeamName;
+  readonly id: string;
+  /** How the side's AI agents act; null when that cannot be known. */
+  readonly acts: TeamActs | null;
+  readonly ids: readonly number[];
+  readonly people: ReadonlySet<number>;
+  /** The strategist's skill for each slot (null for agents without skills). */
+  readonly skills: (SkillId | null)[];
+  /** What the side's controller reports as each slot's skill: null for a person's agent. */
+  readonly reported: (SkillId | null)[];
+  readonly derivations: Derivation[];
+  /** Why derivations this side may use are missing here. */
+  readonly missing: string[];
+  /** Why the side cannot be checked at all, or null. */
+  unchecked: string | null;
+}
+
+/** A team's skill set or policy of one kind: the value, or why it is not here. */
+type Resolved<T> = { readonly value: T } | { readonly missing: string };
+
+interface Resolver {
+  skillSet(kind: SkillSetKind): Resolved<SkillSet>;
+  model(name: string): Resolved<Policy>;
+}
+
+const SYNC_RESOLVER: Resolver = {
+  skillSet: (kind) => (kind === 'scripted' ? { value: SCRIPTED_SKILLS } : { missing: 'the trained skills are not loaded here' }),
+  model: (name) => ({ missing: `the trained model '${name}' is not loaded here` }),
+};
+
+/** Load what the replay's teams need through the library, up front. */
+async function modelResolver(replay: ReplayFile, options: VerifyWithModelsOptions): Promise<Resolver> {
+  const sets = new Map<SkillSetKind, Resolved<SkillSet>>([['scripted', { value: SCRIPTED_SKILLS }]]);
+  const models = new Map<string, Resolved<Policy>>();
+  for (const name of TEAM_NAMES) {
+    const acts = actsOf(replay.teams[name], options.people?.[name]);
+    if (acts?.by === 'skills' && acts.skillSets.includes('trained') && !sets.has('trained')) {
+      sets.set('trained', await options.models.skillSet().then((value) => ({ value }), (err: Error) => ({ missing: err.message })));
+    }
+    if (acts?.by === 'policy' && 'model' in acts.policy && !models.has(acts.policy.model)) {
+      models.set(acts.policy.model, await options.models.load(acts.policy.model).then((value) => ({ value }), (err: Error) => ({ missing: err.message })));
+    }
+  }
+  return {
+    skillSet: (kind) => sets.get(kind) ?? SYNC_RESOLVER.skillSet(kind),
+    model: (name) => models.get(name) ?? SYNC_RESOLVER.model(name),
+  };
+}
+
+/** The entry of a team id or variant (`bt:persona=cautious`), or why it is none. */
+function knownTeam(text: string): { entry: TeamEntry } | { problem: string } {
+  try {
+    return { entry: resolveTeam(text).entry };
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+}
+
+/** How a side's AI agents act, from its team id (and the teammate beside people); null when unknown. */
+function actsOf(id: string, people: PeopleOnSide | undefined): TeamActs | null {
+  if (people && people.teammate === undefined) return { by: 'person' };
+  const known = knownTeam(people ? people.teammate! : id);
+  return 'entry' in known ? known.entry.acts : null;
+}
+
+/**
+ * Re-simulate a replay and check every claim it makes, re-deriving the actions of sides
+ * that play scripted skills or policies (trained ones need verifyReplayWithModels).
+ * Throws, before any simulation, when the replay exceeds the game's limits.
+ */
+export function verifyReplay(replay: ReplayFile, options: VerifyOptions = {}): VerifyResult {
+  const result = new Verification(replay, options, SYNC_RESOLVER).run();
+  if (result instanceof Promise) throw new Error('verifyReplay: a policy answered asynchronously; use verifyReplayWithModels');
+  return result;
+}
+
+/** verifyReplay, with the trained skills and models of the library, so sides that play them are checked too. */
+export async function verifyReplayWithModels(replay: ReplayFile, options: VerifyWithModelsOptions): Promise<VerifyResult> {
+  checkReplayBounds(replay);
+  return new Verification(replay, options, await modelResolver(replay, options)).run();
+}
+
+class Verification {
+  private readonly world: World;
+  private readonly actions: Action[];
+  private readonly sides: readonly [Side, Side];
+  private readonly metrics: MatchMetrics;
+  private readonly controllers: readonly [TeamController, TeamController];
+  private readonly problems: string[] = [];
+  private readonly scratch = idleAction();
+  private nextRow = 0;
+  private nextDecision = 0;
+  private readonly unchanged: { first: string | null; n: number } = { first: null, n: 0 };
+
+  constructor(
+    private readonly replay: ReplayFile,
+    options: VerifyOptions,
+    resolver: Resolver,
+  ) {
+    checkReplayBounds(replay);
+    this.world = createWorld(replay.seed, replay.config);
+    this.actions = this.world.agents.map(() => idleAction());
+    this.metrics = new MatchMetrics(this.world.agents.length);
+    this.checkClaims(options);
+    this.sides = [this.side(0, options, resolver), this.side(1, options, resolver)];
+    this.controllers = this.sides.map((s) => ({ id: s.id, team: s.team, currentSkills: s.reported, act: () => undefined })) as unknown as readonly [TeamController, TeamController];
+    this.checkDecisions();
+  }
+
+  /** Spec versions and teams: what the file says it is. */
+  private checkClaims(options: VerifyOptions): void {
+    const r = this.replay;
+    if (r.obsSpecVersion !== OBS_SPEC_VERSION) this.problems.push(`obsSpecVersion is ${r.obsSpecVersion}; this build observes with spec v${OBS_SPEC_VERSION}`);
+    if (r.actionSpecVersion !== ACTION_SPEC_VERSION) this.problems.push(`actionSpecVersion is ${r.actionSpecVersion}; this build acts with spec v${ACTION_SPEC_VERSION}`);
+    for (const name of TEAM_NAMES) {
+      const id = r.teams[name];
+      const known = knownTeam(id);
+      if ('problem' in known) this.problems.push(`teams.${name} '${id}' is not a team: ${known.problem}`);
+      const people = options.people?.[name];
+      const teammate = people?.teammate === undefined ? null : knownTeam(people.teammate);
+      if (teammate && 'problem' in teammate) this.problems.push(`the ${name} people's teammate '${people!.teammate}' is not a team: ${teammate.problem}`);
+    }
+  }
+
+  private side(team: Team, options: VerifyOptions, resolver: Resolver): Side {
+    const name = TEAM_NAMES[team];
+    const id = this.replay.teams[name];
+    const hint = options.people?.[name];
+    const ids = teamAgents(this.world, team).map((a) => a.id);
+    const people = new Set(hint?.agents ?? []);
+    for (const agent of people) if (!ids.includes(agent)) this.problems.push(`agent ${agent}, said to be a person on ${name}, is not a ${name} agent`);
+    const acts = actsOf(id, hint);
+    const usesSkills = acts?.by === 'skills' || (acts?.by === 'person' && this.replay.decisions.some((d) => d.team === team));
+    const skills = ids.map(() => (usesSkills ? INITIAL_SKILL : null));
+    const reported = ids.map((agent, slot) => (people.has(agent) ? null : skills[slot]!));
+    const side: Side = { team, name, id, acts, ids, people, skills, reported, derivations: [], missing: [], unchecked: null };
+    if (!acts) side.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
+    else if (acts.by === 'person') {
+      side.unchecked = !hint
+        ? `not checked: people played ${name} and the file does not say which agents`
+        : hint.teammate === undefined
+          ? 'not checked: people played every agent'
+          : `not checked: the teammate '${hint.teammate}' plays with people`;
+    }
+    else if (acts.by === 'policy') {
+      const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
+      if ('value' in policy) this.derive(side, policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);
+      else side.missing.push(policy.missing);
+    } else {
+      for (const kind of acts.skillSets) {
+        const set = resolver.skillSet(kind);
+        if ('value' in set) this.derive(side, `${kind} skills`, Object.values(set.value), (skill) => set.value[skill ?? INITIAL_SKILL]);
+        else side.missing.push(set.missing);
+      }
+    }
+    return side;
+  }
+
+  private derive(side: Side, how: string, policies: readonly Policy[], policyOf: (skill: SkillId | null) => Policy): void {
+    try {
+      for (const policy of policies) checkPolicyFits(policy, this.replay.config);
+    } catch (err) {
+      this.problems.push(`${side.name} '${side.id}' cannot have played this match with ${how}: ${(err as Error).message}`);
+      return;
+    }
+    side.derivations.push({ how, policyOf, runner: new PolicyRunner(this.replay.config, side.ids), mismatch: null });
+  }
+
+  /** Decisions in order, within the match, from the side's strategist: each kind of fault once, with its count and first case. */
+  private checkDecisions(): void {
+    const faults = new Map<string, { first: string; n: number }>();
+    const fault = (kind: string, first: string) => {
+      const f = faults.get(kind);
+      if (f) f.n++;
+      else faults.set(kind, { first, n: 1 });
+    };
+    const last: [number, number] = [-1, -1];
+    this.replay.decisions.forEach((d, i) => {
+      const side = this.sides[d.team];
+      const where = `decision ${i} (tick ${d.tick}, ${side.name})`;
+      if (d.tick <= last[d.team]!) fault(`${side.name} order`, `${where} is not after ${side.name}'s previous decision (tick ${last[d.team]})`);
+      last[d.team] = Math.max(last[d.team]!, d.tick);
+      if (d.tick >= this.replay.ticks) fault('late', `${where} comes after the match's last tick (${this.replay.ticks - 1})`);
+      const acts = side.acts;
+      if (acts?.by === 'policy') fault(`${side.name} none`, `${where}: '${side.id}' has no strategist, so it makes no decisions`);
+      if (acts?.by === 'skills' && d.source !== acts.source) fault(`${side.name} source`, `${where} says it came from '${d.source}'; '${side.id}' decides by '${acts.source}'`);
+    });
+    for (const { first, n } of faults.values()) this.problems.push(n > 1 ? `${first} (and ${n - 1} more like it)` : first);
+  }
+
+  run(): VerifyResult | Promise<VerifyResult> {
+    while (this.world.tick < this.replay.ticks && !this.world.outcome) {
+      const pending = this.beginTick();
+      if (pending) return pending.then(() => (this.endTick(), this.run()));
+      this.endTick();
+    }
+    return this.result();
+  }
+
+  /** Apply the tick's action rows and decisions, and derive the actions again (a promise while a policy answers). */
+  private beginTick(): Promise<unknown> | undefined {
+    const tick = this.world.tick;
+    const rows = this.replay.actions;
+    while (this.nextRow < rows.length && rows[this.nextRow]![0] <= tick) {
+      const [, agent, move, turn, strafe, dash, fire] = rows[this.nextRow++]!;
+      Object.assign(this.actions[agent]!, { move, turn, strafe, dash, fire });
+    }
+    const decisions = this.replay.decisions;
+    while (this.nextDecision < decisions.length && decisions[this.nextDecision]!.tick <= tick) {
+      const d = decisions[this.nextDecision++]!;
+      const side = this.sides[d.team];
+      let changed = false;
+      side.ids.forEach((agent, slot) => {
+        if (side.skills[slot] === null) return;
+        changed ||= side.skills[slot] !== d.skills[slot];
+        side.skills[slot] = d.skills[slot]!;
+        side.reported[slot] = side.people.has(agent) ? null : d.skills[slot]!;
+      });
+      if (!changed && side.acts?.by === 'skills') {
+        this.unchanged.n++;
+        this.unchanged.first ??= `decision ${this.nextDecision - 1} (tick ${d.tick}, ${side.name}) changes no skill; strategists report only changes`;
+      }
+      this.metrics.recordDecision(d);
+    }
+    const pending: Promise<void>[] = [];
+    for (const side of this.sides) {
+      for (const derivation of side.derivations) {
+        if (derivation.mismatch || !derivation.runner.isSkillTick(this.world)) continue;
+        const ran = derivation.runner.run(this.world, (slot) => derivation.policyOf(side.skills[slot] ?? null));
+        if (ran) pending.push(ran);
+      }
+    }
+    return pending.length > 0 ? Promise.all(pending) : undefined;
+  }
+
+  /** Compare the derived actions with the recorded ones, then step. */
+  private endTick(): void {
+    for (const side of this.sides) {
+      for (const derivation of side.derivations) {
+        if (derivation.mismatch) continue;
+        side.ids.forEach((agent, slot) => {
+          if (derivation.mismatch || side.people.has(agent)) return;
+          const derived = sanitizeAction(derivation.runner.held[slot]!, this.scratch);
+          const recorded = this.actions[agent]!;
+          if (!sameAction(derived, recorded)) {
+            const skill = side.skills[slot];
+            derivation.mismatch = `agent ${agent}'s action at tick ${this.world.tick} is ${formatAction(recorded)}; ${skill ? `its skill '${skill}'` : 'its policy'} gives ${formatAction(derived)}`;
+          }
+        });
+      }
+    }
+    step(this.world, this.actions);
+    this.metrics.recordTick(this.world, this.controllers);
+  }
+
+  private result(): VerifyResult {
+    const r = this.replay;
+    const world = this.world;
+    const actualHash = hashWorld(world);
+    const outcome = outcomeSide(world.outcome) ?? 'unfinished';
+    const problems = this.problems;
+    const ended = world.outcome ? ` (${outcome === 'draw' ? 'a draw' : `${outcome} won`})` : '';
+    if (world.tick !== r.ticks) problems.push(`ticks: the file says ${r.ticks}; the re-simulation ended at tick ${world.tick}${ended}`);
+    else if (actualHash !== r.finalHash) problems.push(`finalHash: the file says ${r.finalHash}; the re-simulation gives ${actualHash}`);
+    if (outcome !== r.outcome) problems.push(`outcome: the file says ${r.outcome}; the re-simulation gives ${outcome}`);
+    if (this.unchanged.first) problems.push(this.unchanged.n > 1 ? `${this.unchanged.first} (and ${this.unchanged.n - 1} more like it)` : this.unchanged.first);
+    const unplayed = r.actions.length - this.nextRow;
+    if (unplayed > 0) problems.push(`${unplayed} action row${unplayed > 1 ? 's' : ''} lie after the last tick played (${world.tick - 1})`);
+    const sides = this.sides.map((side) => this.sideResult(side));
+    const hz = world.config.tickHz;
+    return {
+      ok: problems.length === 0,
+      resimulates: actualHash === r.finalHash && world.tick === r.ticks,
+      problems: [...problems],
+      expectedHash: r.finalHash,
+      actualHash,
+      ticks: world.tick,
+      outcome,
+      progress: { blue: world.progress[0] / hz, red: world.progress[1] / hz },
+      summary: this.metrics.summary(world, this.controllers, actualHash),
+      sides: { blue: sides[0]!, red: sides[1]! },
+    };
+  }
+
+  private sideResult(side: Side): SideCheck {
+    if (side.unchecked) return { checked: false, how: side.unchecked };
+    const matched = side.derivations.find((d) => !d.mismatch);
+    if (matched) return { checked: true, how: matched.how };
+    if (side.missing.length > 0) {
+      const tried = side.derivations.map((d) => `they do not follow its ${d.how}`);
+      return { checked: false, how: `not checked: ${[...tried, ...side.missing].join('; ')}` };
+    }
+    for (const d of side.derivations) this.problems.push(`${side.name} '${side.id}' with ${d.how}: ${d.mismatch}`);
+    return { checked: false, how: `its actions do not follow its decisions` };
+  }
+}
+
+function sameAction(a: Action, b: Action): boolean {
+  const near = (x: number, y: number) => x === y || Math.abs(x - y) <= DERIVED_TOLERANCE;
+  return near(a.move, b.move) && near(a.turn, b.turn) && near(a.strafe, b.strafe) && a.dash === b.dash && a.fire === b.fire;
+}
+
+function formatAction(a: Action): string {
+  const n = (v: number) => String(Math.round(v * 1e6) / 1e6);
+  return `[move ${n(a.move)}, turn ${n(a.turn)}, strafe ${n(a.strafe)}, dash ${a.dash}, fire ${a.fire}]`;
+}
+
+// --- summaries sent beside a replay ---------------------------------------------------
+
+const count = z.number().int().min(0).max(1e9);
+const seconds = z.number().min(0).max(1e6);
+
+/**
+ * A match summary as a page sends it beside its replay: MatchSummary's fields, each
+ * bounded. Fields this build does not know are dropped unread (only the re-simulation's
+ * summary is ever stored), so a newer page's summary still reads.
+ */
+export const claimedSummarySchema = z.object({
+  seed: z.number().int().min(0).max(0xffffffff),
+  blue: z.string().max(100),
+  red: z.string().max(100),
+  winner: z.enum(['blue', 'red', 'draw']),
+  ticks: count,
+  durationSeconds: seconds,
+  progress: z.object({ blue: seconds, red: seconds }),
+  decisions: z.object({ blue: count, red: count }),
+  agents: z
+    .array(
+      z.object({
+        agent: z.number().int().min(0).max(64),
+        team: z.enum(['blue', 'red']),
+        controller: z.string().max(100),
+        kills: count,
+        deaths: count,
+        shots: count,
+        hits: count,
+        accuracy: z.number().min(0).max(1).nullable(),
+        damageDealt: z.number().min(0).max(1e12),
+        pickups: count,
+        skillSeconds: z.record(z.string().max(32), seconds).refine((r) => Object.keys(r).length <= 16, 'at most 16 skills'),
+        skillTransitions: z.record(z.string().max(80), count).refine((r) => Object.keys(r).length <= 64, 'at most 64 transitions'),
+      }),
+    )
+    .max(64),
+  hash: z.string().regex(/^[0-9a-f]{16}$/),
+});
+export type ClaimedSummary = z.infer<typeof claimedSummarySchema>;
+
+/** Where a summary sent beside a replay disagrees with the re-simulation's, in words. */
+export function summaryProblems(claimed: ClaimedSummary | MatchSummary, derived: MatchSummary): string[] {
+  const problems: string[] = [];
+  const check = (what: string, said: unknown, found: unknown) => {
+    if (said !== found) problems.push(`summary ${what}: sent ${String(said)}; the re-simulation gives ${String(found)}`);
+  };
+  check('seed', claimed.seed, derived.seed);
+  check('winner', claimed.winner, derived.winner);
+  check('ticks', claimed.ticks, derived.ticks);
+  check('hash', claimed.hash, derived.hash);
+  check('progress.blue', claimed.progress.blue, derived.progress.blue);
+  check('progress.red', claimed.progress.red, derived.progress.red);
+  check('agents', claimed.agents.length, derived.agents.length);
+  claimed.agents.forEach((a, i) => {
+    const d = derived.agents[i];
+    if (!d) return;
+    for (const key of ['agent', 'kills', 'deaths', 'shots', 'hits', 'damageDealt', 'pickups'] as const) check(`agents.${i}.${key}`, a[key], d[key]);
+  });
+  return problems;
+}
+
+/** A verification as text for the terminal: what was checked, and every claim that fails. */
+export function formatVerification(replay: ReplayFile, result: VerifyResult): string {
+  const ended = result.outcome === 'unfinished' ? 'unfinished' : result.outcome === 'draw' ? 'a draw' : `${result.outcome} won`;
+  const sides = TEAM_NAMES.map((name) => `  ${name} (${replay.teams[name]}): ${result.sides[name].checked ? `actions follow its decisions (${result.sides[name].how})` : result.sides[name].how}`);
+  if (result.ok) return [`replay verified: ${result.ticks} ticks, ${ended}, final hash ${result.actualHash}`, ...sides].join('\n');
+  const n = result.problems.length;
+  return [`replay MISMATCH: ${n} claim${n > 1 ? 's do' : ' does'} not hold`, ...result.problems.map((p) => `  - ${p}`), ...sides].join('\n');
+}

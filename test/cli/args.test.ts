@@ -1,0 +1,46 @@
+/**
+ * The shared option handling (src/cli/args.ts): integers typed plainly and within their
+ * bounds, each refusal naming the option, its range and what was typed; negative numbers
+ * reach that check instead of node's "argument is ambiguous".
+ */
+import { describe, expect, it } from 'vitest';
+import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine } from '../../src/cli/args';
+
+const OPTIONS = { seed: { type: 'string' }, workers: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+describe('integerOption', () => {
+  it('takes plain decimal integers within the range, and the fallback when absent', () => {
+    expect(integerOption('seed', '0', 1, SEED_RANGE)).toBe(0);
+    expect(integerOption('seed', '4294967295', 1, SEED_RANGE)).toBe(4294967295);
+    expect(integerOption('seed', ' 42 ', 1, SEED_RANGE)).toBe(42);
+    expect(integerOption('seed', undefined, 7, SEED_RANGE)).toBe(7);
+    expect(integerOption('workers', '64', 1, WORKERS_RANGE)).toBe(64);
+  });
+
+  it.each(['0x10', '1e3', '+5', '-5', '1.5', '', ' ', 'abc', '0b11', '4294967296', '99999999999999999999'])("refuses --seed '%s', saying what it takes", (typed) => {
+    expect(() => integerOption('seed', typed, 1, SEED_RANGE)).toThrow(UsageError);
+    expect(() => integerOption('seed', typed, 1, SEED_RANGE)).toThrow(`--seed must be an integer from 0 to 4294967295, got '${typed}'`);
+  });
+
+  it('bounds every count a user types', () => {
+    expect(() => integerOption('workers', '100000', 1, WORKERS_RANGE)).toThrow("--workers must be an integer from 1 to 64, got '100000'");
+    expect(() => integerOption('workers', '0', 1, WORKERS_RANGE)).toThrow("--workers must be an integer from 1 to 64, got '0'");
+    expect(() => integerOption('episodes', '0', 1, EPISODES_RANGE)).toThrow("--episodes must be an integer from 1 to 100000, got '0'");
+    expect(() => integerOption('episodes', '1000001', 1, EPISODES_RANGE)).toThrow(/from 1 to 100000/);
+    expect(() => integerOption('llm-concurrency', '100000', 1, CONCURRENCY_RANGE)).toThrow("--llm-concurrency must be an integer from 1 to 256, got '100000'");
+  });
+});
+
+describe('parseCommandLine', () => {
+  it("passes a negative number on to the option's check instead of calling it ambiguous", () => {
+    const { values } = parseCommandLine(OPTIONS, 'usage', ['--seed', '-5', '--json']);
+    expect(values).toEqual({ seed: '-5', json: true });
+    expect(() => integerOption('seed', values.seed, 1, SEED_RANGE)).toThrow("--seed must be an integer from 0 to 4294967295, got '-5'");
+    expect(parseCommandLine(OPTIONS, 'usage', ['--workers', '-.5']).values.workers).toBe('-.5');
+  });
+
+  it('still reads an option after a string option as an option, and stops at --', () => {
+    expect(() => parseCommandLine(OPTIONS, 'usage', ['--seed', '--json'])).toThrow(/ambiguous|argument missing/);
+    expect(parseCommandLine(OPTIONS, 'usage', ['--', '--seed', '-5']).positionals).toEqual(['--seed', '-5']);
+  });
+});
