@@ -340,6 +340,22 @@ suite('the product in a real browser', () => {
     await page.close();
   });
 
+  it('plays team variants: persona options in the pickers, a variant from the address by its canonical name', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=bt-scripted:reaction=0.5:persona=hesitant&red=random:period=1&autostart=1');
+    await page.waitForFunction(() => window.__hillmind!.state().mode === 'live' && window.__hillmind!.state().tick > 10);
+    expect(await page.inputValue('#blue-team')).toBe('bt-scripted:persona=hesitant:reaction=0.5');
+    expect(await page.inputValue('#red-team')).toBe('random:period=1');
+    const personas = await page.locator('#red-team optgroup[label="bt-scripted personas"] option').allTextContents();
+    expect(personas).toContain('bt-scripted · cautious');
+    expect(await page.locator('#blue-info').innerText()).toMatch(/Persona hesitant:/);
+    await page.selectOption('#red-team', 'bt-scripted:persona=aggressive');
+    await page.click('#start');
+    await page.waitForFunction(() => window.__hillmind!.state().mode === 'live' && window.__hillmind!.state().tick > 10);
+    const replay = JSON.parse((await page.evaluate(() => window.__hillmind!.replayText()))!) as { teams: { blue: string; red: string } };
+    expect(replay.teams).toEqual({ blue: 'bt-scripted:persona=hesitant:reaction=0.5', red: 'bt-scripted:persona=aggressive' });
+    await page.close();
+  });
+
   it('says which address values and which seed it cannot use, instead of quietly changing them', async () => {
     const page = await open('?renderer=canvas&intro=0&blue=nonsense&speed=99&seed=-5&autostart=1');
     const banner = page.locator('#error');
