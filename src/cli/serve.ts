@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { nodeLlmAccess } from '../llm/node';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type Route, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
@@ -14,7 +15,7 @@ const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
 /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
 const routes: Route[] = [
   healthRoute(),
-  ...llmProxyRoutes(),
+  ...llmProxyRoutes({ access: nodeLlmAccess({ env: process.env }) }), // a server where OPENAI_BASE_URL says, else the local model
   ...studyRoutes({ root }), // user studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB)
 ];
 

@@ -1,7 +1,7 @@
 /**
  * The language-model proxy: the page's strategist asks POST /api/llm, and this server,
- * which alone holds the key, forwards the request to the configured model through the
- * openai SDK. Requests are validated (shape, 32 KiB), rate-limited per client, and sent
+ * which alone holds the key, forwards the request to its model (its LlmAccess: a server
+ * through the openai SDK, or the embedded local engine). Requests are validated (shape, 32 KiB), rate-limited per client, and sent
  * with the server's model; answers and errors never carry the key.
  *
  *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
@@ -15,19 +15,16 @@
  * Mounted by the product's server (src/cli/serve.ts) and by Vite's dev server (vite.config.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ChatClient, ChatError, type Env, type LlmSettings, type LlmStatus, chatRequestSchema, processEnv, publicBaseUrl, readLlmSettings } from '../llm';
+import { ChatError, type LlmAccess, type LlmAvailability, type LlmConnection, type LlmStatus, chatRequestSchema } from '../llm';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
-import { createOpenAiClient } from '../llm/node';
 
 import { BodyTooLarge, type Route, readBody } from './server';
 
 export type { Route };
 
 export interface LlmProxyOptions {
-  /** Where the settings come from; default the process environment. */
-  readonly env?: Env;
-  /** A client instead of the SDK one the settings describe (tests). */
-  readonly client?: ChatClient;
+  /** How this server reaches its model: nodeLlmAccess in the product (a server or the local engine). */
+  readonly access: LlmAccess;
   /** Largest request body; default 32 KiB. */
   readonly maxBodyBytes?: number;
   /** Per client (remote address): sustained requests per second and burst; default 8/s, 16. */
@@ -89,15 +86,15 @@ class RateLimiter {
 
 
 /** The status a page may see: never the key. */
-export function llmStatus(env: Env = processEnv()): LlmStatus {
-  const result = readLlmSettings(env);
-  if (!result.ok) return { configured: false, error: result.error, help: result.help };
-  const s = result.settings;
+export function llmStatus(availability: LlmAvailability): LlmStatus {
+  if (!availability.ok) return { configured: false, error: availability.reason, ...(availability.help ? { help: availability.help } : {}) };
+  const s = availability.settings;
   return {
     configured: true,
-    model: s.model,
-    baseUrl: publicBaseUrl(s.baseUrl),
-    keySet: s.apiKey !== '',
+    model: availability.model,
+    provider: availability.provider,
+    ...(availability.baseUrl !== undefined ? { baseUrl: availability.baseUrl } : {}),
+    ...(availability.keySet !== undefined ? { keySet: availability.keySet } : {}),
     format: s.format,
     temperature: s.temperature,
     timeoutMs: s.timeoutMs,
@@ -108,17 +105,11 @@ export function llmStatus(env: Env = processEnv()): LlmStatus {
 }
 
 /** The routes of the proxy, ready for a node:http router or a connect middleware. */
-export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
-  const env = options.env ?? processEnv();
-  const result = readLlmSettings(env);
-  const settings: LlmSettings | null = result.ok ? result.settings : null;
+export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
+  const { access } = options;
   const maxBody = options.maxBodyBytes ?? LLM_PROXY_MAX_BODY;
   const now = options.now ?? Date.now;
   const limiter = new RateLimiter(options.rate?.perSecond ?? 8, options.rate?.burst ?? 16, now);
-  let client: ChatClient | null = options.client ?? null;
-  const status = llmStatus(env);
-  /** Whatever the upstream said, without the key. */
-  const scrub = (text: string) => (settings?.apiKey ? text.split(settings.apiKey).join('[key]') : text);
 
   const complete: Route = {
     method: 'POST',
@@ -154,14 +145,22 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
         fail(res, 400, 'http', `invalid request at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
         return;
       }
-      if (!settings && !options.client) {
-        fail(res, 503, 'unavailable', result.ok ? 'no language model is configured' : result.error, {}, result.ok ? undefined : result.help);
+      const availability = await access.availability();
+      if (!availability.ok) {
+        fail(res, 503, 'unavailable', availability.reason, {}, availability.help);
         return;
       }
-      client ??= createOpenAiClient(settings!);
+      let connection: LlmConnection;
+      try {
+        connection = await access.connect();
+      } catch (err) {
+        fail(res, 503, 'unavailable', (err as Error).message);
+        return;
+      }
+      const { client } = connection;
       const abort = new AbortController();
       let timedOut = false;
-      const limitMs = Math.round((settings?.timeoutMs ?? 2000) * 1.5) + 500;
+      const limitMs = Math.round(connection.settings.timeoutMs * 1.5) + 500;
       const timer = setTimeout(() => {
         timedOut = true;
         abort.abort();
@@ -183,7 +182,7 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
           fail(res, 429, 'rate-limit', 'the model server is rate-limiting', { 'retry-after': String(seconds) });
         } else if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
           fail(res, 502, 'http', `the model server refused the server's credentials (HTTP ${error.status}): check OPENAI_API_KEY`);
-        } else fail(res, 502, error.kind, scrub(error.message));
+        } else fail(res, 502, error.kind, error.message);
       } finally {
         clearTimeout(timer);
       }
@@ -193,8 +192,8 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
   const statusRoute: Route = {
     method: 'GET',
     path: LLM_STATUS_PATH,
-    handle(_req, res) {
-      send(res, 200, status);
+    async handle(_req, res) {
+      send(res, 200, llmStatus(await access.availability()));
     },
   };
 

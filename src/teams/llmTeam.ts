@@ -33,6 +33,7 @@ export function strategistOptions(connection: LlmConnection, ctx: TeamContext): 
   const s = connection.settings;
   return {
     client: connection.client,
+    provider: connection.provider,
     format: s.format,
     temperature: s.temperature,
     timeoutMs: s.timeoutMs,
