@@ -3,10 +3,11 @@
  * manifest, play the planned episodes not yet recorded on a pool of worker threads, append
  * each record as it ends, and write the reports.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
+import { serveChatClient } from '../llm/channel';
 import { DEFAULT_CONFIG } from '../sim';
 import { type Platform, TeamUnavailable, teamAvailability, teamEntry } from '../teams';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
@@ -149,15 +150,19 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   options.onProgress?.(records.length, plan.length);
 
   if (todo.length > 0) {
+    const needsLanguageModel = (await Promise.all(settings.teams.map((id) => teamEntry(id).needs(platform)))).some((n) => n.languageModel);
+    // A model in this process (the local engine, loaded by the probe) is shared with the
+    // worker threads over a channel: one copy in memory, its sequences batched together.
+    const connection = needsLanguageModel ? await platform.llm.connect() : null;
+    const channel = connection?.inProcess ? `hillmind-llm-${process.pid}-${randomUUID()}` : null;
+    const stopSharing = channel ? serveChatClient(connection!.client, channel) : null;
     const writer = new RecordWriter(recordsPath);
     const pool = new Piscina({
       filename: new URL('./worker.ts', import.meta.url).href,
       minThreads: options.workers,
       maxThreads: options.workers,
-      workerData: options.platform,
-      concurrentTasksPerWorker: (await Promise.all(settings.teams.map((id) => teamEntry(id).needs(platform)))).some((n) => n.languageModel)
-        ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers))
-        : (options.perWorker ?? 4),
+      workerData: channel ? { ...options.platform, engineChannel: channel } : options.platform,
+      concurrentTasksPerWorker: needsLanguageModel ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers)) : (options.perWorker ?? 4),
       // The worker is TypeScript: give its thread the same loader the CLI runs under.
       execArgv: [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), ...(process.execArgv.some((a) => a.includes('tsx')) ? [] : ['--import', 'tsx'])],
     });
@@ -173,6 +178,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
     } finally {
       writer.close();
       await pool.destroy();
+      stopSharing?.();
     }
   }
 
