@@ -47,6 +47,26 @@ export function boundStrings(schema: unknown, maxLength: number): unknown {
   return out;
 }
 
+/** A test of whether the answer so far is complete, for answers with a grammar. */
+function wholeAnswer(request: ChatRequest): ((text: string) => boolean) | null {
+  if (request.responseFormat) {
+    return (text) => {
+      if (!text.trimEnd().endsWith('}')) return false;
+      try {
+        JSON.parse(text);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+  }
+  if (request.numberList) {
+    const list = new RegExp(`^\\d(,\\d){${request.numberList.count - 1}}$`);
+    return (text) => list.test(text);
+  }
+  return null;
+}
+
 /** The chat as node-llama-cpp's history, ending with the model's turn to answer. */
 function toHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = messages.map((m) =>
@@ -117,16 +137,34 @@ export class LlamaChatClient implements ChatClient {
     let completionTokens = 0;
     // Whatever happens next, the sequence no longer holds only the old prefix.
     slot.prefix = null;
-    const result = await slot.chat.generateResponse(history, {
-      ...(grammar ? { grammar } : {}),
-      ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
-      temperature: request.temperature,
-      seed: seedOf(request),
-      signal,
-      onToken: (tokens) => {
-        completionTokens += tokens.length;
-      },
-    });
+    // An answer is whole once its grammar is met (a number list has its last number, a JSON
+    // object is closed): stop there rather than sample the end tokens.
+    const whole = wholeAnswer(request);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let text = '';
+    let result: Awaited<ReturnType<EngineSlot['chat']['generateResponse']>>;
+    try {
+      result = await slot.chat.generateResponse(history, {
+        ...(grammar ? { grammar } : {}),
+        ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
+        temperature: request.temperature,
+        seed: seedOf(request),
+        signal: stop.signal,
+        stopOnAbortSignal: true,
+        onToken: (tokens) => {
+          completionTokens += tokens.length;
+        },
+        onTextChunk: (chunk) => {
+          text += chunk;
+          if (whole?.(text)) stop.abort();
+        },
+      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) throw aborted();
     slot.prefix = prefix;
     this.lastCall = {
       evaluatedTokens: prompt.length - reused,
