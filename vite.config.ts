@@ -10,15 +10,16 @@ const isolationHeaders = {
 };
 
 // The LLM proxy (/api/llm, /api/llm/status) on the dev server, as on `npm start`: the key
-// stays in this process. Loaded through Vite's own module loader, so neither the config nor
-// a test run imports the SDK.
+// and the local engine stay in this process. Loaded through Vite's own module loader, so
+// neither the config nor a test run imports the SDK or node-llama-cpp.
 function llmProxy(): Plugin {
   return {
     name: 'hillmind-llm-proxy',
     apply: 'serve',
     async configureServer(server) {
       const proxy = (await server.ssrLoadModule('/src/server/llmProxy.ts')) as typeof import('./src/server/llmProxy');
-      server.middlewares.use(proxy.routesMiddleware(proxy.llmProxyRoutes()));
+      const node = (await server.ssrLoadModule('/src/llm/node.ts')) as typeof import('./src/llm/node');
+      server.middlewares.use(proxy.routesMiddleware(proxy.llmProxyRoutes({ access: node.nodeLlmAccess({ env: process.env }) })));
     },
   };
 }

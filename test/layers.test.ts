@@ -1,7 +1,8 @@
 /**
  * The shape of the code (DESIGN.md): no import cycle anywhere in src, sim and stats import
- * nothing of ours, Phaser only in src/web, the openai SDK only in src/llm, and no layer
- * imports one above it.
+ * nothing of ours, Phaser only in src/web, the openai SDK and the local engine
+ * (node-llama-cpp) only in src/llm and never in what the page loads, and no layer imports
+ * one above it.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -99,5 +100,26 @@ describe('the layers of src', () => {
       if (packages.some((p) => p === 'openai' || p.startsWith('openai/')) && layer(file) !== 'llm') misplaced.push(`${file}: openai`);
     }
     expect(misplaced).toEqual([]);
+  });
+
+  it('keep the local engine (node-llama-cpp) in src/llm, and out of everything the pages load', () => {
+    const misplaced: string[] = [];
+    for (const [file, { packages }] of graph) {
+      if (packages.some((p) => p === 'node-llama-cpp') && layer(file) !== 'llm') misplaced.push(`${file}: node-llama-cpp`);
+    }
+    expect(misplaced).toEqual([]);
+    // What the product page and the study page import, all the way down.
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of graph.get(file)!.local) visit(next);
+    };
+    visit('web/main.ts');
+    visit('web/study/main.ts');
+    expect(reached.size).toBeGreaterThan(20);
+    const engines = [...reached].filter((f) => graph.get(f)!.packages.some((p) => p === 'node-llama-cpp' || p === 'openai'));
+    expect(engines).toEqual([]);
+    expect(reached.has('llm/node.ts')).toBe(false);
   });
 });

@@ -1,13 +1,13 @@
 /**
- * npm run bench [-- --seconds <s per figure>]: every performance figure of the product in
- * one run, each beside its target and the ratio to it.
+ * npm run bench [-- --seconds <s per figure>] [--only <section,...>]: every performance figure
+ * of the product in one run (or the sections named), each beside its target and the ratio to it.
  */
 import { type BenchRow, benchMatches, benchStep } from '../match/benchmarks';
 import { createPlatform } from '../teams';
 import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
-import { integerOption, parseCommandLine, runCli } from './args';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 
 /** The page at 1x in headless chromium: simulation plus controllers per display frame. */
 async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
@@ -75,7 +75,64 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
   ];
 }
 
-const USAGE = 'usage: npm run bench [-- --seconds <n>]';
+/**
+ * The embedded local model (npm run llm:pull): the engine's figures, then decisions per
+ * second with 1, 2 and 4 matches at once on the one engine (lockstep, llm vs bt-scripted).
+ */
+async function benchLocalModel(seconds: number): Promise<BenchRow[]> {
+  const { STRATEGIST_DEFAULTS, fixedLlmAccess, readLlmSettings } = await import('../llm');
+  const { localAvailability } = await import('../llm/node');
+  const { benchLocalEngine, residentRow } = await import('../llm/localBench');
+  const { Match } = await import('../match');
+  const { DEFAULT_CONFIG } = await import('../sim');
+  const { llmStrategistOf } = await import('../teams');
+  // The local model's settings, whatever server the environment names.
+  const result = readLlmSettings(Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_'))));
+  if (!result.ok || result.settings.source !== 'local') {
+    console.log(`(skipped: ${result.ok ? 'no local model' : result.error})`);
+    return [];
+  }
+  const settings = { ...result.settings, sequences: Math.max(4, result.settings.sequences) };
+  const available = localAvailability(settings);
+  if (!available.ok) {
+    console.log(`(skipped: ${available.reason})`);
+    return [];
+  }
+  const { rows, client } = await benchLocalEngine(settings, seconds);
+  rows.push(residentRow('after single decisions'));
+  const strategist = { ...STRATEGIST_DEFAULTS, timing: { kind: 'lockstep' }, skills: 'scripted', timeoutMs: 60_000 } as const;
+  const platform = createPlatform({ llm: fixedLlmAccess({ client, provider: 'local', settings: strategist, cache: null }) });
+  const config = { ...DEFAULT_CONFIG, episodeSeconds: 20 };
+  for (const matches of [1, 2, 4]) {
+    const wallMs = Math.max(10, seconds * 3) * 1000;
+    const deadline = performance.now() + wallMs;
+    let calls = 0;
+    let seed = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: matches }, async () => {
+        while (performance.now() < deadline) {
+          const match = await Match.create({ blue: 'llm', red: 'bt-scripted', seed: seed++, config }, { platform, record: false });
+          while (!match.done && performance.now() < deadline) {
+            const pending = match.advance();
+            if (pending) await pending;
+          }
+          const s = llmStrategistOf(match.controllers[0])!;
+          s.dispose();
+          calls += s.stats().answers;
+        }
+      }),
+    );
+    rows.push({ name: `local decisions/s, ${matches} match${matches > 1 ? 'es' : ''} at once (lockstep)`, value: calls / ((performance.now() - start) / 1000), unit: 'decisions/s' });
+  }
+  rows.push(residentRow('after 4 matches at once'));
+  await client.engine.dispose();
+  return rows;
+}
+
+const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'training', 'browser'] as const;
+const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
+sections: ${SECTIONS.join(', ')} (local-llm needs npm run llm:pull)`;
 
 function formatRow(row: BenchRow): string {
   const value = row.value >= 1000 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(3);
@@ -89,27 +146,32 @@ function formatRow(row: BenchRow): string {
 }
 
 runCli(async () => {
-  const { values } = parseCommandLine({ seconds: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
+  const { values } = parseCommandLine({ seconds: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
   const seconds = integerOption('seconds', values.seconds, 3);
-  const sections: [string, () => BenchRow[] | Promise<BenchRow[]>][] = [
-    ['simulation', () => benchStep(seconds)],
-    ['matches (one core, no rendering)', async () => [
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown?.length) throw new UsageError(`--only: unknown section ${unknown.join(', ')}\n\n${USAGE}`);
+  const all: [(typeof SECTIONS)[number], string, () => BenchRow[] | Promise<BenchRow[]>][] = [
+    ['sim', 'simulation', () => benchStep(seconds)],
+    ['matches', 'matches (one core, no rendering)', async () => [
       ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
       ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
     ]],
-    ['policy inference (onnxruntime-node)', () => benchInference(seconds)],
-    ['tournaments (worker threads)', () => benchTournament(seconds)],
-    ['tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
-    ['LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
-    ['training (one core, PPO with the shipped navigate config)', () => benchTraining(seconds)],
-    ['browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
+    ['inference', 'policy inference (onnxruntime-node)', () => benchInference(seconds)],
+    ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds)],
+    ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
+    ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
+    ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
+    ['training', 'training (one core, PPO with the shipped navigate config)', () => benchTraining(seconds)],
+    ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];
+  const sections = all.filter(([key]) => !only || only.includes(key));
   console.log(`Hillmind benchmarks (node ${process.version}, ${seconds} s per figure)`);
-  for (const [title, run] of sections) {
+  for (const [, title, run] of sections) {
     console.log(`\n## ${title}`);
     for (const row of await run()) console.log(formatRow(row));
   }

@@ -3,7 +3,7 @@
  * npm run match -- --verify <file>
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { CACHE_MODES, type LlmCountersSnapshot, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
+import { CACHE_MODES, type LlmTeamReport, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
 import { formatSummary, formatVerification, parseReplay, runMatch, verifyReplayWithModels } from '../match';
 import { TEAM_IDS, llmStrategistOf, resolveTeam } from '../teams';
 import { nodePlatform } from '../teams/nodePlatform';
@@ -63,12 +63,12 @@ runCli(async () => {
   const match = await runMatch({ blue: values.blue, red: values.red, seed }, { platform, record: Boolean(values.replay) });
   const summary = match.summary();
   if (values.replay) writeFileSync(values.replay, JSON.stringify(match.replay()));
-  // The language-model strategists' counters, when an llm team played.
-  const llm: Record<string, LlmCountersSnapshot> = {};
+  // The language-model strategists' model, provider and counters, when an llm team played.
+  const llm: Record<string, LlmTeamReport> = {};
   for (const [name, controller] of [['blue', match.controllers[0]], ['red', match.controllers[1]]] as const) {
     const strategist = llmStrategistOf(controller);
     if (!strategist) continue;
-    llm[name] = strategist.stats();
+    llm[name] = strategist.report();
     strategist.dispose();
   }
   const played = Object.keys(llm).length > 0;

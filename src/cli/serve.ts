@@ -4,17 +4,20 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { nodeLlmAccess } from '../llm/node';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type Route, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
 import { parseCommandLine, runCli } from './args';
 
 const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
+/** The page's language model: a server where OPENAI_BASE_URL says, else the local model. */
+const llm = nodeLlmAccess({ env: process.env });
 
 /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
 const routes: Route[] = [
   healthRoute(),
-  ...llmProxyRoutes(),
+  ...llmProxyRoutes({ access: llm }),
   ...studyRoutes({ root }), // user studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB)
 ];
 
@@ -41,6 +44,14 @@ runCli(async () => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${process.env.PORT}'`);
   const running = await listen(createAppServer({ root, routes }), port, process.env.HOST ?? '127.0.0.1');
   console.log(`Hillmind is running at ${running.url}  (Ctrl+C to stop)`);
+  // Load a local model now, so the page's first decisions do not wait for it.
+  const availability = await llm.availability();
+  if (availability.ok) {
+    llm.connect().then(
+      (c) => console.log(`language model: ${c.client.model} via ${c.provider}`),
+      (err: Error) => console.log(`language model unavailable: ${err.message}`),
+    );
+  } else console.log(`language model unavailable: ${availability.reason} (${availability.help?.split('\n')[0] ?? ''})`);
   await new Promise<void>((done) => {
     const stop = () => void running.close().then(done);
     process.once('SIGINT', stop);

@@ -33,7 +33,15 @@ export interface DecisionCache {
 }
 
 export type LlmAvailability =
-  | { readonly ok: true; readonly model: string; readonly provider: string; readonly settings: StrategistSettings }
+  | {
+      readonly ok: true;
+      readonly model: string;
+      readonly provider: string;
+      readonly settings: StrategistSettings;
+      /** For a server: its address without credentials, and whether a key is set (never the key). */
+      readonly baseUrl?: string;
+      readonly keySet?: boolean;
+    }
   | { readonly ok: false; readonly reason: string; readonly help?: string };
 
 export interface LlmConnection {
@@ -43,6 +51,13 @@ export interface LlmConnection {
   readonly settings: StrategistSettings;
   /** null: decisions are neither read from nor written to a cache. */
   readonly cache: DecisionCache | null;
+  /**
+   * True when the model runs in this process (the local engine): other threads of the
+   * process reach it through a channel (channel.ts) rather than load their own copy.
+   */
+  readonly inProcess?: boolean;
+  /** What must never leave the server (an API key): the proxy scrubs it from answers and errors. */
+  readonly secrets?: readonly string[];
 }
 
 export interface LlmAccess {

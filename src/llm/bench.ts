@@ -39,7 +39,7 @@ export function promptTokenRows(userPrompts: readonly string[]): LlmBenchRow[] {
 }
 
 /** Situations from worlds stepped with varied actions: every band of health, distance and time. */
-function sampleWorlds(count: number) {
+export function sampleWorlds(count: number) {
   const samples: { world: ReturnType<typeof createWorld>; team: 0 | 1; current: SkillId[] }[] = [];
   const actions: Action[] = [0, 1, 2, 3].map(() => idleAction());
   for (let i = 0; samples.length < count; i++) {

@@ -1,6 +1,7 @@
 /**
  * The chat-completions contract the strategist speaks, whatever carries it: the OpenAI SDK
- * on the server (client.ts), the page's proxy client (proxyClient.ts), a test double.
+ * on the server (client.ts), the embedded local engine (llamaClient.ts), the page's proxy
+ * client (proxyClient.ts), a test double.
  * Browser-safe: no SDK, no Node modules.
  */
 import { z } from 'zod';
@@ -29,6 +30,11 @@ export interface ChatRequest {
   readonly maxTokens?: number;
   /** Ask for structured JSON output; clients fall back to plain text where the server refuses it. */
   readonly responseFormat?: JsonSchemaFormat;
+  /**
+   * The answer is `count` numbers from 1 to `max`, comma-separated ("1,3"): engines that
+   * constrain decoding (the local one) hold the model to it; servers get the prompt alone.
+   */
+  readonly numberList?: { readonly count: number; readonly max: number };
 }
 
 export interface ChatResponse {
@@ -109,6 +115,7 @@ export const chatRequestSchema = z
     temperature: z.number().min(0).max(2),
     maxTokens: z.number().int().min(0).max(CHAT_LIMITS.maxTokens).optional(),
     responseFormat: jsonSchemaFormat.optional(),
+    numberList: z.object({ count: z.number().int().min(1).max(16), max: z.number().int().min(1).max(9) }).strict().optional(),
   })
   .strict();
 

@@ -39,11 +39,13 @@ export function toChatError(err: unknown, signal?: AbortSignal): ChatError {
 export class OpenAiChatClient implements ChatClient {
   readonly model: string;
   private readonly openai: OpenAI;
+  private readonly apiKey: string;
   /** False once the server refused a json_schema response_format; later calls omit it. */
   private jsonSchema = true;
 
   constructor(settings: OpenAiClientSettings) {
     this.model = settings.model;
+    this.apiKey = settings.apiKey;
     this.openai = new OpenAI({
       baseURL: settings.baseUrl,
       apiKey: settings.apiKey || 'none',
@@ -53,6 +55,20 @@ export class OpenAiChatClient implements ChatClient {
   }
 
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
+    try {
+      return await this.call(request, signal);
+    } catch (err) {
+      throw this.scrub(err as ChatError);
+    }
+  }
+
+  /** The error without the key, whatever the server echoed. */
+  private scrub(error: ChatError): ChatError {
+    if (!this.apiKey || !error.message.includes(this.apiKey)) return error;
+    return new ChatError(error.kind, error.message.split(this.apiKey).join('[key]'), error.status, error.retryAfterMs);
+  }
+
+  private async call(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
     const structured = Boolean(request.responseFormat) && this.jsonSchema;
     try {
       return await this.send(request, structured, signal);

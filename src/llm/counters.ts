@@ -46,6 +46,13 @@ export interface LlmCountersSnapshot {
   readonly tokens: { readonly prompt: number; readonly completion: number };
 }
 
+/** A team's counters with the model that answered and who served it (match summaries, tournament records). */
+export interface LlmTeamReport extends LlmCountersSnapshot {
+  readonly model: string;
+  /** A server's address or the local engine. */
+  readonly provider: string;
+}
+
 const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 export class LlmCounters {
@@ -106,13 +113,16 @@ export class LlmCounters {
   }
 }
 
-/** A few lines for the terminal. */
-export function formatCounters(label: string, s: LlmCountersSnapshot): string {
+/** A few lines for the terminal (the model and its provider first, where known). */
+export function formatCounters(label: string, s: LlmCountersSnapshot | LlmTeamReport): string {
   const failures = FAILURE_KINDS.filter((k) => s.failures[k] > 0).map((k) => `${k} ${s.failures[k]}`);
   const triggers = (Object.keys(s.triggers) as Trigger[]).filter((k) => s.triggers[k] > 0).map((k) => `${k} ${s.triggers[k]}`);
   const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
+  const who = 'model' in s ? `${label}: ${s.model} via ${s.provider}\n  ` : `${label}: `;
+  const decided = s.answers + s.failed;
+  const valid = decided > 0 ? ` (${((s.answers / decided) * 100).toFixed(1)}% valid)` : '';
   return [
-    `${label}: ${s.requests} requests (${triggers.join(', ') || 'none'}), ${s.calls} calls, ${s.cacheHits} cache hits, ${s.answers} valid answers, ${s.applied} applied`,
+    `${who}${s.requests} requests (${triggers.join(', ') || 'none'}), ${s.calls} calls, ${s.cacheHits} cache hits, ${s.answers} valid answers${valid}, ${s.applied} applied`,
     `  failures: ${s.failed}${failures.length ? ` (${failures.join(', ')})` : ''}; coalesced ${s.coalesced}, backed off ${s.backedOff}, abandoned ${s.abandoned}${s.formatFallbacks ? `, format fallbacks ${s.formatFallbacks}` : ''}`,
     `  latency p50 ${ms(s.latencyMs.p50)}, p95 ${ms(s.latencyMs.p95)} over ${s.latencyMs.samples} calls; tokens: prompt ${s.tokens.prompt}, completion ${s.tokens.completion}`,
   ].join('\n');

@@ -1,26 +1,88 @@
 /**
  * How a Node process reaches a language model: settings from the environment it is given,
- * the OpenAI SDK client for the configured server, the decision cache on disk. Node only
- * (the page uses proxyClient.ts); never imported by a page.
+ * then the OpenAI SDK client for a configured server, or else the embedded local engine on
+ * a GGUF file (one per process, loaded on first use), and the decision cache on disk. Node
+ * only (the page uses proxyClient.ts); never imported by a page.
  */
-import { type LlmAccess, LlmUnavailable, lazyLlmAccess } from './access';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
 import type { CacheMode } from './cache';
 import type { ChatClient } from './chat';
+import { ChannelChatClient } from './channel';
 import { OpenAiChatClient } from './client';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
-import { type Env, type LlmSettings, publicBaseUrl, readLlmSettings, strategistSettings } from './settings';
+import { LlamaChatClient } from './llamaClient';
+import { LocalEngine } from './localEngine';
+import { LOCAL_MODELS } from './localModels';
+import { systemPrompt } from './prompt';
+import { isVerified } from './pull';
+import {
+  type Env,
+  LLM_SETUP_HELP,
+  LOCAL_MODEL_HELP,
+  type LlmSettings,
+  type LocalLlmSettings,
+  type ServerLlmSettings,
+  publicBaseUrl,
+  readLlmSettings,
+  strategistSettings,
+} from './settings';
 import type { TimingMode } from './timing';
 
 export { OpenAiChatClient } from './client';
 export { FileCacheStore, defaultCacheDir } from './fileCache';
 
-export function createOpenAiClient(settings: LlmSettings): OpenAiChatClient {
+export function createOpenAiClient(settings: ServerLlmSettings): OpenAiChatClient {
   // The SDK bound is a backstop: the strategist aborts at settings.timeoutMs itself.
   return new OpenAiChatClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, timeoutMs: Math.max(settings.timeoutMs * 2, 5000) });
 }
 
 export function openCacheStore(settings: Pick<LlmSettings, 'cacheDir'>): FileCacheStore {
   return FileCacheStore.at(settings.cacheDir ?? defaultCacheDir());
+}
+
+/** The local engine's threads where LLM_THREADS says none: the cores less one, at least one. */
+export function localThreads(settings: LocalLlmSettings): number {
+  return settings.threads ?? Math.max(1, availableParallelism() - 1);
+}
+
+/** Who serves the model, for summaries and the page's status. */
+export function providerOf(settings: LlmSettings): string {
+  if (settings.source === 'server') return `openai-compatible ${publicBaseUrl(settings.baseUrl)}`;
+  const threads = localThreads(settings);
+  return `local llama.cpp (CPU, ${threads} thread${threads === 1 ? '' : 's'})`;
+}
+
+/** Whether the local model's file is there (and, where it was pulled, unchanged since), without loading it. */
+export function localAvailability(settings: LocalLlmSettings): { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly help: string } {
+  const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
+  if (spec) {
+    if (isVerified(spec, settings.gguf)) return { ok: true };
+    return {
+      ok: false,
+      reason: `the local model ${settings.pulled} is not pulled yet, or ${settings.gguf} changed since npm run llm:pull verified it (run npm run llm:pull)`,
+      help: LLM_SETUP_HELP,
+    };
+  }
+  if (!existsSync(settings.gguf)) return { ok: false, reason: `HILLMIND_LLM_GGUF names ${settings.gguf}, which does not exist`, help: LLM_SETUP_HELP };
+  return { ok: true };
+}
+
+/** Load the engine on the settings' file and ready a sequence or two with the system prompt. */
+export async function openLocalClient(settings: LocalLlmSettings): Promise<LlamaChatClient> {
+  const engine = await LocalEngine.load({
+    gguf: settings.gguf,
+    model: settings.model,
+    threads: localThreads(settings),
+    sequences: settings.sequences,
+    contextSize: settings.contextSize,
+    help: LOCAL_MODEL_HELP,
+  });
+  const client = new LlamaChatClient(engine);
+  // The first decisions of a two-agent team then evaluate only their state.
+  await client.warm([{ role: 'system', content: systemPrompt(settings.format, 2) }, { role: 'user', content: 'Agent 1:' }], Math.min(2, settings.sequences));
+  return client;
 }
 
 /** What a command line may set over the environment (--llm-timing, --llm-cache). */
@@ -32,8 +94,15 @@ export interface LlmOverrides {
 export interface NodeLlmOptions {
   readonly env: Env;
   readonly overrides?: LlmOverrides;
-  /** The client for validated settings; default the OpenAI SDK's. */
-  readonly createClient?: (settings: LlmSettings) => ChatClient;
+  /** The client for a configured server; default the OpenAI SDK's. */
+  readonly createClient?: (settings: ServerLlmSettings) => ChatClient;
+  /** The local engine's client; default one loaded on the settings' file. */
+  readonly openLocal?: (settings: LocalLlmSettings) => Promise<ChatClient>;
+  /**
+   * A channel (channel.ts) where this process's local engine already answers: a tournament's
+   * worker threads ask the coordinator's engine there instead of loading their own.
+   */
+  readonly engineChannel?: string;
 }
 
 /** The settings the environment and the overrides give, or why there are none. */
@@ -46,21 +115,38 @@ export function nodeLlmSettings(env: Env, overrides: LlmOverrides = {}): ReturnT
 export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
   const result = nodeLlmSettings(options.env, options.overrides);
   const createClient = options.createClient ?? createOpenAiClient;
-  const provider = (settings: LlmSettings) => `openai-compatible ${publicBaseUrl(settings.baseUrl)}`;
-  return lazyLlmAccess(
-    async () =>
-      result.ok
-        ? { ok: true, model: result.settings.model, provider: provider(result.settings), settings: strategistSettings(result.settings) }
-        : { ok: false, reason: result.error, help: result.help },
-    async () => {
-      if (!result.ok) throw new LlmUnavailable(result.error, result.help);
-      const { settings } = result;
-      return {
-        client: createClient(settings),
-        provider: provider(settings),
-        settings: strategistSettings(settings),
-        cache: settings.cache === 'off' ? null : { store: openCacheStore(settings), mode: settings.cache },
-      };
-    },
-  );
+  const openLocal = options.openLocal ?? openLocalClient;
+  const availability = async (): Promise<LlmAvailability> => {
+    if (!result.ok) return { ok: false, reason: result.error, help: result.help };
+    const { settings } = result;
+    if (settings.source === 'local') {
+      const local = localAvailability(settings);
+      if (!local.ok) return local;
+    }
+    return {
+      ok: true,
+      model: settings.model,
+      provider: providerOf(settings),
+      settings: strategistSettings(settings),
+      ...(settings.source === 'server' ? { baseUrl: publicBaseUrl(settings.baseUrl), keySet: settings.apiKey !== '' } : {}),
+    };
+  };
+  return lazyLlmAccess(availability, async () => {
+    const available = await availability();
+    if (!available.ok) throw new LlmUnavailable(available.reason, available.help);
+    if (!result.ok) throw new LlmUnavailable(result.error, result.help);
+    const { settings } = result;
+    let client: ChatClient;
+    if (settings.source === 'server') client = createClient(settings);
+    else if (options.engineChannel) client = new ChannelChatClient(options.engineChannel, settings.model);
+    else client = await openLocal(settings);
+    return {
+      client,
+      provider: providerOf(settings),
+      settings: strategistSettings(settings),
+      cache: settings.cache === 'off' ? null : { store: openCacheStore(settings), mode: settings.cache },
+      inProcess: settings.source === 'local' && !options.engineChannel,
+      ...(settings.source === 'server' && settings.apiKey ? { secrets: [settings.apiKey] } : {}),
+    };
+  });
 }

@@ -148,6 +148,8 @@ export function buildRequest(situation: TeamSituation, current: readonly SkillId
     messages: buildMessages(situation, current, options.format, options.config, options.style),
     temperature: options.temperature,
     ...(maxTokens > 0 ? { maxTokens } : {}),
-    ...(options.format === 'json' ? { responseFormat: decisionJsonSchema(situation.agents.length) } : {}),
+    ...(options.format === 'json'
+      ? { responseFormat: decisionJsonSchema(situation.agents.length) }
+      : { numberList: { count: situation.agents.length, max: SKILL_IDS.length } }),
   };
 }

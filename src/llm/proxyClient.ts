@@ -13,6 +13,8 @@ export const LLM_STATUS_PATH = '/api/llm/status';
 export interface LlmStatus {
   readonly configured: boolean;
   readonly model?: string;
+  /** Who serves the model: a server (openai-compatible <address>) or the local engine. */
+  readonly provider?: string;
   readonly baseUrl?: string;
   readonly keySet?: boolean;
   readonly format?: 'compact' | 'json';
@@ -116,7 +118,7 @@ export function proxyLlmAccess(options: ProxyLlmOptions = {}): LlmAccess {
   const fetchImpl = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
   let status: Promise<LlmStatus> | null = null;
   const readStatus = () => (status ??= fetchLlmStatus(options.statusEndpoint, fetchImpl));
-  const provider = (s: LlmStatus) => `server proxy${s.baseUrl ? ` to ${s.baseUrl}` : ''}`;
+  const provider = (s: LlmStatus) => `server proxy${s.provider ? ` to ${s.provider}` : s.baseUrl ? ` to ${s.baseUrl}` : ''}`;
   const settingsOf = (s: LlmStatus): StrategistSettings => ({
     format: s.format ?? STRATEGIST_DEFAULTS.format,
     temperature: s.temperature ?? STRATEGIST_DEFAULTS.temperature,

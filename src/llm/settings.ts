@@ -3,10 +3,21 @@
  * environment of the process that talks to the model (the CLI, the server); the page never
  * sees them. Browser-safe: the environment is passed in.
  *
+ * Where the model runs. A server, when OPENAI_BASE_URL or OPENAI_API_KEY is set, wins;
+ * otherwise the embedded local engine runs HILLMIND_LLM_GGUF, or else a pulled model:
  *   OPENAI_BASE_URL   any OpenAI-compatible server (default https://api.openai.com/v1 when
  *                     only OPENAI_API_KEY is set)
  *   OPENAI_API_KEY    may be empty for local servers (Ollama, vLLM, llama.cpp)
- *   LLM_MODEL         the model name, e.g. gemma3:27b
+ *   LLM_MODEL         with a server, the model name (required), e.g. gemma3:27b; without one,
+ *                     the pulled model to run: gemma3-270m (default) or smollm2-135m
+ *   HILLMIND_LLM_GGUF without a server: any GGUF file for the local engine (over LLM_MODEL)
+ *   HILLMIND_LLM_DIR  where npm run llm:pull puts models, default .cache/llm/models
+ *   LLM_THREADS       local engine: CPU threads, default the cores less one (at least 1)
+ *   LLM_SEQUENCES     local engine: decisions it works on at once, so concurrent matches share
+ *                     one loaded model, default 4
+ *   LLM_CONTEXT       local engine: tokens each sequence holds (prompt and answer), default 1024
+ *
+ * How the strategist asks:
  *   LLM_TEMPERATURE   default 0.1
  *   LLM_FORMAT        compact ("1,3", default) or json (skills and a rationale)
  *   LLM_TIMEOUT_MS    per call, default 2000
@@ -22,16 +33,14 @@
 import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export interface LlmSettings {
-  readonly baseUrl: string;
-  /** '' when the server needs none. Never sent to a page. */
-  readonly apiKey: string;
-  readonly model: string;
+/** How the strategist asks, wherever the model runs. */
+interface AskingSettings {
   readonly temperature: number;
   readonly format: AnswerFormat;
   readonly timeoutMs: number;
@@ -46,13 +55,43 @@ export interface LlmSettings {
   readonly skills: 'scripted' | 'rl';
 }
 
+/** An OpenAI-compatible server. */
+export interface ServerLlmSettings extends AskingSettings {
+  readonly source: 'server';
+  readonly baseUrl: string;
+  /** '' when the server needs none. Never sent to a page. */
+  readonly apiKey: string;
+  readonly model: string;
+}
+
+/** The embedded local engine (node-llama-cpp) on a GGUF file. */
+export interface LocalLlmSettings extends AskingSettings {
+  readonly source: 'local';
+  /** The file's name without .gguf, e.g. gemma-3-270m-q4_k_m. */
+  readonly model: string;
+  readonly gguf: string;
+  /** The pulled model's id (gemma3-270m, ...), or null for a file HILLMIND_LLM_GGUF names. */
+  readonly pulled: string | null;
+  /** undefined: the cores less one. */
+  readonly threads?: number;
+  readonly sequences: number;
+  readonly contextSize: number;
+}
+
+export type LlmSettings = ServerLlmSettings | LocalLlmSettings;
+
 export type SettingsResult =
   | { readonly ok: true; readonly settings: LlmSettings }
   | { readonly ok: false; readonly configured: boolean; readonly error: string; readonly help: string };
 
+/** How to fetch the local model or point at another, for a missing GGUF file. */
+export const LOCAL_MODEL_HELP =
+  'run npm run llm:pull to fetch the local model (Gemma 3 270M, 253 MB), or set HILLMIND_LLM_GGUF=<path to a .gguf file>, or OPENAI_BASE_URL and LLM_MODEL for a model server';
+
 /** How to point Hillmind at a model, for errors, the CLI and the page. */
 export const LLM_SETUP_HELP = [
-  'set OPENAI_BASE_URL and LLM_MODEL (and OPENAI_API_KEY where the server needs one), for example:',
+  'with no settings the local model runs: npm run llm:pull fetches it (or set HILLMIND_LLM_GGUF=<path to a .gguf file>);',
+  'for a server set OPENAI_BASE_URL and LLM_MODEL (and OPENAI_API_KEY where the server needs one), for example:',
   '  OpenAI:    OPENAI_API_KEY=sk-... LLM_MODEL=gpt-4o-mini',
   '  Ollama:    OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b',
   '  vLLM:      OPENAI_BASE_URL=http://localhost:8000/v1 LLM_MODEL=google/gemma-3-27b-it',
@@ -74,10 +113,10 @@ const number = (name: string, min: number, max: number) =>
     .number({ message: `${name} must be a number` })
     .refine((n) => Number.isFinite(n) && n >= min && n <= max, { message: `${name} must be between ${min} and ${max}` });
 
-const schema = z.object({
-  baseUrl: z.url({ protocol: /^https?$/, message: 'OPENAI_BASE_URL must be an http(s) URL, e.g. http://localhost:11434/v1' }),
-  apiKey: z.string(),
-  model: z.string().min(1, 'LLM_MODEL must name a model'),
+const integer = (name: string, min: number, max: number) =>
+  number(name, min, max).refine(Number.isInteger, { message: `${name} must be a whole number` });
+
+const asking = z.object({
   temperature: number('LLM_TEMPERATURE', 0, 2).default(STRATEGIST_DEFAULTS.temperature),
   format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).default(STRATEGIST_DEFAULTS.format),
   timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(STRATEGIST_DEFAULTS.timeoutMs),
@@ -104,19 +143,57 @@ const schema = z.object({
   skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default(STRATEGIST_DEFAULTS.skills),
 });
 
-/** Read and validate the settings; says what is missing or wrong. */
-export function readLlmSettings(env: Env = processEnv()): SettingsResult {
+/** Every setting: how to ask, and a server or the local engine. */
+const schema = z.discriminatedUnion('source', [
+  asking.extend({
+    source: z.literal('server'),
+    baseUrl: z.url({ protocol: /^https?$/, message: 'OPENAI_BASE_URL must be an http(s) URL, e.g. http://localhost:11434/v1' }),
+    apiKey: z.string(),
+    model: z.string().min(1, 'LLM_MODEL must name a model'),
+  }),
+  asking.extend({
+    source: z.literal('local'),
+    model: z.string().min(1),
+    gguf: z.string().min(1),
+    pulled: z.string().nullable(),
+    threads: integer('LLM_THREADS', 1, 256).optional(),
+    sequences: integer('LLM_SEQUENCES', 1, 64).default(4),
+    contextSize: integer('LLM_CONTEXT', 256, 131_072).default(1024),
+  }),
+]);
+
+/** Where the model runs, from the environment: a server, a GGUF file, or a pulled model. */
+type Where = { readonly ok: true; readonly fields: Record<string, unknown> } | { readonly ok: false; readonly error: string; readonly configured: boolean };
+
+function source(env: Env): Where {
   const baseUrl = trimmed(env.OPENAI_BASE_URL);
   const apiKey = trimmed(env.OPENAI_API_KEY) ?? '';
   const model = trimmed(env.LLM_MODEL);
-  if (!model || (!baseUrl && !apiKey)) {
-    const missing = [!baseUrl && !apiKey ? 'OPENAI_BASE_URL' : null, !model ? 'LLM_MODEL' : null].filter(Boolean).join(' and ');
-    return { ok: false, configured: false, error: `no language model is configured (${missing} not set)`, help: LLM_SETUP_HELP };
+  if (baseUrl || apiKey) {
+    if (!model) return { ok: false, error: 'no language model is configured (LLM_MODEL not set)', configured: false };
+    return { ok: true, fields: { source: 'server', baseUrl: baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKey, model } };
   }
+  const local = { source: 'local', threads: trimmed(env.LLM_THREADS), sequences: trimmed(env.LLM_SEQUENCES), contextSize: trimmed(env.LLM_CONTEXT) };
+  const gguf = trimmed(env.HILLMIND_LLM_GGUF);
+  if (gguf) return { ok: true, fields: { ...local, model: ggufModelName(gguf), gguf, pulled: null } };
+  const id = model ?? DEFAULT_LOCAL_MODEL;
+  const spec = LOCAL_MODELS[id];
+  if (!spec) {
+    return {
+      ok: false,
+      error: `LLM_MODEL '${id}' is not a local model (${LOCAL_MODEL_IDS.join(', ')}): set OPENAI_BASE_URL for a model server, or HILLMIND_LLM_GGUF=<path> for a GGUF file`,
+      configured: true,
+    };
+  }
+  return { ok: true, fields: { ...local, model: ggufModelName(spec.file), gguf: pulledModelPath(spec, localModelDir(env)), pulled: id } };
+}
+
+/** Read and validate the settings; says what is missing or wrong. */
+export function readLlmSettings(env: Env = processEnv()): SettingsResult {
+  const where = source(env);
+  if (!where.ok) return { ok: false, configured: where.configured, error: where.error, help: LLM_SETUP_HELP };
   const parsed = schema.safeParse({
-    baseUrl: baseUrl ?? OPENAI_DEFAULT_BASE_URL,
-    apiKey,
-    model,
+    ...where.fields,
     temperature: trimmed(env.LLM_TEMPERATURE),
     format: trimmed(env.LLM_FORMAT)?.toLowerCase(),
     timeoutMs: trimmed(env.LLM_TIMEOUT_MS),
@@ -133,10 +210,9 @@ export function readLlmSettings(env: Env = processEnv()): SettingsResult {
     return { ok: false, configured: true, error: `the language-model settings are invalid: ${message}`, help: LLM_SETUP_HELP };
   }
   const { maxTokens, cacheDir, ...rest } = parsed.data;
-  return {
-    ok: true,
-    settings: { ...rest, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) },
-  };
+  const settings = { ...rest, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
+  if (settings.source === 'local' && settings.threads === undefined) delete (settings as { threads?: number }).threads;
+  return { ok: true, settings };
 }
 
 /** The base URL without credentials or query, safe to show. */

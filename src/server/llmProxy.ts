@@ -1,9 +1,10 @@
 /**
  * The language-model proxy: the page's strategist asks POST /api/llm, and this server,
- * which alone holds the key, forwards the request to the configured model through the
- * openai SDK. Requests must come from the server's own pages as JSON (403 for another
- * origin, 415 for another content type), are validated (shape, 32 KiB), rate-limited per
- * client, and sent with the server's model; answers and errors never carry the key.
+ * which alone holds the key, forwards the request to its model (its LlmAccess: a server
+ * through the openai SDK, or the embedded local engine). Requests must come from the
+ * server's own pages as JSON (403 for another origin, 415 for another content type), are
+ * validated (shape, 32 KiB), rate-limited per client, and sent with the server's model;
+ * answers and errors never carry the key.
  *
  *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
  *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs}
@@ -17,9 +18,8 @@
  * Mounted by the product's server (src/cli/serve.ts) and by Vite's dev server (vite.config.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ChatClient, ChatError, type Env, type LlmSettings, type LlmStatus, chatRequestSchema, processEnv, publicBaseUrl, readLlmSettings } from '../llm';
+import { ChatError, type LlmAccess, type LlmAvailability, type LlmConnection, type LlmStatus, chatRequestSchema } from '../llm';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
-import { createOpenAiClient } from '../llm/node';
 
 import { foreignOrigin, notJson } from './origin';
 import { RateLimiter } from './rateLimit';
@@ -28,10 +28,8 @@ import { BodyTooLarge, type Route, readBody, sendJson } from './server';
 export type { Route };
 
 export interface LlmProxyOptions {
-  /** Where the settings come from; default the process environment. */
-  readonly env?: Env;
-  /** A client instead of the SDK one the settings describe (tests). */
-  readonly client?: ChatClient;
+  /** How this server reaches its model: nodeLlmAccess in the product (a server or the local engine). */
+  readonly access: LlmAccess;
   /** Largest request body; default 32 KiB. */
   readonly maxBodyBytes?: number;
   /** Per client (remote address): sustained requests per second and burst; default 8/s, 16. */
@@ -52,15 +50,15 @@ function fail(res: ServerResponse, status: number, kind: string, message: string
 }
 
 /** The status a page may see: never the key. */
-export function llmStatus(env: Env = processEnv()): LlmStatus {
-  const result = readLlmSettings(env);
-  if (!result.ok) return { configured: false, error: result.error, help: result.help };
-  const s = result.settings;
+export function llmStatus(availability: LlmAvailability): LlmStatus {
+  if (!availability.ok) return { configured: false, error: availability.reason, ...(availability.help ? { help: availability.help } : {}) };
+  const s = availability.settings;
   return {
     configured: true,
-    model: s.model,
-    baseUrl: publicBaseUrl(s.baseUrl),
-    keySet: s.apiKey !== '',
+    model: availability.model,
+    provider: availability.provider,
+    ...(availability.baseUrl !== undefined ? { baseUrl: availability.baseUrl } : {}),
+    ...(availability.keySet !== undefined ? { keySet: availability.keySet } : {}),
     format: s.format,
     temperature: s.temperature,
     timeoutMs: s.timeoutMs,
@@ -71,17 +69,11 @@ export function llmStatus(env: Env = processEnv()): LlmStatus {
 }
 
 /** The routes of the proxy, ready for a node:http router or a connect middleware. */
-export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
-  const env = options.env ?? processEnv();
-  const result = readLlmSettings(env);
-  const settings: LlmSettings | null = result.ok ? result.settings : null;
+export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
+  const { access } = options;
   const maxBody = options.maxBodyBytes ?? LLM_PROXY_MAX_BODY;
   const now = options.now ?? Date.now;
   const limiter = new RateLimiter(options.rate?.perSecond ?? 8, options.rate?.burst ?? 16, now);
-  let client: ChatClient | null = options.client ?? null;
-  const status = llmStatus(env);
-  /** Whatever the upstream said, without the key. */
-  const scrub = (text: string) => (settings?.apiKey ? text.split(settings.apiKey).join('[key]') : text);
 
   const complete: Route = {
     method: 'POST',
@@ -123,14 +115,24 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
         fail(res, 400, 'http', `invalid request at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
         return;
       }
-      if (!settings && !options.client) {
-        fail(res, 503, 'unavailable', result.ok ? 'no language model is configured' : result.error, {}, result.ok ? undefined : result.help);
+      const availability = await access.availability();
+      if (!availability.ok) {
+        fail(res, 503, 'unavailable', availability.reason, {}, availability.help);
         return;
       }
-      client ??= createOpenAiClient(settings!);
+      let connection: LlmConnection;
+      try {
+        connection = await access.connect();
+      } catch (err) {
+        fail(res, 503, 'unavailable', (err as Error).message);
+        return;
+      }
+      const { client } = connection;
+      /** Whatever the model or its server said, without the key. */
+      const scrub = (text: string) => (connection.secrets ?? []).reduce((t, secret) => t.split(secret).join('[key]'), text);
       const abort = new AbortController();
       let timedOut = false;
-      const limitMs = Math.round((settings?.timeoutMs ?? 2000) * 1.5) + 500;
+      const limitMs = Math.round(connection.settings.timeoutMs * 1.5) + 500;
       const timer = setTimeout(() => {
         timedOut = true;
         abort.abort();
@@ -163,10 +165,10 @@ export function llmProxyRoutes(options: LlmProxyOptions = {}): Route[] {
   const statusRoute: Route = {
     method: 'GET',
     path: LLM_STATUS_PATH,
-    handle(req, res) {
+    async handle(req, res) {
       const refusal = foreignOrigin(req);
       if (refusal) fail(res, refusal.status, 'http', refusal.message);
-      else sendJson(res, 200, status);
+      else sendJson(res, 200, llmStatus(await access.availability()));
     },
   };
 

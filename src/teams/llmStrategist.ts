@@ -31,6 +31,7 @@ import {
   type FailureKind,
   LlmCounters,
   type LlmCountersSnapshot,
+  type LlmTeamReport,
   type ParsedAnswer,
   SYSTEM_CLOCK,
   type TimingMode,
@@ -49,6 +50,8 @@ import type { DecisionTiming, Strategist, StrategistAnswer } from './hierarchica
 
 export interface LlmStrategistOptions {
   readonly client: ChatClient;
+  /** Who serves the model, for summaries (the connection's provider); default 'unknown'. */
+  readonly provider?: string;
   /** Game ticks per second (the config's tickHz). */
   readonly tickHz: number;
   /** 'compact' ("1,3", default) or 'json' (skills and a rationale, structured output). */
@@ -155,6 +158,11 @@ export class LlmStrategist implements Strategist {
     return this.options.client.model;
   }
 
+  /** Who serves it: a server's address or the local engine. */
+  get provider(): string {
+    return this.options.provider ?? 'unknown';
+  }
+
   /**
    * This episode's counters. A request still out (or answered but not yet due) counts as
    * abandoned, so requests = answers + failed + abandoned.
@@ -163,6 +171,11 @@ export class LlmStrategist implements Strategist {
     const s = this.counters.snapshot();
     const out = this.inFlight && this.inFlight.outcome?.kind !== 'abandoned' ? 1 : 0;
     return { ...s, abandoned: s.abandoned + out };
+  }
+
+  /** This episode's counters with the model and its provider. */
+  report(): LlmTeamReport {
+    return { model: this.model, provider: this.provider, ...this.stats() };
   }
 
   /** Abort a call still out (the match is over). */

@@ -70,6 +70,7 @@ export function strategistOptions(connection: LlmConnection, ctx: TeamContext, v
   const style = variant.persona ? personaByName(variant.persona)!.prompt : undefined;
   return {
     client: connection.client,
+    provider: connection.provider,
     format: s.format,
     temperature: s.temperature,
     timeoutMs: s.timeoutMs,

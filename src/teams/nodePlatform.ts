@@ -14,11 +14,13 @@ export interface NodePlatformOptions {
   readonly env: Env;
   /** What the command line sets over the environment (--llm-timing, --llm-cache). */
   readonly llm?: LlmOverrides;
+  /** A channel where this process's local engine answers (a tournament's worker threads use the coordinator's). */
+  readonly engineChannel?: string;
 }
 
 export function nodePlatform(options: NodePlatformOptions): Platform {
   return createPlatform({
     models: new ModelLibrary(nodeModelSource(modelDirFrom(options.env))),
-    llm: nodeLlmAccess({ env: options.env, ...(options.llm ? { overrides: options.llm } : {}) }),
+    llm: nodeLlmAccess({ env: options.env, ...(options.llm ? { overrides: options.llm } : {}), ...(options.engineChannel ? { engineChannel: options.engineChannel } : {}) }),
   });
 }

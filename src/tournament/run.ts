@@ -4,9 +4,11 @@
  * through a Redis queue as its coordinator), append each record as it ends, and write the
  * reports.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { serveChatClient } from '../llm/channel';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
 import { type QueueOutcome, coordinate } from './coordinator';
 import { DEFAULT_EPISODES_PER_JOB } from './jobs';
@@ -96,6 +98,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
     // The first failure (a record that cannot be written, an episode that cannot be played)
     // is the run's one error: the pool's own complaints as it stops, and a close after it, are not.
     let failure: unknown = null;
+    let stopSharing: (() => void) | null = null;
     try {
       if (options.queue) {
         queueOutcome = await coordinate({
@@ -116,10 +119,15 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
           ...(options.queue.onEvent ? { onEvent: options.queue.onEvent } : {}),
         });
       } else {
+        // A model in this process (the local engine, loaded by the probe) is shared with the
+        // worker threads over a channel: one copy in memory, its sequences batched together.
+        const connection = llm ? await platform.llm.connect() : null;
+        const channel = connection?.inProcess ? `hillmind-llm-${process.pid}-${randomUUID()}` : null;
+        stopSharing = channel ? serveChatClient(connection!.client, channel) : null;
         const pool = episodePool(
           options.workers,
           llm ? Math.max(1, Math.ceil((options.llmConcurrency ?? 8) / options.workers)) : (options.perWorker ?? 4),
-          options.platform,
+          channel ? { ...options.platform, engineChannel: channel } : options.platform,
         );
         await Promise.all(
           todo.map(async (episode) => {
@@ -144,6 +152,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
     } catch (err) {
       failure ??= err;
     }
+    stopSharing?.();
     if (failure) throw failure;
     if (queueOutcome?.failed.length) {
       const lost = queueOutcome.failed.reduce((n, f) => n + f.episodes, 0);

@@ -14,11 +14,11 @@ const platform = nodePlatform(workerData as NodePlatformOptions);
 
 export default async function playEpisode(episode: PlannedEpisode): Promise<EpisodeRecord> {
   const match = await runMatch({ blue: episode.blue, red: episode.red, seed: episode.seed }, { platform, record: false });
-  // The language-model strategists' counters (calls, failures by kind, latency, tokens).
+  // The language-model strategists' model, provider and counters (calls, failures by kind, latency, tokens).
   const llm: Record<string, unknown> = {};
   match.controllers.forEach((controller, side) => {
     const strategist = llmStrategistOf(controller);
-    if (strategist) llm[side === 0 ? 'blue' : 'red'] = strategist.stats();
+    if (strategist) llm[side === 0 ? 'blue' : 'red'] = strategist.report();
   });
   return toRecord(episode, match.summary(), Object.keys(llm).length ? llm : undefined);
 }

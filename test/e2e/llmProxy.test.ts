@@ -4,33 +4,17 @@
  * to the OpenAI-compatible test server with the key; the key never reaches the page. In CI
  * (CI=true) these tests fail when chromium is missing; elsewhere they are skipped.
  */
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, freePort, launchChromium, startChildServer, waitForHook } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, launchChromium, waitForHook } from '../../src/server/harness';
+import { startDevServer } from '../helpers/devServer';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'sk-e2e-do-not-leak-7f3a9c';
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
 const haveChromium = chromiumAvailable();
 if (!haveChromium && !inCi) console.warn(`llm proxy browser tests skipped: no chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
 const suite = haveChromium || inCi ? describe : describe.skip;
-
-/** Vite's dev server (with the LLM proxy plugin) on a free port, the model settings in its environment only. */
-async function startDevServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !k.startsWith('OPENAI_') && !k.startsWith('LLM_')));
-  return startChildServer({
-    args: ['node_modules/vite/bin/vite.js', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
-    cwd: ROOT,
-    env: { ...base, ...env },
-    readyPath: '/api/llm/status',
-    name: 'vite',
-    timeoutMs: 30_000,
-    port,
-  });
-}
 
 suite('the llm team in the browser, through the proxy', () => {
   let fake: FakeOpenAiServer;

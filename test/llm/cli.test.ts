@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_') && !k.startsWith('LLM_')));
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_') && !k.startsWith('LLM_') && !k.startsWith('HILLMIND_LLM_')));
   return new Promise((done) => {
     execFile(process.execPath, ['--import', 'tsx', 'src/cli/match.ts', ...args], { cwd: ROOT, timeout: 30_000, env: { ...clean, ...env } }, (err, stdout, stderr) => {
       done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
@@ -41,7 +41,8 @@ describe.concurrent('npm run match with an llm team', () => {
     const first = await cli(env, '--blue', 'llm', '--red', 'bt-scripted', '--seed', '3', '--llm-timing', 'ticks:5', '--llm-cache', 'use', '--replay', replay);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    const counters = /llm blue: (\d+) requests \(periodic \d+.*\), (\d+) calls, (\d+) cache hits, (\d+) valid answers/.exec(first.stdout);
+    // The model and who serves it, then the counters.
+    const counters = /llm blue: fake-gemma via openai-compatible http:\/\/127\.0\.0\.1:\d+\/v1\n\s+(\d+) requests \(periodic \d+.*\), (\d+) calls, (\d+) cache hits, (\d+) valid answers/.exec(first.stdout);
     expect(counters).not.toBeNull();
     const [, requests, calls, hits, valid] = counters!.map(Number);
     expect(calls! + hits!).toBe(requests);
@@ -54,25 +55,28 @@ describe.concurrent('npm run match with an llm team', () => {
     // No server at all now: the cache answers every decision, the match is the same.
     const offline = await cli({ ...env, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, '--blue', 'llm', '--red', 'bt-scripted', '--seed', '3', '--llm-timing', 'ticks:5', '--json');
     expect(offline.code).toBe(0);
-    const summary = JSON.parse(offline.stdout) as { hash: string; llm: { blue: { calls: number; cacheHits: number; failed: number } } };
+    const summary = JSON.parse(offline.stdout) as { hash: string; llm: { blue: { model: string; provider: string; calls: number; cacheHits: number; failed: number } } };
+    expect(summary.llm.blue).toMatchObject({ model: 'fake-gemma', provider: 'openai-compatible http://127.0.0.1:9/v1' });
     // Every answer the first run got is served from the cache; only a request the first run
     // left unanswered when the match ended (if any) goes out again, and it ends the same way.
     expect(summary.llm.blue).toMatchObject({ cacheHits: valid, calls: requests! - valid!, failed: 0 });
     expect(summary.hash).toBe(file.finalHash);
   });
 
-  it('refuses bad --llm-timing and --llm-cache values with usage; without a model, says how to configure one', async ({ expect }) => {
+  it('refuses bad --llm-timing and --llm-cache values with usage; without a server or a pulled model, says how to get one', async ({ expect }) => {
+    const noModels = { HILLMIND_LLM_DIR: join(dir, 'no-models') };
     const [timing, cache, bare] = await Promise.all([
       cli({}, '--blue', 'llm', '--red', 'heuristic', '--llm-timing', 'soon'),
       cli({}, '--blue', 'llm', '--red', 'heuristic', '--llm-cache', 'maybe'),
-      cli({}, '--blue', 'llm', '--red', 'heuristic'),
+      cli(noModels, '--blue', 'llm', '--red', 'heuristic'),
     ]);
     expect(timing.code).toBe(2);
     expect(timing.stderr).toMatch(/--llm-timing must be realtime, ticks:N \(N >= 0 ticks of delay\) or lockstep, got 'soon'/);
     expect(cache.code).toBe(2);
     expect(cache.stderr).toMatch(/--llm-cache must be one of use, refresh, off, got 'maybe'/);
     expect(bare.code).toBe(1);
-    expect(bare.stderr).toMatch(/^error: team 'llm' is not available: .*set OPENAI_BASE_URL and LLM_MODEL/);
+    expect(bare.stderr).toMatch(/^error: team 'llm' is not available: the local model gemma3-270m is not pulled yet, .*no-models\/gemma-3-270m-q4_k_m\.gguf .*\(run npm run llm:pull\)/);
+    expect(bare.stderr).toContain('npm run llm:pull fetches it (or set HILLMIND_LLM_GGUF=<path to a .gguf file>)');
     expect(bare.stderr).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
   });
 });

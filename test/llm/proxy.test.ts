@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatError, ProxyChatClient, buildRequest, fetchLlmStatus, proxyLlmAccess } from '../../src/llm';
 import { runMatch } from '../../src/match';
+import { nodeLlmAccess } from '../../src/llm/node';
 import { type LlmProxyOptions, llmProxyRoutes } from '../../src/server/llmProxy';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { createWorld, teamSituation } from '../../src/sim';
@@ -22,8 +23,8 @@ const servers: RunningServer[] = [];
 /** Every response body and header the proxy sent, to search for the key. */
 const seen: string[] = [];
 
-async function proxy(env: Record<string, string>, options: Omit<LlmProxyOptions, 'env'> = {}): Promise<string> {
-  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ env, ...options }) }), 0);
+async function proxy(env: Record<string, string>, options: Omit<LlmProxyOptions, 'access'> = {}): Promise<string> {
+  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ access: nodeLlmAccess({ env }), ...options }) }), 0);
   servers.push(running);
   return `http://127.0.0.1:${running.port}`;
 }
@@ -60,7 +61,8 @@ describe('the LLM proxy', () => {
     expect(status).toMatchObject({ configured: true, model: 'fake-gemma', keySet: true, format: 'compact', temperature: 0.1, rateHz: 2 });
     expect(status.baseUrl).toBe(fake.url);
 
-    const bare = await proxy({});
+    // No server, and no local model pulled where this one looks.
+    const bare = await proxy({ HILLMIND_LLM_DIR: join(root, 'no-models') });
     const none = await fetchLlmStatus(`${bare}/api/llm/status`);
     expect(none.configured).toBe(false);
     expect(none.help).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');

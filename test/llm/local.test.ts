@@ -1,0 +1,143 @@
+/**
+ * The llm team on the embedded local model (Gemma 3 270M, pulled by npm run llm:pull): a
+ * whole match with no settings, answers held to their format by the grammar, the model's
+ * own token counts, the system prompt evaluated once per sequence, several sequences
+ * sharing the model, and aborts. Never skipped in CI (it fails there without the model).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type ChatRequest, ChatError, type LlmConnection, buildRequest, parseAnswer, systemPrompt } from '../../src/llm';
+import type { LlamaChatClient } from '../../src/llm/llamaClient';
+import { nodeLlmAccess } from '../../src/llm/node';
+import { runMatch, verifyReplay } from '../../src/match';
+import { DEFAULT_CONFIG, type GameConfig, createWorld, idleAction, step, teamSituation } from '../../src/sim';
+import type { SkillId } from '../../src/skills';
+import { llmStrategistOf } from '../../src/teams';
+import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
+import { testPlatform } from '../helpers/platform';
+import { threePerTeam } from '../helpers/world';
+
+/** Lockstep, so the wall clock (a busy machine) decides nothing; a generous timeout for the same reason. */
+const ENV = { LLM_TIMING: 'lockstep', LLM_CACHE: 'off', LLM_TIMEOUT_MS: '60000', LLM_SEQUENCES: '2', LLM_THREADS: '1' };
+
+/** Situations from a few moments of play, to ask about. */
+function requests(format: 'compact' | 'json', count: number, config: GameConfig = DEFAULT_CONFIG, seed = 7): ChatRequest[] {
+  const world = createWorld(seed, config);
+  const out: ChatRequest[] = [];
+  const current: SkillId[] = Array.from({ length: config.agent.perTeam }, () => 'navigate');
+  while (out.length < count) {
+    for (let i = 0; i < 60; i++) step(world, world.agents.map((a) => ({ ...idleAction(), move: 1, turn: Math.sin(world.tick / 30 + a.id), fire: 1 })));
+    out.push(buildRequest(teamSituation(world, (out.length % 2) as 0 | 1), current, { format, temperature: 0.1, config }));
+  }
+  return out;
+}
+
+const signal = () => new AbortController().signal;
+
+describeWithLocalModel('llm on the local model')('the llm team on the embedded local model', () => {
+  let connection: LlmConnection;
+  let client: LlamaChatClient;
+  const platform = testPlatform({ llm: nodeLlmAccess({ env: ENV }) });
+
+  beforeAll(async () => {
+    requireLocalModel();
+    connection = await platform.llm.connect();
+    client = connection.client as LlamaChatClient;
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.engine.dispose();
+  });
+
+  it('with no model settings, plays a whole match against bt-scripted in lockstep, at least 90% of answers valid', async () => {
+    expect(connection.provider).toMatch(/^local llama\.cpp \(CPU, 1 thread\)$/);
+    expect(connection.inProcess).toBe(true);
+    const config = { ...DEFAULT_CONFIG, episodeSeconds: 15 };
+    const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 5, config }, { platform });
+    expect(match.done).toBe(true);
+    const report = llmStrategistOf(match.controllers[0])!.report();
+    expect(report).toMatchObject({ model: 'gemma-3-270m-q4_k_m', provider: 'local llama.cpp (CPU, 1 thread)', cacheHits: 0, abandoned: 0 });
+    // 2 Hz for 15 s, and events.
+    expect(report.calls).toBeGreaterThanOrEqual(25);
+    expect(report.answers / (report.answers + report.failed)).toBeGreaterThanOrEqual(0.9);
+    // Counted by the model's tokenizer: every call's prompt holds at least the system prompt.
+    expect(report.tokens.prompt).toBeGreaterThan(report.calls * client.engine.countTokens(systemPrompt('compact', 2, config)));
+    expect(report.tokens.completion).toBeGreaterThanOrEqual(report.answers * 3);
+    // The replay holds each decision that changed a skill, and reproduces the match without the model.
+    const replay = match.replay();
+    const changes = replay.decisions.filter((d) => d.source === 'llm').length;
+    expect(changes).toBeGreaterThan(0);
+    expect(changes).toBeLessThanOrEqual(report.applied);
+    expect(verifyReplay(replay).ok).toBe(true);
+  }, 600_000);
+
+  it.each([
+    ['two', DEFAULT_CONFIG],
+    ['three', threePerTeam()],
+  ])('compact answers: the grammar holds the model to one number 1-4 for each of %s agents', async (_, config) => {
+    for (const request of requests('compact', 4, config)) {
+      expect(request.numberList).toEqual({ count: config.agent.perTeam, max: 4 });
+      const answer = await client.complete(request, signal());
+      expect(answer.text).toMatch(new RegExp(`^[1-4](,[1-4]){${config.agent.perTeam - 1}}$`));
+      expect(parseAnswer(answer.text, config.agent.perTeam)).toMatchObject({ ok: true, format: 'compact' });
+      // The model's own count: the system and user text, and a few tokens of chat template.
+      const text = client.engine.countTokens(request.messages[0]!.content) + client.engine.countTokens(request.messages[1]!.content);
+      expect(answer.promptTokens).toBeGreaterThan(text);
+      expect(answer.promptTokens).toBeLessThan(text + 24);
+      expect(answer.completionTokens).toBeGreaterThanOrEqual(config.agent.perTeam * 2 - 1);
+      expect(answer.model).toBe('gemma-3-270m-q4_k_m');
+    }
+  }, 300_000);
+
+  it('json answers follow the schema: one skill name per agent and a rationale', async () => {
+    for (const request of requests('json', 3)) {
+      const answer = await client.complete(request, signal());
+      const parsed = parseAnswer(answer.text, 2);
+      expect(parsed, answer.text).toMatchObject({ ok: true, format: 'json' });
+      expect(parsed.ok && parsed.rationale).toMatch(/\w/);
+    }
+  }, 300_000);
+
+  it('evaluates the system prompt once: a later decision evaluates only what differs from the last', async () => {
+    const [first, second] = requests('compact', 2, DEFAULT_CONFIG, 11);
+    await client.complete(first!, signal());
+    await client.complete(second!, signal());
+    const call = client.lastCall!;
+    const system = client.engine.countTokens(systemPrompt('compact', 2));
+    expect(call.promptTokens).toBeGreaterThan(system);
+    // The system prompt is most of the prompt; the second call evaluated none of it.
+    expect(call.evaluatedTokens).toBeGreaterThan(0);
+    expect(call.evaluatedTokens).toBeLessThan(call.promptTokens - system + 8);
+    expect(call.evaluatedTokens).toBeLessThan(call.promptTokens / 2);
+  }, 300_000);
+
+  it('concurrent decisions share the model on its sequences, waiting for one where all are busy', async () => {
+    const batch = requests('compact', 5);
+    expect(client.engine.sequences).toBe(2);
+    const answers = await Promise.all(batch.map((r) => client.complete(r, signal())));
+    for (const a of answers) expect(parseAnswer(a.text, 2).ok).toBe(true);
+  }, 300_000);
+
+  it('aborts: before a call, while it waits for a sequence, and while it runs; the model answers the next one', async () => {
+    const [a, b, c, d] = requests('json', 4);
+    const gone = new AbortController();
+    gone.abort();
+    await expect(client.complete(a!, gone.signal)).rejects.toMatchObject({ kind: 'aborted' });
+
+    // Two calls hold both sequences; a third waits, and is aborted there.
+    const busy = [client.complete(a!, signal()), client.complete(b!, signal())];
+    const waiting = new AbortController();
+    const third = client.complete(c!, waiting.signal);
+    waiting.abort();
+    await expect(third).rejects.toBeInstanceOf(ChatError);
+    await expect(third).rejects.toMatchObject({ kind: 'aborted' });
+    await Promise.all(busy);
+
+    const running = new AbortController();
+    const call = client.complete(d!, running.signal);
+    setTimeout(() => running.abort(), 20);
+    await expect(call).rejects.toMatchObject({ kind: 'aborted' });
+
+    const after = await client.complete(requests('compact', 1)[0]!, signal());
+    expect(parseAnswer(after.text, 2).ok).toBe(true);
+  }, 300_000);
+});
