@@ -65,6 +65,12 @@ export interface LlmAccess {
   availability(): Promise<LlmAvailability>;
   /** The shared connection; rejects with an LlmUnavailable when no model is configured. */
   connect(): Promise<LlmConnection>;
+  /**
+   * The same way to a model, for another model (`llm:model=smollm2-135m`): a pulled local
+   * model's id, or a server's model name. Absent where the model cannot be chosen (the
+   * page's proxy serves the server's model only).
+   */
+  withModel?(model: string): LlmAccess;
 }
 
 /** No model is configured: the reason, and how to configure one. */

@@ -113,6 +113,25 @@ export function nodeLlmSettings(env: Env, overrides: LlmOverrides = {}): ReturnT
 }
 
 export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
+  const access = nodeLlmAccessOnce(options);
+  // Other models (llm:model=...) are reached the same way, each opened once for the process.
+  const others = new Map<string, LlmAccess>();
+  return {
+    ...access,
+    withModel(model) {
+      let other = others.get(model);
+      if (!other) {
+        // LLM_MODEL names the model (a pulled local one, or the server's); a GGUF path would override it.
+        const { HILLMIND_LLM_GGUF: _gguf, ...env } = options.env;
+        const { engineChannel: _channel, ...rest } = options;
+        others.set(model, (other = nodeLlmAccessOnce({ ...rest, env: { ...env, LLM_MODEL: model } })));
+      }
+      return other;
+    },
+  };
+}
+
+function nodeLlmAccessOnce(options: NodeLlmOptions): LlmAccess {
   const result = nodeLlmSettings(options.env, options.overrides);
   const createClient = options.createClient ?? createOpenAiClient;
   const openLocal = options.openLocal ?? openLocalClient;

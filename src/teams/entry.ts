@@ -4,6 +4,7 @@
  * pre-flight checks and manifests, the study's checks and the page's picker can ask
  * whether a team plays here (and why not) without building it.
  */
+import type { LlmAccess } from '../llm';
 import type { Policy } from '../skills';
 import type { DecisionSource, TeamContext, TeamController } from './controller';
 import type { Platform } from './platform';
@@ -17,6 +18,8 @@ export interface TeamNeeds {
   readonly models: readonly string[];
   /** A language model (the platform's LlmAccess must have one). */
   readonly languageModel: boolean;
+  /** The way to that model when it is not the platform's own (a variant's `model=`). */
+  readonly llm?: LlmAccess;
   /** A person at the keyboard (the page). */
   readonly person: boolean;
   /** Added to a missing model's message: another way to play (e.g. LLM_SKILLS=scripted). */

@@ -5,13 +5,14 @@
  * plays in Node (a model server) and in the page (the product's proxy).
  */
 import { z } from 'zod';
-import { ANSWER_FORMATS, LlmUnavailable, type LlmConnection, type StrategistSettings, parseEventTriggers } from '../llm';
+import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, parseEventTriggers } from '../llm';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillSet } from '../skills';
 import type { TeamContext, TeamController } from './controller';
 import { type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
 import { HierarchicalController } from './hierarchical';
 import { LlmStrategist, type LlmStrategistOptions } from './llmStrategist';
 import { PERSONA_NAMES, personaByName } from './personas';
+import type { Platform } from './platform';
 import { variantNumber } from './variant';
 
 export const LLM_TEAM_DESCRIPTION =
@@ -49,6 +50,8 @@ export const LLM_VARIANT = z.object({
   temperature: variantNumber(0, 2).optional(),
   persona: z.enum(PERSONA_NAMES as [string, ...string[]], { message: `must be one of ${PERSONA_NAMES.join(', ')}` }).optional(),
   skills: z.enum(['rl', 'scripted'], { message: 'must be rl or scripted' }).optional(),
+  /** A pulled local model's id (gemma3-270m, smollm2-135m) or, with a server, its model name. */
+  model: z.string().regex(/^[A-Za-z0-9._/-]{1,128}$/, { message: 'must be a model id or name (letters, digits, . _ / -)' }).optional(),
 });
 type LlmVariant = z.infer<typeof LLM_VARIANT>;
 
@@ -90,9 +93,17 @@ export function llmStrategistOf(controller: TeamController): LlmStrategist | nul
   return strategist instanceof LlmStrategist ? strategist : null;
 }
 
-async function connect(ctx: TeamContext): Promise<LlmConnection> {
+/** The platform's way to the model the variant names (its own model when it names none). */
+function accessFor(platform: Platform, variant: LlmVariant): LlmAccess {
+  if (!variant.model) return platform.llm;
+  if (!platform.llm.withModel) throw new TeamUnavailable('llm', `model=${variant.model}: this language model cannot be switched here (the page plays the server's model)`);
+  return platform.llm.withModel(variant.model);
+}
+
+async function connect(ctx: TeamContext, variant: LlmVariant): Promise<LlmConnection> {
+  const access = accessFor(ctx.platform, variant);
   try {
-    return await ctx.platform.llm.connect();
+    return await access.connect();
   } catch (err) {
     throw new TeamUnavailable('llm', err instanceof LlmUnavailable ? err.message : `the language model cannot start: ${(err as Error).message}`);
   }
@@ -106,12 +117,13 @@ export const LLM_TEAM: TeamEntry = {
   variantSchema: LLM_VARIANT,
   acts: { by: 'skills', source: 'llm', skillSets: ['trained', 'scripted'] },
   async needs(platform, variant) {
-    const availability = await platform.llm.availability();
+    const access = accessFor(platform, llmVariant(variant));
+    const availability = await access.availability();
     const skills = llmVariant(variant).skills ?? (availability.ok ? availability.settings.skills : 'rl');
-    return { models: skills === 'rl' ? SKILL_IDS : [], languageModel: true, person: false, modelsHint: SCRIPTED_HINT };
+    return { models: skills === 'rl' ? SKILL_IDS : [], languageModel: true, person: false, modelsHint: SCRIPTED_HINT, ...(access !== platform.llm ? { llm: access } : {}) };
   },
   async create(ctx, variant) {
-    const connection = await connect(ctx);
+    const connection = await connect(ctx, llmVariant(variant));
     const settings = variantSettings(connection.settings, llmVariant(variant));
     let skills: SkillSet = SCRIPTED_SKILLS;
     if (settings.skills === 'rl') {

@@ -171,7 +171,7 @@ export async function teamAvailability(text: string, platform: Platform): Promis
   const no = (reason: string): TeamAvailability => ({ ok: false, needs, reason });
   if (needs.person && !platform.person) return no('a person plays in the browser (npm start)');
   if (needs.languageModel) {
-    const llm = await platform.llm.availability();
+    const llm = await (needs.llm ?? platform.llm).availability();
     if (!llm.ok) return no(llm.help ? `${llm.reason}; ${llm.help}` : llm.reason);
   }
   for (const name of needs.models) {

@@ -3,11 +3,12 @@
  * load, its language model answers). The coordinator runs it, and so does each queue
  * worker for the tournaments it joins, with its own models and language model.
  */
+import type { LlmAccess } from '../llm';
 import { type Platform, TeamUnavailable, resolveTeam, teamAvailability, teamNeeds } from '../teams';
 
-/** One short call to the language model, so an unreachable one stops the run before it starts. */
-async function probeLanguageModel(platform: Platform): Promise<void> {
-  const connection = await platform.llm.connect();
+/** One short call to a language model, so an unreachable one stops the run before it starts. */
+async function probeLanguageModel(access: LlmAccess): Promise<void> {
+  const connection = await access.connect();
   const timeoutMs = Math.max(5000, connection.settings.timeoutMs * 3);
   try {
     await connection.client.complete({ messages: [{ role: 'user', content: 'Reply with: 1,1' }], temperature: 0, maxTokens: 8 }, AbortSignal.timeout(timeoutMs));
@@ -25,13 +26,14 @@ export async function checkTeams(teams: readonly string[], platform: Platform): 
     if (seen.has(name)) throw new Error(`team '${id}' is listed twice`);
     seen.add(name);
   }
-  let needsLanguageModel = false;
+  // Each language model the teams talk to (the platform's, and any a variant names), once.
+  const models = new Set<LlmAccess>();
   for (const id of teams) {
     const availability = await teamAvailability(id, platform);
     if (!availability.ok) throw new TeamUnavailable(id, availability.reason);
-    needsLanguageModel ||= availability.needs.languageModel;
+    if (availability.needs.languageModel) models.add(availability.needs.llm ?? platform.llm);
   }
-  if (needsLanguageModel) await probeLanguageModel(platform);
+  for (const access of models) await probeLanguageModel(access);
 }
 
 /** Whether any of the teams talks to a language model (its episodes wait on the network, not a core). */

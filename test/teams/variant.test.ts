@@ -105,3 +105,31 @@ describe('personas', () => {
     expect(camper.secure).toBeGreaterThan(0.2);
   });
 });
+
+describe('llm:model=', () => {
+  it('reaches another model the same way: a server model by name; the page cannot switch', async () => {
+    const { nodeLlmAccess } = await import('../../src/llm/node');
+    const { createPlatform, createTeam, teamAvailability: available } = await import('../../src/teams');
+    const seen: string[] = [];
+    const access = nodeLlmAccess({
+      env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'default-model', LLM_SKILLS: 'scripted' },
+      createClient: (settings) => {
+        seen.push(settings.model);
+        return new RuleChatClient(settings.model);
+      },
+    });
+    const platform = createPlatform({ llm: access });
+    const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
+    expect(llmStrategistOf(await createTeam('llm:model=other-model', ctx))!.model).toBe('other-model');
+    expect(llmStrategistOf(await createTeam('llm', ctx))!.model).toBe('default-model');
+    expect(seen).toEqual(['other-model', 'default-model']);
+    // A local model that is not pulled is reported by the probe, naming it.
+    const local = createPlatform({ llm: nodeLlmAccess({ env: { HILLMIND_LLM_DIR: '/nonexistent', LLM_SKILLS: 'scripted' } }) });
+    const probe = await available('llm:model=smollm2-135m', local);
+    expect(probe.ok).toBe(false);
+    expect(probe.ok ? '' : probe.reason).toMatch(/smollm2-135m is not pulled yet/);
+    // A platform whose model cannot be switched (the page's proxy) says so.
+    const fixed = llmPlatform(new RuleChatClient(), { skills: 'scripted' });
+    await expect(createTeam('llm:model=other', { ...ctx, platform: fixed })).rejects.toThrow(/model=other: this language model cannot be switched here/);
+  });
+});
