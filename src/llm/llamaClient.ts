@@ -141,29 +141,23 @@ export class LlamaChatClient implements ChatClient {
     // object is closed): stop there rather than sample the end tokens.
     const whole = wholeAnswer(request);
     const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
     let text = '';
-    let result: Awaited<ReturnType<EngineSlot['chat']['generateResponse']>>;
-    try {
-      result = await slot.chat.generateResponse(history, {
-        ...(grammar ? { grammar } : {}),
-        ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
-        temperature: request.temperature,
-        seed: seedOf(request),
-        signal: stop.signal,
-        stopOnAbortSignal: true,
-        onToken: (tokens) => {
-          completionTokens += tokens.length;
-        },
-        onTextChunk: (chunk) => {
-          text += chunk;
-          if (whole?.(text)) stop.abort();
-        },
-      });
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+    const result = await slot.chat.generateResponse(history, {
+      ...(grammar ? { grammar } : {}),
+      ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
+      temperature: request.temperature,
+      seed: seedOf(request),
+      // Stopping keeps the answer so far; the caller's abort is told apart below.
+      signal: AbortSignal.any([signal, stop.signal]),
+      stopOnAbortSignal: true,
+      onToken: (tokens) => {
+        completionTokens += tokens.length;
+      },
+      onTextChunk: (chunk) => {
+        text += chunk;
+        if (whole?.(text)) stop.abort();
+      },
+    });
     if (signal.aborted) throw aborted();
     slot.prefix = prefix;
     this.lastCall = {

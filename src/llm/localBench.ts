@@ -40,7 +40,8 @@ async function throughput(client: LlamaChatClient): Promise<{ prompt: number; ge
   const { engine } = client;
   const slot = await engine.acquire('', new AbortController().signal);
   try {
-    const tokens = engine.model.tokenize(`${systemPrompt('json')}\n${systemPrompt('compact')}`);
+    // Both system prompts: about 1000 tokens, within a sequence's context with room to generate.
+    const tokens = engine.model.tokenize(`${systemPrompt('json')}\n${systemPrompt('compact')}`).slice(0, Math.max(64, slot.sequence.contextSize - 64));
     await slot.sequence.clearHistory();
     let t = performance.now();
     await slot.sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1));
