@@ -4,7 +4,7 @@
  * worker for the tournaments it joins, with its own models and language model.
  */
 import type { LlmAccess } from '../llm';
-import { type Platform, TeamUnavailable, resolveTeam, teamAvailability, teamNeeds } from '../teams';
+import { type Platform, type TeamNeeds, TeamUnavailable, resolveTeam, teamAvailability } from '../teams';
 
 /** One short call to a language model, so an unreachable one stops the run before it starts. */
 async function probeLanguageModel(access: LlmAccess): Promise<void> {
@@ -17,8 +17,11 @@ async function probeLanguageModel(access: LlmAccess): Promise<void> {
   }
 }
 
-/** Every team must exist and be able to play here: fail before any episode otherwise. */
-export async function checkTeams(teams: readonly string[], platform: Platform): Promise<void> {
+/**
+ * Every team must exist and be able to play here: fail before any episode otherwise.
+ * Returns what each team needs (in the order given), so callers read it rather than ask again.
+ */
+export async function checkTeams(teams: readonly string[], platform: Platform): Promise<readonly TeamNeeds[]> {
   if (teams.length < 2) throw new Error(`a tournament needs at least two teams, got ${teams.length}`);
   const seen = new Set<string>();
   for (const id of teams) {
@@ -28,15 +31,13 @@ export async function checkTeams(teams: readonly string[], platform: Platform): 
   }
   // Each language model the teams talk to (the platform's, and any a variant names), once.
   const models = new Set<LlmAccess>();
+  const needs: TeamNeeds[] = [];
   for (const id of teams) {
     const availability = await teamAvailability(id, platform);
     if (!availability.ok) throw new TeamUnavailable(id, availability.reason);
     if (availability.needs.languageModel) models.add(availability.needs.llm ?? platform.llm);
+    needs.push(availability.needs);
   }
   for (const access of models) await probeLanguageModel(access);
-}
-
-/** Whether any of the teams talks to a language model (its episodes wait on the network, not a core). */
-export async function needsLanguageModel(teams: readonly string[], platform: Platform): Promise<boolean> {
-  return (await Promise.all(teams.map((id) => teamNeeds(id, platform)))).some((n) => n.languageModel);
+  return needs;
 }

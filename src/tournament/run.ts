@@ -15,7 +15,7 @@ import { DEFAULT_EPISODES_PER_JOB } from './jobs';
 import { type Manifest, buildManifest, checkResume, readManifest } from './manifest';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { episodePool } from './pool';
-import { checkTeams, needsLanguageModel } from './preflight';
+import { checkTeams } from './preflight';
 import { DEFAULT_LOCK_SECONDS } from './queueWorker';
 import { type EpisodeRecord, RecordWriter, readRecords, writeWholeFile } from './records';
 import { type RedisAddress, probeRedis } from './redis';
@@ -67,7 +67,7 @@ export function describeSettings(settings: TournamentSettings): string {
 export async function runTournament(options: RunOptions): Promise<RunResult> {
   const { settings, out } = options;
   const platform = nodePlatform(options.platform);
-  await checkTeams(settings.teams, platform);
+  const needs = await checkTeams(settings.teams, platform);
   if (options.queue) await probeRedis(options.queue.redis);
   mkdirSync(out, { recursive: true });
   const manifestPath = join(out, 'manifest.json');
@@ -90,7 +90,8 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   const todo: PlannedEpisode[] = plan.filter((e) => !done.has(e.key));
   const records: EpisodeRecord[] = [...existing];
   options.onProgress?.(records.length, plan.length);
-  const llm = await needsLanguageModel(settings.teams, platform);
+  // Whether any team talks to a language model (its episodes wait on the model, not a core).
+  const llm = needs.some((n) => n.languageModel);
   let queueOutcome: QueueOutcome | undefined;
 
   if (todo.length > 0) {
