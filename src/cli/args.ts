@@ -4,12 +4,24 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 /** An error in what the user typed: printed without a stack, exit code 2. */
 export class UsageError extends Error {}
 
+/** `--help` or `-h` was given: runCli prints the usage on stdout and exits 0. */
+export class HelpRequested extends Error {
+  constructor(readonly usage: string) {
+    super('help requested');
+  }
+}
+
+/** Every command's options, with --help and -h, which answer the usage instead of running. */
 export function parseCommandLine<T extends ParseArgsConfig['options']>(options: T, usage: string, argv = process.argv.slice(2)) {
+  const withHelp: NonNullable<ParseArgsConfig['options']> = { ...options, help: { type: 'boolean', short: 'h' } };
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: true }>>;
   try {
-    return parseArgs({ args: joinNegativeValues(argv, options ?? {}), options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: joinNegativeValues(argv, withHelp), options: withHelp as T, strict: true, allowPositionals: true });
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n\n${usage}`);
   }
+  if ((parsed.values as Record<string, unknown>).help) throw new HelpRequested(usage);
+  return parsed;
 }
 
 /**
@@ -70,6 +82,10 @@ export function runCli(main: () => Promise<number | void>): void {
   main().then(
     (code) => process.exit(code ?? 0),
     (err: unknown) => {
+      if (err instanceof HelpRequested) {
+        process.stdout.write(`${err.usage}\n`);
+        process.exit(0);
+      }
       const usage = err instanceof UsageError;
       process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
       if (!usage && process.env.HILLMIND_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);

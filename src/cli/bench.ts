@@ -146,11 +146,7 @@ function formatRow(row: BenchRow): string {
 }
 
 runCli(async () => {
-  const { values } = parseCommandLine({ seconds: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const { values } = parseCommandLine({ seconds: { type: 'string' }, only: { type: 'string' } }, USAGE);
   const seconds = integerOption('seconds', values.seconds, 3);
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s));

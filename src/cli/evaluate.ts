@@ -21,11 +21,7 @@ function describeWinRate(w: WinRate): string {
 }
 
 runCli(async () => {
-  const { values } = parseCommandLine({ episodes: { type: 'string' }, write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, USAGE);
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const { values } = parseCommandLine({ episodes: { type: 'string' }, write: { type: 'boolean' } }, USAGE);
   const episodes = integerOption('episodes', values.episodes, 200, EPISODES_RANGE);
   const platform = nodePlatform({ env: process.env });
   const modelDir = modelDirFrom(process.env);

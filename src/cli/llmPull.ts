@@ -34,11 +34,7 @@ function reporter(spec: LocalModelSpec): (p: PullProgress) => void {
 }
 
 runCli(async () => {
-  const { values } = parseCommandLine({ model: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, USAGE);
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const { values } = parseCommandLine({ model: { type: 'string' }, dir: { type: 'string' } }, USAGE);
   const wanted = values.model ?? DEFAULT_LOCAL_MODEL;
   if (wanted !== 'all' && !LOCAL_MODELS[wanted]) throw new UsageError(`--model must be one of ${[...LOCAL_MODEL_IDS, 'all'].join(', ')}, got '${wanted}'`);
   const dir = values.dir ?? localModelDir(process.env);

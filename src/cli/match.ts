@@ -25,14 +25,9 @@ runCli(async () => {
       verify: { type: 'string' },
       'llm-timing': { type: 'string' },
       'llm-cache': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   if (values.verify) {
     let text: string;
     try {

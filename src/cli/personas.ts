@@ -23,13 +23,9 @@ const USAGE = `usage: npm run personas -- [--propose N] [--episodes N] [--seed S
 
 runCli(async () => {
   const { values } = parseCommandLine(
-    { propose: { type: 'string' }, episodes: { type: 'string' }, seed: { type: 'string' }, threshold: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { propose: { type: 'string' }, episodes: { type: 'string' }, seed: { type: 'string' }, threshold: { type: 'string' }, out: { type: 'string' } },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const proposals = integerOption('propose', values.propose, 12, 1000);
   const episodes = Math.max(1, integerOption('episodes', values.episodes, 6, 1000));
   const seed = integerOption('seed', values.seed, 1, 0xffffffff);

@@ -37,14 +37,9 @@ runCli(async () => {
       'llm-timing': { type: 'string' },
       'llm-cache': { type: 'string' },
       'no-ablations': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const episodes = integerOption('episodes', values.episodes, 1000, 100_000);
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));

@@ -32,11 +32,7 @@ environment:
                      through /api/llm (none: llm shows as not configured)`;
 
 runCli(async () => {
-  const { values } = parseCommandLine({ help: { type: 'boolean', short: 'h' } }, USAGE);
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  parseCommandLine({}, USAGE);
   if (!existsSync(resolve(root, 'index.html'))) {
     throw new Error(`${root} has no built app: run npm run build (npm start builds it for you)`);
   }

@@ -51,7 +51,6 @@ const OPTIONS = {
   id: { type: 'string' },
   db: { type: 'string' },
   'base-url': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
   study: { type: 'string' },
   format: { type: 'string' },
   out: { type: 'string' },
@@ -103,10 +102,6 @@ function openExisting(path: string): StudyStore {
 
 runCli(async () => {
   const { values, positionals } = parseCommandLine(OPTIONS, USAGE);
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const command = positionals[0];
   if (positionals.length > 1) throw new UsageError(`unexpected arguments: ${positionals.slice(1).join(' ')}\n\n${USAGE}`);
   const dbPath = values.db ?? studyDbPath();

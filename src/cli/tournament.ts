@@ -43,14 +43,9 @@ runCli(async () => {
       'llm-concurrency': { type: 'string' },
       queue: { type: 'string' },
       'episodes-per-job': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
   // Each team as its canonical name, so a variant is one entrant however its keys were ordered.
   const teams = values.teams

@@ -43,14 +43,9 @@ runCli(async () => {
       resume: { type: 'boolean' },
       out: { type: 'string' },
       runs: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const name = values.skill as ModelName;
   if (!name || !(MODEL_NAMES as readonly string[]).includes(name)) {
     throw new UsageError(`--skill must be one of ${MODEL_NAMES.join(', ')}${values.skill ? `, got '${values.skill}'` : ''}\n\n${USAGE}`);

@@ -26,14 +26,9 @@ runCli(async () => {
       workers: { type: 'string' },
       concurrency: { type: 'string' },
       'lock-seconds': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
   if (!values.queue) throw new UsageError(`--queue is required\n\n${USAGE}`);
   let redis;
   try {
