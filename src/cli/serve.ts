@@ -29,7 +29,7 @@ environment:
   HILLMIND_DIST      the built app's folder (default dist)
   HILLMIND_STUDY_DB  the user studies' database (default data/studies.sqlite)
   OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL  the language model the page's LLM team reaches
-                     through /api/llm (none: llm shows as not configured)`;
+                     through /api/llm (none: the embedded local model, after npm run llm:pull)`;
 
 runCli(async () => {
   parseCommandLine({}, USAGE);
