@@ -1,6 +1,6 @@
 /**
  * npm run train -- --skill <navigate|combat|secure|retreat|flat> [--steps N] [--seed S]
- *                  [--envs N] [--resume] [--out models] [--runs runs]
+ *                  [--envs N] [--workers N] [--resume] [--out models] [--runs runs]
  *
  * Trains one policy with PPO, shows progress, checkpoints to runs/<name>/ (resume with
  * --resume: the checkpoint keeps the optimizer and the environments, so a run resumed with
@@ -10,20 +10,23 @@
  */
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
-import { TRAINING_CONFIGS } from '../train/config';
-import { HEURISTIC_DRIVER, VecEnv } from '../train/env';
-import { type PolicyState, type PpoConfig, type TrainerState, createPolicyState, trainPpo } from '../train/ppo';
-import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
+import { TRAINING_CONFIGS, describePhases } from '../train/config';
+import { describeOpponents } from '../train/opponents';
+import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
+import { MODEL_NAMES, type ModelName } from '../train/scenarios';
+import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
 import { type IntegerRange, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
 
-const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--resume] [--out models] [--runs runs]
+const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--workers N] [--resume] [--out models] [--runs runs]
 
   --skill    the model to train
   --steps    learner decisions to train for, in all (default: the model's, from src/train/config.ts)
   --seed     an integer from 0 to 4294967295 (default: the model's)
   --envs     environments stepped together, 1 to 1024 (default: the model's)
-  --resume   continue runs/<skill>/ from its checkpoint (--steps may grow; --seed and --envs are the run's)
+  --workers  threads that share the environments and every gradient, 1 to 64 (default: the model's, 2);
+             a run is deterministic for its seed and worker count
+  --resume   continue runs/<skill>/ from its checkpoint (--steps may grow; --seed, --envs and --workers are the run's)
   --out      where the model, its card and plot go (default models)
   --runs     where checkpoints and curves go (default runs)
   -h, --help this text`;
@@ -32,6 +35,8 @@ const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--ste
 const ENVS_RANGE: IntegerRange = { min: 1, max: 1024 };
 /** Learner decisions: the longest shipped run is a few million; this is far past any that finishes. */
 const STEPS_RANGE: IntegerRange = { min: 1, max: 10_000_000_000 };
+/** Worker threads: each holds its share of the environments; past the machine's cores they only take turns. */
+const WORKERS_RANGE: IntegerRange = { min: 1, max: 64 };
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -40,6 +45,7 @@ runCli(async () => {
       steps: { type: 'string' },
       seed: { type: 'string' },
       envs: { type: 'string' },
+      workers: { type: 'string' },
       resume: { type: 'boolean' },
       out: { type: 'string' },
       runs: { type: 'string' },
@@ -55,12 +61,12 @@ runCli(async () => {
   const seedOption = values.seed === undefined ? undefined : integerOption('seed', values.seed, 0, SEED_RANGE);
   const envsOption = values.envs === undefined ? undefined : integerOption('envs', values.envs, 0, ENVS_RANGE);
   const stepsOption = values.steps === undefined ? undefined : integerOption('steps', values.steps, 0, STEPS_RANGE);
-  if (values.resume && (seedOption !== undefined || envsOption !== undefined)) {
-    throw new UsageError("--envs and --seed cannot change on --resume: the checkpoint keeps the run's own");
+  const workersOption = values.workers === undefined ? undefined : integerOption('workers', values.workers, 0, WORKERS_RANGE);
+  if (values.resume && (seedOption !== undefined || envsOption !== undefined || workersOption !== undefined)) {
+    throw new UsageError("--envs, --seed and --workers cannot change on --resume: the checkpoint keeps the run's own");
   }
   const runDir = join(values.runs ?? 'runs', name);
   const outDir = values.out ?? 'models';
-  const scenario = SCENARIOS[name];
 
   let config: PpoConfig;
   let state: PolicyState;
@@ -83,14 +89,13 @@ runCli(async () => {
       totalSteps: stepsOption ?? defaults.ppo.totalSteps,
       seed: seedOption ?? defaults.ppo.seed,
       numEnvs: envsOption ?? defaults.ppo.numEnvs,
+      workers: workersOption ?? defaults.ppo.workers,
     };
+    if (config.numEnvs < config.workers) throw new UsageError(`--envs (${config.numEnvs}) must be at least --workers (${config.workers}): each worker steps its own environments`);
     state = createPolicyState(config);
   }
 
-  const selfPlaySteps = Math.round((defaults.selfPlayFraction ?? 0) * config.totalSteps);
-  const opponentAt = (steps: number) => (scenario.opponent === 'self' && steps < selfPlaySteps ? 'self' : HEURISTIC_DRIVER);
-  // Without the trainer's state the episodes restart, seeded by the step count (a restored state brings its own seed).
-  const env = new VecEnv(scenario, config.numEnvs, config.seed + startSteps, opponentAt(startSteps), { horizonSteps: config.horizonSteps });
+  const plan: TrainingPlan = { scenario: name, config, phases: defaults.phases, teacher: defaults.teacher };
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
   const wall = () => priorSeconds + (performance.now() - started) / 1000;
@@ -98,15 +103,13 @@ runCli(async () => {
   let lastReturn: number | null = null;
 
   await trainPpo(
-    env,
+    plan,
     state,
-    config,
     {
-      opponentFor: opponentAt,
       onUpdate(stats, _state, trainerState) {
         appendCurve(runDir, stats);
         if (stats.meanReturn !== null) lastReturn = stats.meanReturn;
-        bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}`);
+        bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}${stats.teacherCoef > 0 ? `  teacher ${stats.teacherCoef.toFixed(2)}` : ''}`);
         if (performance.now() - lastCheckpoint > 60_000 || stats.steps >= config.totalSteps) {
           saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerState() });
           writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
@@ -124,7 +127,8 @@ runCli(async () => {
     name,
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
-    opponent: scenario.opponent === 'self' ? `self-play for ${selfPlaySteps} steps, then heuristic` : 'heuristic',
+    opponent: describePhases(plan.phases, config.totalSteps, describeOpponents),
+    teacher: describeTeacher(plan),
     steps,
     wallSeconds: wall(),
     config,
@@ -133,3 +137,12 @@ runCli(async () => {
   });
   bar.done(`trained ${name}: ${steps.toLocaleString('en-US')} steps in ${formatDuration(wall())}; wrote ${join(outDir, `${name}.onnx`)}, ${name}.json and ${name}.curve.svg (run files in ${runDir})`);
 });
+
+/** The teacher as a card's sentence: whose actions, and the weight's schedule. */
+function describeTeacher(plan: TrainingPlan): string | null {
+  const { config, teacher } = plan;
+  if (!teacher || config.teacherCoef <= 0) return null;
+  const who = teacher === 'heuristic' ? 'the heuristic team' : `the scripted ${teacher} skill`;
+  const until = Math.round(config.teacherFraction * config.totalSteps).toLocaleString('en-US');
+  return `${who}: weight ${config.teacherCoef} decaying to ${config.teacherCoef * config.teacherFloor} by ${until} steps (kickstarting)`;
+}

@@ -38,6 +38,8 @@ export const modelCardSchema = z.object({
   training: z.object({
     scenario: z.string(),
     opponent: z.string(),
+    /** Whose actions the teacher term pulled the policy towards, and how (absent: no teacher). */
+    teacher: z.string().nullable().optional(),
     /**
      * Agents per team in the training matches: the only team size the policy plays. Cards
      * written before this field all come from the 2v2 training environment.

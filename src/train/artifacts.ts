@@ -22,7 +22,8 @@ import { RunningNormalizer } from './normalizer';
 import { AGENTS_PER_TEAM } from './env';
 import { exportPolicyOnnx, referenceForward } from './onnxExport';
 import { type CurvePoint, learningCurveSvg } from './plot';
-import type { PolicyState, PpoConfig, TrainerState, UpdateStats } from './ppo';
+import type { TrainerState } from './learner';
+import type { PolicyState, PpoConfig, UpdateStats } from './ppo';
 
 const toBase64 = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 const fromBase64 = (s: string) => {
@@ -147,6 +148,8 @@ export interface ExportInfo {
   readonly kind: 'skill' | 'flat';
   readonly scenario: string;
   readonly opponent: string;
+  /** The teacher and its schedule, as a sentence; null without one. */
+  readonly teacher: string | null;
   readonly steps: number;
   readonly wallSeconds: number;
   readonly config: PpoConfig;
@@ -191,13 +194,14 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
     training: {
       scenario: info.scenario,
       opponent: info.opponent,
+      teacher: info.teacher,
       agentsPerTeam: AGENTS_PER_TEAM,
       config: { ...info.config },
       seed: info.config.seed,
       steps: info.steps,
       wallSeconds: Math.round(info.wallSeconds),
       stepsPerSecond: Math.round(info.steps / Math.max(1e-9, info.wallSeconds)),
-      reproduce: `npm run train -- --skill ${info.name} --steps ${info.config.totalSteps} --seed ${info.config.seed} --envs ${info.config.numEnvs}`,
+      reproduce: `npm run train -- --skill ${info.name} --steps ${info.config.totalSteps} --seed ${info.config.seed} --envs ${info.config.numEnvs} --workers ${info.config.workers}`,
     },
     curve: {
       points: curvePoints(info.curve),

@@ -1,30 +1,38 @@
 /**
  * Training benchmarks for `npm run bench`: end-to-end PPO throughput with a shipped config
- * (rollouts, GAE and updates, as `npm run train` runs them), the update step alone, and
- * what the throughput means for retraining every shipped model. One core.
+ * (rollouts, GAE and updates, as `npm run train` runs them) on one worker and on the
+ * shipped worker count side by side, the update step alone, and what the throughput means
+ * for retraining every shipped model.
  */
 import type { BenchRow } from '../match/benchmarks';
 import { ACTION_SIZE, OBS_SIZE, Rng } from '../sim';
-import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { Adam } from './adam';
 import { TRAINING_CONFIGS } from './config';
-import { VecEnv } from './env';
 import { Mlp } from './mlp';
-import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad, trainPpo } from './ppo';
-import { MODEL_NAMES, SCENARIOS } from './scenarios';
+import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from './ppo';
+import { MODEL_NAMES } from './scenarios';
+import { trainPpo } from './trainer';
 
-/** Learner decisions per second the retraining budget (all five models in 2 hours) asks for, with margin. */
-const THROUGHPUT_TARGET = 15_000;
+/** Learner decisions per second on this 2-core machine the issue asks for (aim: 30,000). */
+const THROUGHPUT_TARGET = 20_000;
 const RETRAIN_HOURS_TARGET = 2;
 
-/** Train navigate from scratch with `config`; steps done and seconds taken (env and state creation excluded). */
+/**
+ * Train navigate from scratch with `config` (the shipped plan: its opponents and teacher);
+ * steps and seconds from the first update's end to the last's, so starting worker threads
+ * is not counted against the steady rate.
+ */
 async function trainNavigate(config: PpoConfig): Promise<{ steps: number; seconds: number }> {
-  const state = createPolicyState(config);
-  const env = new VecEnv(SCENARIOS.navigate, config.numEnvs, config.seed, HEURISTIC_POLICY, { horizonSteps: config.horizonSteps });
-  let steps = 0;
-  const start = performance.now();
-  await trainPpo(env, state, config, { onUpdate: (s) => void (steps = s.steps) });
-  return { steps, seconds: (performance.now() - start) / 1000 };
+  const { phases, teacher } = TRAINING_CONFIGS.navigate;
+  let first: { steps: number; at: number } | null = null;
+  let last = { steps: 0, at: 0 };
+  await trainPpo({ scenario: 'navigate', config, phases, teacher }, createPolicyState(config), {
+    onUpdate: (s) => {
+      last = { steps: s.steps, at: performance.now() };
+      first ??= last;
+    },
+  });
+  return { steps: last.steps - first!.steps, seconds: (last.at - first!.at) / 1000 };
 }
 
 /** Milliseconds per minibatch of forward + loss + backward + Adam for `nets` (policy, then optionally value). */
@@ -74,28 +82,39 @@ function updateStepMs(config: PpoConfig, withValue: boolean, seconds: number): n
 
 export async function benchTraining(seconds: number): Promise<BenchRow[]> {
   const shipped = TRAINING_CONFIGS.navigate.ppo;
-  const learnersPerEnv = 2; // navigate plays the heuristic team
+  const learnersPerEnv = 2; // navigate plays fixed opponents
   const perUpdate = shipped.numEnvs * learnersPerEnv * shipped.rolloutSteps;
 
-  // One update to warm up and calibrate, then a budget of whole updates sized to `seconds`.
-  const calibration = await trainNavigate({ ...shipped, totalSteps: perUpdate });
-  const updates = Math.max(2, Math.round((seconds * calibration.steps) / calibration.seconds / perUpdate));
-  const run = await trainNavigate({ ...shipped, totalSteps: updates * perUpdate });
+  // Three updates to warm up and calibrate, then a budget of whole updates sized to `seconds`.
+  const runFor = async (workers: number) => {
+    const calibration = await trainNavigate({ ...shipped, workers, totalSteps: 3 * perUpdate });
+    const updates = Math.max(3, Math.round((seconds * calibration.steps) / calibration.seconds / perUpdate));
+    return trainNavigate({ ...shipped, workers, totalSteps: (updates + 1) * perUpdate });
+  };
+  const single = await runFor(1);
+  const run = await runFor(shipped.workers);
+  const singleThroughput = single.steps / single.seconds;
   const throughput = run.steps / run.seconds;
 
   const policyMs = updateStepMs(shipped, false, seconds / 2);
   const bothMs = updateStepMs(shipped, true, seconds / 2);
   // Minibatches per update: every sample (at most; dead agents' samples are skipped) in each epoch.
   const minibatches = shipped.epochs * Math.floor(perUpdate / shipped.minibatchSize);
-  const updateShare = Math.min(1, (minibatches * bothMs) / 1000 / (run.seconds / updates));
+  const updateShare = Math.min(1, (minibatches * bothMs) / 1000 / (single.seconds / (single.steps / perUpdate)));
 
   const totalSteps = MODEL_NAMES.reduce((sum, name) => sum + TRAINING_CONFIGS[name].ppo.totalSteps, 0);
   const net = [OBS_SIZE, ...shipped.hidden, ACTION_SIZE].join('-');
   return [
-    { name: `PPO end to end, navigate (${(run.steps / 1000).toFixed(0)}k steps)`, value: throughput, unit: 'agent-steps/s', target: THROUGHPUT_TARGET },
+    { name: `PPO end to end, navigate, 1 worker (${(single.steps / 1000).toFixed(0)}k steps)`, value: singleThroughput, unit: 'agent-steps/s' },
+    {
+      name: `PPO end to end, navigate, ${shipped.workers} workers (${(throughput / singleThroughput).toFixed(2)}x 1 worker)`,
+      value: throughput,
+      unit: 'agent-steps/s',
+      target: THROUGHPUT_TARGET,
+    },
     { name: `PPO update, policy ${net}, batch ${shipped.minibatchSize}`, value: policyMs, unit: 'ms/minibatch' },
     { name: `PPO update, policy + value, batch ${shipped.minibatchSize}`, value: bothMs, unit: 'ms/minibatch' },
-    { name: 'PPO update share of training time (est.)', value: 100 * updateShare, unit: '%' },
+    { name: 'PPO update share of 1-worker training time (est.)', value: 100 * updateShare, unit: '%' },
     { name: `retrain all 5 models (${(totalSteps / 1e6).toFixed(0)}M steps, est.)`, value: totalSteps / throughput / 3600, unit: 'hours', target: RETRAIN_HOURS_TARGET, lowerIsBetter: true },
   ];
 }

@@ -24,7 +24,7 @@ import {
   worldState,
 } from '../sim';
 import { type SkillContext, skillContext } from '../skills';
-import { HEURISTIC_POLICY } from '../teams/heuristic';
+import { type OpponentDriver, type Opponents, createOpponent } from './opponents';
 import type { Scenario } from './scenarios';
 
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
@@ -161,16 +161,6 @@ export class KothParallelEnv {
   }
 }
 
-/** Drives the agents that do not learn (the heuristic team, in skill scenarios). */
-export interface OpponentDriver {
-  act(obs: Float32Array, count: number, out: Action[], context: SkillContext): void;
-}
-
-/** The heuristic team as a training opponent. */
-export const HEURISTIC_DRIVER: OpponentDriver = {
-  act: (obs, count, out, context) => void HEURISTIC_POLICY.act(obs, count, out, context),
-};
-
 export interface CompletedEpisode {
   readonly return: number;
   readonly length: number;
@@ -179,14 +169,24 @@ export interface CompletedEpisode {
 /** Every environment mid-episode and the slots' running totals: what a resumed run needs to continue exactly. */
 export interface VecEnvState {
   readonly seed: number;
-  readonly selfPlay: boolean;
+  readonly opponents: Opponents;
   readonly nextEpisode: number;
-  readonly envs: readonly ParallelEnvState[];
+  /**
+   * Each environment's episode as its seed and the learners' actions so far: restoring
+   * replays them, so the world and an opponent's memory (a tree's) come back exactly.
+   */
+  readonly episodes: readonly EpisodeHistory[];
   readonly obs: Float32Array;
   readonly active: Uint8Array;
   readonly slotReturn: Float64Array;
   readonly slotLength: Uint32Array;
   readonly completed: readonly CompletedEpisode[];
+}
+
+/** An episode under way, as the seed it started from and every learner action since. */
+export interface EpisodeHistory {
+  readonly seed: number;
+  readonly actions: Float32Array;
 }
 
 /**
@@ -205,7 +205,10 @@ export class VecEnv {
   readonly completed: CompletedEpisode[] = [];
   private readonly slotReturn: Float64Array;
   private readonly slotLength: Uint32Array;
-  private readonly opponentObs = new Float32Array(4 * OBS_SIZE);
+  private readonly drivers: (OpponentDriver | null)[];
+  private readonly episodeSeeds: number[];
+  /** Per environment, the learners' actions of the episode so far (5 numbers per learner per step). */
+  private readonly histories: number[][];
   private readonly opponentActions: Action[] = AGENT_NAMES.map(() => idleAction());
   private readonly stepActions: Partial<Record<AgentName, Action>>[];
   private nextEpisode = 0;
@@ -214,11 +217,12 @@ export class VecEnv {
     scenario: Scenario,
     readonly numEnvs: number,
     private seed: number,
-    private opponent: OpponentDriver | 'self',
+    private opponents: Opponents,
     options: EnvOptions = {},
   ) {
+    if (opponents !== 'self' && opponents.length === 0) throw new Error("a VecEnv needs 'self' or at least one opponent");
     this.envs = Array.from({ length: numEnvs }, () => new KothParallelEnv(scenario, options));
-    this.learnerNames = opponent === 'self' ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+    this.learnerNames = learnersAgainst(opponents);
     // Sized for the largest layout (self-play), so switching opponents keeps the buffers.
     const maxSlots = numEnvs * AGENT_NAMES.length;
     this.obs = new Float32Array(maxSlots * OBS_SIZE);
@@ -228,6 +232,9 @@ export class VecEnv {
     this.slotReturn = new Float64Array(maxSlots);
     this.slotLength = new Uint32Array(maxSlots);
     this.stepActions = this.envs.map(() => ({}));
+    this.drivers = this.envs.map(() => null);
+    this.episodeSeeds = this.envs.map(() => 0);
+    this.histories = this.envs.map(() => []);
   }
 
   get learnersPerEnv(): number {
@@ -238,18 +245,23 @@ export class VecEnv {
     return this.numEnvs * this.learnersPerEnv;
   }
 
+  /** The game as the policies acting in these environments see it (all share one config). */
+  get context(): SkillContext {
+    return this.envs[0]!.context;
+  }
+
   /** Who the learners play now. */
-  get currentOpponent(): OpponentDriver | 'self' {
-    return this.opponent;
+  get currentOpponents(): Opponents {
+    return this.opponents;
   }
 
   /** A copy of everything that carries from one step to the next (rewards and dones are rewritten by every step). */
   state(): VecEnvState {
     return {
       seed: this.seed,
-      selfPlay: this.opponent === 'self',
+      opponents: this.opponents,
       nextEpisode: this.nextEpisode,
-      envs: this.envs.map((env) => env.state()),
+      episodes: this.envs.map((_, e) => ({ seed: this.episodeSeeds[e]!, actions: Float32Array.from(this.histories[e]!) })),
       obs: this.obs.slice(),
       active: this.active.slice(),
       slotReturn: this.slotReturn.slice(),
@@ -258,18 +270,18 @@ export class VecEnv {
     };
   }
 
-  /**
-   * Continue from a state. A fixed opponent is code, not data: it stays the one this
-   * VecEnv was given, so a state that played one needs a VecEnv built with one.
-   */
+  /** Continue from a state: each episode is replayed from its seed with the learners' recorded actions. */
   restore(state: VecEnvState): void {
-    if (state.envs.length !== this.numEnvs) throw new Error(`the saved state has ${state.envs.length} environments, this VecEnv ${this.numEnvs}`);
-    if (state.selfPlay) this.opponent = 'self';
-    else if (this.opponent === 'self') throw new Error('the saved state plays a fixed opponent: build the VecEnv with it');
-    this.learnerNames = state.selfPlay ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+    if (state.episodes.length !== this.numEnvs) throw new Error(`the saved state has ${state.episodes.length} environments, this VecEnv ${this.numEnvs}`);
+    this.opponents = state.opponents;
+    this.learnerNames = learnersAgainst(state.opponents);
     this.seed = state.seed;
     this.nextEpisode = state.nextEpisode;
-    state.envs.forEach((s, e) => this.envs[e]!.restore(s));
+    const width = this.learnersPerEnv * 5;
+    state.episodes.forEach((episode, e) => {
+      this.startEpisode(e, episode.seed);
+      for (let k = 0; k < episode.actions.length; k += width) this.stepEnv(e, episode.actions, k);
+    });
     this.obs.set(state.obs);
     this.active.set(state.active);
     this.slotReturn.set(state.slotReturn);
@@ -277,10 +289,10 @@ export class VecEnv {
     this.completed.splice(0, this.completed.length, ...state.completed.map((c) => ({ ...c })));
   }
 
-  /** Switch between self-play and a fixed opponent (resets every environment). */
-  setOpponent(opponent: OpponentDriver | 'self'): void {
-    this.opponent = opponent;
-    this.learnerNames = opponent === 'self' ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
+  /** Switch opponents (resets every environment). */
+  setOpponents(opponents: Opponents): void {
+    this.opponents = opponents;
+    this.learnerNames = learnersAgainst(opponents);
     this.reset();
   }
 
@@ -289,7 +301,7 @@ export class VecEnv {
   }
 
   private resetEnv(e: number): void {
-    const { observations } = this.envs[e]!.reset(deriveSeed(this.seed, 'episode', this.nextEpisode++));
+    const { observations } = this.startEpisode(e, deriveSeed(this.seed, 'episode', this.nextEpisode++));
     this.learnerNames.forEach((name, l) => {
       const slot = e * this.learnersPerEnv + l;
       this.obs.set(observations[name]!, slot * OBS_SIZE);
@@ -299,17 +311,41 @@ export class VecEnv {
     });
   }
 
+  private startEpisode(e: number, seed: number): EnvReset {
+    const env = this.envs[e]!;
+    this.episodeSeeds[e] = seed;
+    this.histories[e]!.length = 0;
+    const { opponents } = this;
+    this.drivers[e] = opponents === 'self' ? null : createOpponent(opponents[e % opponents.length]!, deriveSeed(seed, 'opponent'), env.world.config.skillEveryTicks);
+    return env.reset(seed);
+  }
+
+  /**
+   * Step environment e with the learners' actions at `actions[k..]` (5 numbers per learner);
+   * record them for a replay.
+   */
+  private stepEnv(e: number, actions: ArrayLike<number>, k: number): EnvStep {
+    const env = this.envs[e]!;
+    const stepActions = this.stepActions[e]!;
+    const history = this.histories[e]!;
+    this.learnerNames.forEach((name, l) => {
+      const a = k + l * 5;
+      stepActions[name] = { move: actions[a]!, turn: actions[a + 1]!, strafe: actions[a + 2]!, dash: actions[a + 3]!, fire: actions[a + 4]! };
+      for (let i = 0; i < 5; i++) history.push(Math.fround(actions[a + i]!));
+    });
+    const driver = this.drivers[e];
+    if (driver) {
+      driver.act(env.world, this.opponentActions);
+      for (const id of [2, 3]) stepActions[AGENT_NAMES[id]!] = this.opponentActions[id]!;
+    }
+    return env.step(stepActions);
+  }
+
   /** Apply one action per slot (5 numbers each), step every environment, fill the arrays. */
   step(actions: Float32Array): void {
     const per = this.learnersPerEnv;
     this.envs.forEach((env, e) => {
-      const stepActions = this.stepActions[e]!;
-      this.learnerNames.forEach((name, l) => {
-        const k = (e * per + l) * 5;
-        stepActions[name] = { move: actions[k]!, turn: actions[k + 1]!, strafe: actions[k + 2]!, dash: actions[k + 3]!, fire: actions[k + 4]! };
-      });
-      if (this.opponent !== 'self') this.driveOpponents(e, stepActions, this.opponent);
-      const result = env.step(stepActions);
+      const result = this.stepEnv(e, actions, e * per * 5);
       let episodeOver = env.agents.length === 0 || env.world.outcome !== null;
       this.learnerNames.forEach((name, l) => {
         const slot = e * per + l;
@@ -335,13 +371,9 @@ export class VecEnv {
       });
     });
   }
+}
 
-  private driveOpponents(e: number, out: Partial<Record<AgentName, Action>>, driver: OpponentDriver): void {
-    const env = this.envs[e]!;
-    const ids = [2, 3];
-    ids.forEach((id, k) => observe(env.world, id, this.opponentObs, k * OBS_SIZE));
-    const actions = ids.map((id) => this.opponentActions[id]!);
-    driver.act(this.opponentObs, ids.length, actions, env.context);
-    ids.forEach((id, k) => (out[AGENT_NAMES[id]!] = actions[k]!));
-  }
+/** Who learns: the blue pair against fixed opponents, all four in self-play. */
+function learnersAgainst(opponents: Opponents): readonly AgentName[] {
+  return opponents === 'self' ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
 }

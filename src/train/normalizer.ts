@@ -45,6 +45,30 @@ export class RunningNormalizer {
     this.view = null;
   }
 
+  /**
+   * Fold in a batch given as sums: `n` rows, per input the sum and the sum of squares (how
+   * the trainer's workers pool their rollouts: sums add across workers).
+   */
+  updateFromSums(n: number, sum: ArrayLike<number>, sumSq: ArrayLike<number>): void {
+    if (n <= 0) return;
+    const total = this.count + n;
+    for (let i = 0; i < this.size; i++) {
+      const batchMean = sum[i]! / n;
+      const batchVar = Math.max(0, sumSq[i]! / n - batchMean * batchMean);
+      const delta = batchMean - this.mean[i]!;
+      const m2 = this.var[i]! * this.count + batchVar * n + (delta * delta * this.count * n) / total;
+      this.mean[i]! += (delta * n) / total;
+      this.var[i] = m2 / total;
+    }
+    this.count = total;
+    this.view = null;
+  }
+
+  /** Forget the cached snapshot after the statistics were set from outside. */
+  touch(): void {
+    this.view = null;
+  }
+
   /** The statistics as the exporter wants them (float32). */
   snapshot(): ObsNormalization {
     return (this.view ??= {

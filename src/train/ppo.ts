@@ -8,10 +8,8 @@
  * At play time the ONNX model gives the means and logits; the runtime takes the means and
  * fires when a logit is positive (deterministic, so matches replay exactly).
  */
-import { ACTION_SIZE, OBS_SIZE, Rng, deriveSeed } from '../sim';
-import { Adam, type AdamState } from './adam';
+import { ACTION_SIZE, OBS_SIZE, Rng } from '../sim';
 import type { PpoConfig } from './config';
-import type { OpponentDriver, VecEnv, VecEnvState } from './env';
 import { Mlp } from './mlp';
 import { RunningNormalizer } from './normalizer';
 
@@ -34,6 +32,9 @@ export interface UpdateStats {
   readonly entropy: number;
   readonly approxKl: number;
   readonly clipFraction: number;
+  /** The teacher term's mean loss, and its weight this update (0 without a teacher). */
+  readonly teacherLoss: number;
+  readonly teacherCoef: number;
   readonly learningRate: number;
 }
 
@@ -58,12 +59,12 @@ export function createPolicyState(config: PpoConfig): PolicyState {
 }
 
 /** A standard normal draw (Box-Muller) from the trainer's own seeded stream. */
-function gaussian(rng: Rng): number {
+export function gaussian(rng: Rng): number {
   const u = 1 - rng.next();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
 }
 
-const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+export const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 /** log(sigmoid(z)) without overflow. */
 const logSigmoid = (z: number) => (z >= 0 ? -Math.log1p(Math.exp(-z)) : z - Math.log1p(Math.exp(z)));
 
@@ -150,231 +151,61 @@ export function policyLossAndGrad(
 }
 
 /**
- * What the trainer carries between updates besides the networks: with it a resumed run
- * continues bit for bit as the run that was stopped would have (same samples, same steps).
+ * The teacher term (kickstarting) for a minibatch, added into dOut: squared error of the
+ * means to the teacher's (clipped) actions and cross-entropy of the dash/fire logits to its
+ * 0/1 choices, averaged and weighted by `coef`. Returns the term's loss.
  */
-export interface TrainerState {
-  /** The trainer's random stream (action sampling, minibatch shuffles). */
-  readonly rng: number;
-  /** Adam's moments and step counts: without them the first steps after a resume are full-size, unaveraged ones. */
-  readonly adam: { readonly policy: AdamState; readonly value: AdamState; readonly logStd: AdamState };
-  /** The environments mid-episode. */
-  readonly env: VecEnvState;
+export function addTeacherGrad(out: Float32Array, teacher: Float32Array, n: number, coef: number, dOut: Float32Array): number {
+  let loss = 0;
+  for (let s = 0; s < n; s++) {
+    const o = s * ACTION_SIZE;
+    for (let i = 0; i < CONTINUOUS; i++) {
+      const diff = out[o + i]! - teacher[o + i]!;
+      loss += (0.5 * diff * diff * coef) / n;
+      dOut[o + i]! += (coef * diff) / n;
+    }
+    for (let j = 0; j < BINARY; j++) {
+      const logit = out[o + CONTINUOUS + j]!;
+      const taken = teacher[o + CONTINUOUS + j]!;
+      loss -= (coef * (taken > 0.5 ? logSigmoid(logit) : logSigmoid(-logit))) / n;
+      dOut[o + CONTINUOUS + j]! += (coef * (sigmoid(logit) - taken)) / n;
+    }
+  }
+  return loss;
 }
 
-export interface TrainHooks {
-  /** After each update; `trainer()` copies the trainer's state (for a checkpoint: it costs a copy of every world). */
-  onUpdate?(stats: UpdateStats, state: PolicyState, trainer: () => TrainerState): void | Promise<void>;
-  /** Called before each update; may switch the opponent (flat: self-play, then heuristic). */
-  opponentFor?(stepsDone: number): OpponentDriver | 'self' | undefined;
+/** A PolicyState as plain data (for a worker thread or a message), and back. */
+export interface PolicyStateData {
+  readonly policy: { readonly sizes: readonly number[]; readonly params: Float32Array };
+  readonly value: { readonly sizes: readonly number[]; readonly params: Float32Array };
+  readonly logStd: Float32Array;
+  readonly normalizer: ReturnType<RunningNormalizer['toJSON']>;
 }
 
-/**
- * Train `state` in place on `env` until config.totalSteps learner decisions. A resumed run
- * passes the steps done and, when its checkpoint has it, the trainer's state: then it
- * continues exactly; without it the optimizer, the random stream and the environments
- * start afresh (seeded by the step count).
- */
-export async function trainPpo(
-  env: VecEnv,
-  state: PolicyState,
-  config: PpoConfig,
-  hooks: TrainHooks = {},
-  startSteps = 0,
-  trainer?: TrainerState,
-): Promise<void> {
-  const rng = new Rng(deriveSeed(config.seed, 'ppo', startSteps));
-  const policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
-  const valueAdam = new Adam(state.value.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
-  const logStdAdam = new Adam(CONTINUOUS, { lr: config.learningRate });
-  const trainerState = (): TrainerState => ({
-    rng: rng.state,
-    adam: { policy: policyAdam.state(), value: valueAdam.state(), logStd: logStdAdam.state() },
-    env: env.state(),
-  });
-  const logStdGrad = new Float32Array(CONTINUOUS);
-  const T = config.rolloutSteps;
-  const maxSlots = env.numEnvs * 4;
-
-  // Rollout storage, sized for the widest layout.
-  const obsBuf = new Float32Array(T * maxSlots * OBS_SIZE);
-  const actBuf = new Float32Array(T * maxSlots * ACTION_SIZE);
-  const logpBuf = new Float32Array(T * maxSlots);
-  const valBuf = new Float32Array(T * maxSlots);
-  const rewBuf = new Float32Array(T * maxSlots);
-  const doneBuf = new Uint8Array(T * maxSlots);
-  const activeBuf = new Uint8Array(T * maxSlots);
-  const advBuf = new Float32Array(T * maxSlots);
-  const retBuf = new Float32Array(T * maxSlots);
-  const envActions = new Float32Array(maxSlots * ACTION_SIZE);
-  const normObs = new Float32Array(maxSlots * OBS_SIZE);
-
-  // Minibatch scratch.
-  const mbSize = config.minibatchSize;
-  const mbObs = new Float32Array(mbSize * OBS_SIZE);
-  const mbAct = new Float32Array(mbSize * ACTION_SIZE);
-  const mbLogp = new Float32Array(mbSize);
-  const mbAdv = new Float32Array(mbSize);
-  const mbRet = new Float32Array(mbSize);
-  const dOut = new Float32Array(mbSize * ACTION_SIZE);
-  const dValue = new Float32Array(mbSize);
-
-  let steps = startSteps;
-  let update = 0;
-  let activeOpponent: OpponentDriver | 'self' | undefined;
-  const started = performance.now();
-  if (trainer) {
-    rng.state = trainer.rng;
-    policyAdam.restore(trainer.adam.policy);
-    valueAdam.restore(trainer.adam.value);
-    logStdAdam.restore(trainer.adam.logStd);
-    env.restore(trainer.env);
-    // The stopped run had this opponent set: switching to it again would reset the episodes.
-    activeOpponent = env.currentOpponent;
-  } else {
-    env.reset();
-  }
-  while (steps < config.totalSteps) {
-    const opponent = hooks.opponentFor?.(steps);
-    if (opponent !== undefined && opponent !== activeOpponent) {
-      env.setOpponent(opponent);
-      activeOpponent = opponent;
-    }
-    const S = env.slots;
-    const fraction = 1 - steps / config.totalSteps; // global, so a resumed run keeps the schedule
-    const lr = config.annealLearningRate ? config.learningRate * Math.max(fraction, 0.05) : config.learningRate;
-
-    // 1. Rollout: act with the current policy, record what happened.
-    for (let t = 0; t < T; t++) {
-      state.normalizer.update(env.obs, S);
-      state.normalizer.normalize(env.obs, S, normObs);
-      obsBuf.set(normObs.subarray(0, S * OBS_SIZE), t * S * OBS_SIZE);
-      activeBuf.set(env.active.subarray(0, S), t * S);
-      const out = state.policy.forward(normObs, S);
-      const values = state.value.forward(normObs, S);
-      for (let s = 0; s < S; s++) {
-        const o = s * ACTION_SIZE;
-        const k = (t * S + s) * ACTION_SIZE;
-        for (let i = 0; i < CONTINUOUS; i++) {
-          const a = out[o + i]! + Math.exp(state.logStd[i]!) * gaussian(rng);
-          actBuf[k + i] = a;
-          envActions[o + i] = Math.max(-1, Math.min(1, a));
-        }
-        for (let j = 0; j < BINARY; j++) {
-          const b = rng.next() < sigmoid(out[o + CONTINUOUS + j]!) ? 1 : 0;
-          actBuf[k + CONTINUOUS + j] = b;
-          envActions[o + CONTINUOUS + j] = b;
-        }
-        logpBuf[t * S + s] = logProb(out, o, state.logStd, actBuf, k);
-        valBuf[t * S + s] = values[s]!;
-      }
-      env.step(envActions);
-      rewBuf.set(env.rewards.subarray(0, S), t * S);
-      doneBuf.set(env.dones.subarray(0, S), t * S);
-    }
-    steps += T * S;
-
-    // 2. Generalised advantage estimation, bootstrapping from the value of the last observation.
-    state.normalizer.normalize(env.obs, S, normObs);
-    const lastValues = state.value.forward(normObs, S);
-    for (let s = 0; s < S; s++) {
-      let gae = 0;
-      for (let t = T - 1; t >= 0; t--) {
-        const i = t * S + s;
-        const notDone = 1 - doneBuf[i]!;
-        const nextValue = t === T - 1 ? lastValues[s]! : valBuf[i + S]!;
-        const delta = rewBuf[i]! + config.gamma * nextValue * notDone - valBuf[i]!;
-        gae = delta + config.gamma * config.gaeLambda * notDone * gae;
-        advBuf[i] = gae;
-        retBuf[i] = gae + valBuf[i]!;
-      }
-    }
-
-    // 3. Optimise on the samples that count (agents in the episode and alive).
-    const indices: number[] = [];
-    for (let i = 0; i < T * S; i++) if (activeBuf[i]) indices.push(i);
-    let policyLoss = 0;
-    let valueLoss = 0;
-    let entropySum = 0;
-    let kl = 0;
-    let clipFraction = 0;
-    let batches = 0;
-    for (let epoch = 0; epoch < config.epochs; epoch++) {
-      shuffle(indices, rng);
-      // Equal minibatches of at most minibatchSize cover every sample (a short rollout,
-      // with many agents dead or finished, still trains).
-      const count = Math.ceil(indices.length / mbSize);
-      for (let m = 0; m < count; m++) {
-        const start = Math.floor((m * indices.length) / count);
-        const size = Math.floor(((m + 1) * indices.length) / count) - start;
-        let advMean = 0;
-        for (let b = 0; b < size; b++) {
-          const i = indices[start + b]!;
-          mbObs.set(obsBuf.subarray(i * OBS_SIZE, (i + 1) * OBS_SIZE), b * OBS_SIZE);
-          mbAct.set(actBuf.subarray(i * ACTION_SIZE, (i + 1) * ACTION_SIZE), b * ACTION_SIZE);
-          mbLogp[b] = logpBuf[i]!;
-          mbAdv[b] = advBuf[i]!;
-          mbRet[b] = retBuf[i]!;
-          advMean += advBuf[i]! / size;
-        }
-        let advVar = 0;
-        for (let b = 0; b < size; b++) advVar += (mbAdv[b]! - advMean) ** 2 / size;
-        const advStd = Math.sqrt(advVar) + 1e-8;
-        for (let b = 0; b < size; b++) mbAdv[b] = (mbAdv[b]! - advMean) / advStd;
-
-        const out = state.policy.forward(mbObs, size);
-        const r = policyLossAndGrad(out, state.logStd, mbAct, mbLogp, mbAdv, size, config.clip, config.entropyCoef, dOut, logStdGrad);
-        state.policy.zeroGrad();
-        state.policy.backward(dOut);
-        policyAdam.step(state.policy.params, state.policy.grads, lr);
-        logStdAdam.step(state.logStd, logStdGrad, lr);
-
-        const v = state.value.forward(mbObs, size);
-        let vl = 0;
-        for (let b = 0; b < size; b++) {
-          const diff = v[b]! - mbRet[b]!;
-          vl += (0.5 * diff * diff) / size;
-          dValue[b] = diff / size;
-        }
-        state.value.zeroGrad();
-        state.value.backward(dValue);
-        valueAdam.step(state.value.params, state.value.grads, lr);
-
-        policyLoss += r.loss;
-        valueLoss += vl;
-        entropySum += r.entropy;
-        kl += r.approxKl;
-        clipFraction += r.clipFraction;
-        batches++;
-      }
-    }
-
-    update++;
-    const episodes = env.completed.splice(0);
-    const seconds = (performance.now() - started) / 1000;
-    const stats: UpdateStats = {
-      update,
-      steps,
-      stepsPerSecond: (steps - startSteps) / seconds,
-      meanReturn: episodes.length ? episodes.reduce((a, e) => a + e.return, 0) / episodes.length : null,
-      meanLength: episodes.length ? episodes.reduce((a, e) => a + e.length, 0) / episodes.length : null,
-      episodes: episodes.length,
-      policyLoss: policyLoss / Math.max(1, batches),
-      valueLoss: valueLoss / Math.max(1, batches),
-      entropy: entropySum / Math.max(1, batches),
-      approxKl: kl / Math.max(1, batches),
-      clipFraction: clipFraction / Math.max(1, batches),
-      learningRate: lr,
-    };
-    await hooks.onUpdate?.(stats, state, trainerState);
-  }
+export function policyStateData(state: PolicyState): PolicyStateData {
+  return {
+    policy: { sizes: [...state.policy.sizes], params: state.policy.params.slice() },
+    value: { sizes: [...state.value.sizes], params: state.value.params.slice() },
+    logStd: state.logStd.slice(),
+    normalizer: state.normalizer.toJSON(),
+  };
 }
 
-function shuffle(a: number[], rng: Rng): void {
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    const t = a[i]!;
-    a[i] = a[j]!;
-    a[j] = t;
-  }
+/** Build a PolicyState from data (or copy the data into `into`, keeping its objects). */
+export function policyStateFrom(data: PolicyStateData, into?: PolicyState): PolicyState {
+  const noRandom = () => 0;
+  const state = into ?? {
+    policy: new Mlp(data.policy.sizes, noRandom),
+    value: new Mlp(data.value.sizes, noRandom),
+    logStd: new Float32Array(CONTINUOUS),
+    normalizer: new RunningNormalizer(data.normalizer.mean.length, data.normalizer.clip),
+  };
+  state.policy.setParams(data.policy.params);
+  state.value.setParams(data.value.params);
+  state.logStd.set(data.logStd);
+  state.normalizer.mean.set(data.normalizer.mean);
+  state.normalizer.var.set(data.normalizer.var);
+  state.normalizer.count = data.normalizer.count;
+  state.normalizer.touch();
+  return state;
 }

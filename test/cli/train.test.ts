@@ -49,7 +49,7 @@ describe.concurrent('npm run train: a bad --seed', () => {
   it('with --resume, any --seed is refused (the run keeps its own) and the curve is untouched', async ({ expect }) => {
     const r = await runCommand('train.ts', ['--skill', 'retreat', '--resume', '--seed', '3', '--runs', runs, '--out', join(tmp.path, 'models')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--envs and --seed cannot change on --resume');
+    expect(r.stderr).toContain('--envs, --seed and --workers cannot change on --resume');
     expect(readFileSync(curve, 'utf8')).toBe(curveText);
   });
 });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_SPEC_VERSION, OBS_SIZE, OBS_SPEC_VERSION } from '../../src/sim';
 import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
-import { HEURISTIC_POLICY } from '../../src/teams/heuristic';
 import {
   appendCurve,
   curvePoints,
@@ -14,23 +13,23 @@ import {
   saveCheckpoint,
 } from '../../src/train/artifacts';
 import { TRAINING_CONFIGS } from '../../src/train/config';
-import { VecEnv } from '../../src/train/env';
 import { inspectOnnx } from '../../src/train/onnxInspect';
 import { referenceForward } from '../../src/train/onnxExport';
-import { type PolicyState, type PpoConfig, type UpdateStats, createPolicyState, trainPpo } from '../../src/train/ppo';
-import { SCENARIOS } from '../../src/train/scenarios';
+import { type PolicyState, type PpoConfig, type UpdateStats, createPolicyState } from '../../src/train/ppo';
+import type { ModelName } from '../../src/train/scenarios';
+import { type TrainingPlan, trainPpo } from '../../src/train/trainer';
 import { TINY, exportInfo, sampleObservations, tempDir, tinyState } from './fixtures';
 
 const tmp = tempDir('artifacts');
 afterAll(() => tmp.remove());
 
+const plan = (config: PpoConfig, scenario: ModelName = 'navigate'): TrainingPlan => ({ scenario, config, phases: [{ opponents: ['heuristic'], until: 1 }], teacher: null });
+
 async function trainTiny(config: PpoConfig, state: PolicyState, runDir: string, startSteps = 0): Promise<UpdateStats[]> {
-  const env = new VecEnv(SCENARIOS.navigate, config.numEnvs, config.seed + startSteps, HEURISTIC_POLICY, { horizonSteps: config.horizonSteps });
   const seen: UpdateStats[] = [];
   await trainPpo(
-    env,
+    plan(config),
     state,
-    config,
     {
       onUpdate(stats) {
         seen.push(stats);
@@ -88,7 +87,7 @@ describe('exportModel: the model, its card and its curve', () => {
     });
     expect(card.network).toEqual({ hidden: [16, 16], activation: 'tanh' });
     expect(card.logStd).toEqual(Array.from(state.logStd));
-    expect(card.training.reproduce).toBe('npm run train -- --skill navigate --steps 192 --seed 7 --envs 2');
+    expect(card.training.reproduce).toBe('npm run train -- --skill navigate --steps 192 --seed 7 --envs 2 --workers 1');
     expect(card.training.config).toEqual({ ...TINY, hidden: [16, 16] });
     expect(card.training.seed).toBe(7);
     expect(card.training.steps).toBe(192);
@@ -128,7 +127,7 @@ describe('exportModel: the model, its card and its curve', () => {
     const dir = join(tmp.path, 'flat');
     const flat = exportModel(dir, tinyState(2), exportInfo('flat', TRAINING_CONFIGS.flat.ppo));
     expect(flat.kind).toBe('flat');
-    expect(flat.training.reproduce).toBe(`npm run train -- --skill flat --steps ${TRAINING_CONFIGS.flat.ppo.totalSteps} --seed 5 --envs ${TRAINING_CONFIGS.flat.ppo.numEnvs}`);
+    expect(flat.training.reproduce).toBe(`npm run train -- --skill flat --steps ${TRAINING_CONFIGS.flat.ppo.totalSteps} --seed 5 --envs ${TRAINING_CONFIGS.flat.ppo.numEnvs} --workers 2`);
     expect(flat.curve.finalMeanReturn).toBeNull(); // no curve, no made-up figure
   });
 
@@ -177,14 +176,13 @@ describe('checkpoints', () => {
 
   it('a run stopped after a checkpoint and resumed ends bit for bit where an uninterrupted run does', async () => {
     const config: PpoConfig = { ...TINY, totalSteps: 256 }; // 4 updates of 64
-    const vecEnv = (startSteps: number) => new VecEnv(SCENARIOS.combat, config.numEnvs, config.seed + startSteps, HEURISTIC_POLICY, { horizonSteps: config.horizonSteps });
     const straight = createPolicyState(config);
-    await trainPpo(vecEnv(0), straight, config);
+    await trainPpo(plan(config, 'combat'), straight);
 
     // The same run, killed right after the checkpoint it wrote at update 2.
     const runDir = join(tmp.path, 'runs', 'exact');
     class Killed extends Error {}
-    const stopped = trainPpo(vecEnv(0), createPolicyState(config), config, {
+    const stopped = trainPpo(plan(config, 'combat'), createPolicyState(config), {
       onUpdate(stats, state, trainer) {
         if (stats.steps < 128) return;
         saveCheckpoint(runDir, { name: 'combat', steps: stats.steps, wallSeconds: 1, config, state, trainer: trainer() });
@@ -197,7 +195,7 @@ describe('checkpoints', () => {
     const resume = async (withTrainer: boolean) => {
       const cp = loadCheckpoint(runDir);
       expect(cp.steps).toBe(128);
-      await trainPpo(vecEnv(cp.steps), cp.state, cp.config, {}, cp.steps, withTrainer ? cp.trainer : undefined);
+      await trainPpo(plan(cp.config, 'combat'), cp.state, {}, cp.steps, withTrainer ? cp.trainer : undefined);
       return cp.state;
     };
     const resumed = await resume(true);
@@ -246,6 +244,8 @@ describe('curvePoints', () => {
     entropy: 0,
     approxKl: 0,
     clipFraction: 0,
+    teacherLoss: 0,
+    teacherCoef: 0,
     learningRate: 0,
   });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Action, type GameConfig, OBS, OBS_SIZE, createWorld, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
 import { SKILLS } from '../../src/skills';
-import { HEURISTIC_POLICY } from '../../src/teams/heuristic';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
+import type { Opponents } from '../../src/train/opponents';
+import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS } from '../../src/train/scenarios';
 import { PARKED, ZONE, place, remove, testConfig } from '../helpers/world';
 
@@ -303,7 +304,7 @@ describe('VecEnv', () => {
   const worldObs = (env: KothParallelEnv, id: number) => Array.from(observe(env.world, id, new Float32Array(OBS_SIZE)));
 
   it('lays out 2 learner slots per env against the heuristic, 4 in self-play', () => {
-    const vec = new VecEnv(SCENARIOS.combat, 3, 42, HEURISTIC_POLICY);
+    const vec = new VecEnv(SCENARIOS.combat, 3, 42, ['heuristic']);
     vec.reset();
     expect(vec.learnerNames).toEqual(['blue_0', 'blue_1']);
     expect(vec.learnersPerEnv).toBe(2);
@@ -313,7 +314,7 @@ describe('VecEnv', () => {
     // Each environment plays its own episode.
     expect(new Set(vec.envs.map((env) => env.world.seed)).size).toBe(3);
 
-    vec.setOpponent('self');
+    vec.setOpponents('self');
     expect(vec.learnerNames).toEqual([...AGENT_NAMES]);
     expect(vec.slots).toBe(12);
     for (let e = 0; e < 3; e++) for (let l = 0; l < 4; l++) expect(slotObs(vec, e * 4 + l)).toEqual(worldObs(vec.envs[e]!, l));
@@ -321,7 +322,7 @@ describe('VecEnv', () => {
   });
 
   it('applies each slot its own action; the heuristic drives the others unless in self-play', () => {
-    const turns = (opponent: typeof HEURISTIC_POLICY | 'self') => {
+    const turns = (opponent: Opponents) => {
       const vec = new VecEnv(SCENARIOS.navigate, 2, 9, opponent);
       vec.reset();
       const actions = new Float32Array(vec.slots * 5);
@@ -332,7 +333,7 @@ describe('VecEnv', () => {
       return vec.envs.map((env, e) => env.world.agents.map((a, i) => ({ turned: wrapAngle(a.angle - before[e]![i]!.angle), moved: Math.hypot(a.x - before[e]![i]!.x, a.y - before[e]![i]!.y) })));
     };
     const perStep = 4 * 0.02 * 4; // turn rate 4 rad/s for 4 ticks
-    const vsHeuristic = turns(HEURISTIC_POLICY);
+    const vsHeuristic = turns(['heuristic']);
     for (const env of vsHeuristic) {
       expect(env[0]!.turned).toBeCloseTo(perStep, 6);
       expect(env[1]!.turned).toBeCloseTo(-perStep, 6);
@@ -347,7 +348,7 @@ describe('VecEnv', () => {
   });
 
   it('resets an environment when its episode ends, with dones set and the episode recorded', () => {
-    const vec = new VecEnv(SCENARIOS.navigate, 2, 5, HEURISTIC_POLICY, { horizonSteps: 3 });
+    const vec = new VecEnv(SCENARIOS.navigate, 2, 5, ['heuristic'], { horizonSteps: 3 });
     vec.reset();
     const firstSeeds = vec.envs.map((env) => env.world.seed);
     const actions = new Float32Array(vec.slots * 5).fill(0.5);
@@ -381,7 +382,7 @@ describe('VecEnv', () => {
   });
 
   it('marks a dead learner inactive without ending its episode', () => {
-    const vec = new VecEnv(SCENARIOS.combat, 2, 7, HEURISTIC_POLICY);
+    const vec = new VecEnv(SCENARIOS.combat, 2, 7, ['heuristic']);
     vec.reset();
     remove(vec.envs[1]!.world, 1);
     vec.step(new Float32Array(vec.slots * 5));
@@ -392,7 +393,7 @@ describe('VecEnv', () => {
 
   it('retreat: a finished learner leaves its slot inactive; the env resets once both are done', () => {
     const config = testConfig();
-    const vec = new VecEnv(SCENARIOS.retreat, 1, 3, HEURISTIC_POLICY, { config });
+    const vec = new VecEnv(SCENARIOS.retreat, 1, 3, ['heuristic'], { config });
     vec.reset();
     const env = vec.envs[0]!;
     const [p0, p1] = config.pickups.positions as [{ x: number; y: number }, { x: number; y: number }];
@@ -418,5 +419,39 @@ describe('VecEnv', () => {
     expect(env.world.tick).toBe(0);
     expect(env.world.seed).not.toBe(seed);
     expect(Array.from(vec.active.subarray(0, 2))).toEqual([1, 1]);
+  });
+
+  it('a mix of opponents: environment e plays opponents[e % n], and bt-scripted picks skills as in a match', () => {
+    const vec = new VecEnv(SCENARIOS.combat, 4, 11, ['heuristic', 'bt-scripted']);
+    vec.reset();
+    const actions = new Float32Array(vec.slots * 5);
+    for (let t = 0; t < 40; t++) vec.step(actions);
+    // The heuristic never retreats or dashes off: it walks to the zone; the tree's agents
+    // run scripted skills. Both move the red agents; learners standing still do not move.
+    for (const env of vec.envs) {
+      const red = env.world.agents.filter((a) => a.team === 1);
+      expect(red.some((a) => a.stats.shots > 0 || Math.hypot(a.x - env.world.config.arena.width / 2, a.y - env.world.config.arena.height / 2) < 20)).toBe(true);
+    }
+    expect(vec.currentOpponents).toEqual(['heuristic', 'bt-scripted']);
+  });
+
+  it('state() mid-episode and restore() into a new VecEnv continue exactly, a tree opponent included', () => {
+    const make = () => new VecEnv(SCENARIOS.secure, 3, 21, ['bt-scripted', 'heuristic']);
+    const rng = new Rng(4);
+    const script = Array.from({ length: 120 }, () => Float32Array.from({ length: 3 * 2 * 5 }, (_, i) => (i % 5 < 3 ? rng.next() * 2 - 1 : rng.next() < 0.3 ? 1 : 0)));
+    const a = make();
+    a.reset();
+    for (let t = 0; t < 60; t++) a.step(script[t]!);
+    const saved = structuredClone(a.state());
+    const b = make();
+    b.restore(saved);
+    for (let t = 60; t < 120; t++) {
+      a.step(script[t]!);
+      b.step(script[t]!);
+      expect(Array.from(b.obs), `step ${t}`).toEqual(Array.from(a.obs));
+      expect(Array.from(b.rewards)).toEqual(Array.from(a.rewards));
+    }
+    expect(b.envs.map((e) => e.world.tick)).toEqual(a.envs.map((e) => e.world.tick));
+    expect(b.completed).toEqual(a.completed);
   });
 });

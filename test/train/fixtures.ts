@@ -29,6 +29,10 @@ export const TINY: PpoConfig = {
   initLogStd: -0.5,
   obsClip: 5,
   horizonSteps: 40,
+  workers: 1,
+  teacherCoef: 0,
+  teacherFraction: 0.5,
+  teacherFloor: 0,
 };
 
 /** Observations of agents scattered over seeded worlds (all four agents, varied poses). */
@@ -66,6 +70,7 @@ export function exportInfo(name: ModelName, config: PpoConfig = TINY, curve: rea
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
     opponent: name === 'flat' ? 'self' : 'heuristic',
+    teacher: null,
     steps: curve.at(-1)?.steps ?? 0,
     wallSeconds: 2.5,
     config,

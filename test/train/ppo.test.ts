@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_SIZE, OBS_SIZE, Rng } from '../../src/sim';
-import { HEURISTIC_POLICY } from '../../src/teams/heuristic';
+import type { TeacherName } from '../../src/train/config';
 import { Adam } from '../../src/train/adam';
-import { VecEnv } from '../../src/train/env';
 import { Mlp } from '../../src/train/mlp';
 import {
   BINARY,
@@ -14,18 +13,17 @@ import {
   entropy,
   logProb,
   policyLossAndGrad,
-  trainPpo,
 } from '../../src/train/ppo';
-import { SCENARIOS } from '../../src/train/scenarios';
+import type { ModelName } from '../../src/train/scenarios';
+import { trainPpo } from '../../src/train/trainer';
 import { TINY } from './fixtures';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 
-async function train(config: PpoConfig, scenario: keyof typeof SCENARIOS = 'navigate') {
+async function train(config: PpoConfig, scenario: ModelName = 'navigate', teacher: TeacherName | null = null) {
   const state = createPolicyState(config);
-  const env = new VecEnv(SCENARIOS[scenario], config.numEnvs, config.seed, HEURISTIC_POLICY, { horizonSteps: config.horizonSteps });
   const stats: UpdateStats[] = [];
-  await trainPpo(env, state, config, { onUpdate: (s) => void stats.push(s) });
+  await trainPpo({ scenario, config, phases: [{ opponents: ['heuristic'], until: 1 }], teacher }, state, { onUpdate: (s) => void stats.push(s) });
   return { state, stats };
 }
 
