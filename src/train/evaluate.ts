@@ -7,12 +7,18 @@
  * - combat:   kills per death against the heuristic team
  * - secure:   seconds inside the zone per agent while the heuristic team attacks
  * - retreat:  share of hurt agents that reach a pickup before they are eliminated
+ *
+ * The games (GAME_MATCHUPS) are whole matches with sides swapped every other episode,
+ * summarised with Wilson intervals and checked against the targets the product sets.
  */
 import { type Action, OBS_SIZE, deriveSeed, idleAction } from '../sim';
 import { type Policy, SCRIPTED_SKILLS, type SkillContext, type SkillId } from '../skills';
 import { runMatch } from '../match/match';
+import type { MatchSummary } from '../match/metrics';
+import { type ProportionInterval, wilsonInterval } from '../stats';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Platform } from '../teams/platform';
+import { teamNeeds } from '../teams/registry';
 import { AGENT_NAMES, type AgentName, KothParallelEnv } from './env';
 import { SCENARIOS } from './scenarios';
 
@@ -24,6 +30,10 @@ export interface SkillMeasure {
   readonly value: number;
   readonly episodes: number;
 }
+
+/** The seeds the shipped cards were evaluated with: the skills' scenarios and the games. */
+export const SKILL_SEED = 7;
+export const GAME_SEED = 11;
 
 const LEARNERS: readonly AgentName[] = ['blue_0', 'blue_1'];
 const OPPONENTS: readonly AgentName[] = ['red_0', 'red_1'];
@@ -38,7 +48,7 @@ async function actAll(policy: Policy, obs: Record<string, Float32Array>, names: 
 }
 
 /** Run seeded episodes of a skill's scenario with `policy` on the blue agents. */
-export async function measureSkill(skill: SkillId, policy: Policy, episodes: number, seed = 7): Promise<SkillMeasure> {
+export async function measureSkill(skill: SkillId, policy: Policy, episodes: number, seed = SKILL_SEED): Promise<SkillMeasure> {
   const scenario = SCENARIOS[skill];
   const env = new KothParallelEnv(scenario, { horizonSteps: 200 });
   const secondsPerStep = env.world.config.skillEveryTicks / env.world.config.tickHz;
@@ -110,8 +120,9 @@ export interface SkillComparison {
   readonly scripted: SkillMeasure;
 }
 
-export async function compareSkill(skill: SkillId, policy: Policy, episodes: number): Promise<SkillComparison> {
-  return { skill, rl: await measureSkill(skill, policy, episodes), scripted: await measureSkill(skill, SCRIPTED_SKILLS[skill], episodes) };
+/** The skill's policy and its scripted reference on the same seeded episodes. */
+export async function compareSkill(skill: SkillId, policy: Policy, episodes: number, seed = SKILL_SEED): Promise<SkillComparison> {
+  return { skill, rl: await measureSkill(skill, policy, episodes, seed), scripted: await measureSkill(skill, SCRIPTED_SKILLS[skill], episodes, seed) };
 }
 
 export interface WinRate {
@@ -123,18 +134,196 @@ export interface WinRate {
   readonly draws: number;
 }
 
-/** Seeded matches with sides swapped every other episode. */
-export async function winRate(platform: Platform, first: string, second: string, episodes: number, seed = 11): Promise<WinRate> {
+/** The side that won a match, as its summary says. */
+export type WinningSide = MatchSummary['winner'];
+
+/** One game of a matchup: which team plays blue, and the match's seed. */
+export interface PlannedGame {
+  readonly index: number;
+  readonly blue: string;
+  readonly red: string;
+  readonly seed: number;
+  /** false on odd episodes: sides swap every other game, so neither team always starts from the same base. */
+  readonly firstIsBlue: boolean;
+}
+
+/**
+ * The games of `first` vs `second`. The seed of a game depends on its index only, so every
+ * matchup plays the same arenas (and the shipped cards' figures reproduce).
+ */
+export function planGames(first: string, second: string, episodes: number, seed = GAME_SEED): PlannedGame[] {
+  return Array.from({ length: episodes }, (_, index) => {
+    const firstIsBlue = index % 2 === 0;
+    return { index, blue: firstIsBlue ? first : second, red: firstIsBlue ? second : first, seed: deriveSeed(seed, 'winrate', index), firstIsBlue };
+  });
+}
+
+/** Play one planned game in this process. */
+export async function playGame(platform: Platform, game: PlannedGame): Promise<WinningSide> {
+  const match = await runMatch({ blue: game.blue, red: game.red, seed: game.seed }, { platform, record: false });
+  return match.summary().winner;
+}
+
+/** The games counted from `first`'s side: `winners[i]` is the side that won `games[i]`. */
+export function countWins(first: string, second: string, games: readonly PlannedGame[], winners: readonly WinningSide[]): WinRate {
+  if (winners.length !== games.length) throw new Error(`${first} vs ${second}: ${games.length} games planned but ${winners.length} results`);
   let firstWins = 0;
   let secondWins = 0;
   let draws = 0;
-  for (let e = 0; e < episodes; e++) {
-    const swap = e % 2 === 1;
-    const match = await runMatch({ blue: swap ? second : first, red: swap ? first : second, seed: deriveSeed(seed, 'winrate', e) }, { platform, record: false });
-    const winner = match.summary().winner;
+  games.forEach((game, i) => {
+    const winner = winners[i]!;
     if (winner === 'draw') draws++;
-    else if ((winner === 'blue') !== swap) firstWins++;
+    else if ((winner === 'blue') === game.firstIsBlue) firstWins++;
     else secondWins++;
+  });
+  return { first, second, episodes: games.length, firstWins, secondWins, draws };
+}
+
+/** Seeded matches with sides swapped every other episode, played one after another in this process. */
+export async function winRate(platform: Platform, first: string, second: string, episodes: number, seed = GAME_SEED): Promise<WinRate> {
+  const games = planGames(first, second, episodes, seed);
+  const winners: WinningSide[] = [];
+  for (const game of games) winners.push(await playGame(platform, game));
+  return countWins(first, second, games, winners);
+}
+
+/** The confidence of every interval the evaluation reports. */
+export const CONFIDENCE = 0.95;
+
+/** A win rate with Wilson intervals for each share. */
+export interface WinRateSummary extends WinRate {
+  readonly confidence: number;
+  readonly firstWin: ProportionInterval;
+  readonly secondWin: ProportionInterval;
+  readonly draw: ProportionInterval;
+  /** Games that were not draws. */
+  readonly decisive: number;
+  /** first's wins among the decisive games; null when every game was a draw. */
+  readonly firstShareOfDecisive: ProportionInterval | null;
+}
+
+/** Wilson intervals for a win rate's shares; throws when it has no games or its counts don't add up. */
+export function summarizeWinRate(rate: WinRate, confidence = CONFIDENCE): WinRateSummary {
+  const { first, second, episodes, firstWins, secondWins, draws } = rate;
+  if (episodes === 0) throw new Error(`${first} vs ${second}: no games, so no shares to estimate`);
+  if (firstWins + secondWins + draws !== episodes) {
+    throw new Error(`${first} vs ${second}: ${firstWins} wins + ${secondWins} losses + ${draws} draws is not the ${episodes} games played`);
   }
-  return { first, second, episodes, firstWins, secondWins, draws };
+  const decisive = firstWins + secondWins;
+  return {
+    first,
+    second,
+    episodes,
+    firstWins,
+    secondWins,
+    draws,
+    confidence,
+    firstWin: wilsonInterval(firstWins, episodes, confidence),
+    secondWin: wilsonInterval(secondWins, episodes, confidence),
+    draw: wilsonInterval(draws, episodes, confidence),
+    decisive,
+    firstShareOfDecisive: decisive > 0 ? wilsonInterval(firstWins, decisive, confidence) : null,
+  };
+}
+
+/** What a matchup's first team must achieve. */
+export interface GameTarget {
+  /** The target in words, as the report and the cards state it. */
+  readonly description: string;
+  /**
+   * Whether the counts meet it, on the observed shares (the intervals beside them say how
+   * sure that is). Compared in whole numbers, so a share exactly at the bound is met
+   * without floating-point rounding deciding it.
+   */
+  readonly met: (rate: WinRate) => boolean;
+}
+
+/** A game the evaluation plays: `first` vs `second`, and the target `first` must meet. */
+export interface GameMatchup {
+  /** The key of its figures in a model card's evaluation. */
+  readonly key: string;
+  readonly first: string;
+  readonly second: string;
+  readonly target: GameTarget;
+}
+
+/** The games `npm run evaluate` reports and writes into the cards, in the order it reports them. */
+export const GAME_MATCHUPS: readonly GameMatchup[] = [
+  {
+    key: 'bt_vs_bt_scripted',
+    first: 'bt',
+    second: 'bt-scripted',
+    target: {
+      description: 'bt wins at least 40% of the decisive games against bt-scripted',
+      // Draws say nothing about which skills are better, so they are left out; with no decisive game there is nothing to meet it.
+      met: (r) => r.firstWins + r.secondWins > 0 && 5 * r.firstWins >= 2 * (r.firstWins + r.secondWins),
+    },
+  },
+  {
+    key: 'bt_vs_flat',
+    first: 'bt',
+    second: 'flat',
+    target: {
+      description: 'bt wins at least 55% of the games against flat, and at most 25% are draws',
+      met: (r) => r.episodes > 0 && 100 * r.firstWins >= 55 * r.episodes && 100 * r.draws <= 25 * r.episodes,
+    },
+  },
+  {
+    key: 'flat_vs_heuristic',
+    first: 'flat',
+    second: 'heuristic',
+    target: { description: 'flat wins more games than heuristic', met: (r) => r.firstWins > r.secondWins },
+  },
+];
+
+/** A matchup as played: its summary and the model cards of the policies that played it. */
+export interface GameResult {
+  readonly matchup: GameMatchup;
+  readonly summary: WinRateSummary;
+  readonly models: readonly string[];
+}
+
+/** The models a matchup's teams declare they play with (bt: the four skills; flat: flat), each once. */
+export async function matchupModels(matchup: GameMatchup, platform: Platform): Promise<string[]> {
+  const needs = await Promise.all([teamNeeds(matchup.first, platform), teamNeeds(matchup.second, platform)]);
+  return [...new Set(needs.flatMap((n) => n.models))];
+}
+
+const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
+
+/** A share and its interval: "41.5% [34.9, 48.4]". */
+export function describeShare(share: ProportionInterval): string {
+  return `${percent(share.estimate)} [${(100 * share.lower).toFixed(1)}, ${(100 * share.upper).toFixed(1)}]`;
+}
+
+/** The report's lines for one matchup: wins / losses / draws, first's share of decisive games, and the target. */
+export function describeGame(matchup: GameMatchup, summary: WinRateSummary): string[] {
+  const { first, second, episodes } = summary;
+  const level = `${Number((100 * summary.confidence).toFixed(1))}%`;
+  const decisive = summary.firstShareOfDecisive ? `${describeShare(summary.firstShareOfDecisive)} of ${summary.decisive}` : 'none (every game a draw)';
+  return [
+    `${first} vs ${second}: ${describeShare(summary.firstWin)} / ${describeShare(summary.secondWin)} / ${describeShare(summary.draw)}  (${first} wins / ${second} wins / draws of ${episodes} games, ${level} Wilson intervals)`,
+    `  ${first}'s share of the decisive games: ${decisive}`,
+    `  target: ${matchup.target.description}: ${matchup.target.met(summary) ? 'met' : 'not met'}`,
+  ];
+}
+
+/** A matchup's figures as a card stores them: counts, intervals, and the target with whether it was met. */
+export function gameRecord(result: GameResult): Record<string, unknown> {
+  return { ...result.summary, target: result.matchup.target.description, targetMet: result.matchup.target.met(result.summary) };
+}
+
+/**
+ * The `evaluation` of model card `name`: its skill's scenario figures when it is a skill
+ * (as before), every game its policy played in under the matchup's key, the episodes, and
+ * the command that made them.
+ */
+export function cardEvaluation(name: string, skill: SkillComparison | undefined, games: readonly GameResult[], episodes: number, command: string): Record<string, unknown> {
+  const played = games.filter((g) => g.models.includes(name));
+  return {
+    ...(skill ? { scenario: skill.rl.measure, rl: skill.rl.value, scripted: skill.scripted.value } : {}),
+    episodes,
+    ...Object.fromEntries(played.map((g) => [g.matchup.key, gameRecord(g)])),
+    command,
+  };
 }
