@@ -95,7 +95,7 @@ runCli(async () => {
     state = createPolicyState(config);
   }
 
-  const plan: TrainingPlan = { scenario: name, config, phases: defaults.phases, teacher: defaults.teacher };
+  const plan: TrainingPlan = { scenario: name, config, phases: defaults.phases, teacher: defaults.teacher, ...(defaults.shotCost ? { shotCost: defaults.shotCost } : {}) };
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
   const wall = () => priorSeconds + (performance.now() - started) / 1000;
@@ -128,6 +128,7 @@ runCli(async () => {
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
     opponent: describePhases(plan.phases, config.totalSteps, describeOpponents),
+    reward: plan.shotCost ? `the ${name} scenario's reward, less ${plan.shotCost} per shot (hits over shots)` : `the ${name} scenario's reward`,
     teacher: describeTeacher(plan),
     steps,
     wallSeconds: wall(),

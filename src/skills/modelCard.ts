@@ -40,6 +40,8 @@ export const modelCardSchema = z.object({
     opponent: z.string(),
     /** Whose actions the teacher term pulled the policy towards, and how (absent: no teacher). */
     teacher: z.string().nullable().optional(),
+    /** What the reward was, where it differs from the scenario's own (a shot cost). */
+    reward: z.string().optional(),
     /**
      * Agents per team in the training matches: the only team size the policy plays. Cards
      * written before this field all come from the 2v2 training environment.

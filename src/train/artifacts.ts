@@ -150,6 +150,8 @@ export interface ExportInfo {
   readonly opponent: string;
   /** The teacher and its schedule, as a sentence; null without one. */
   readonly teacher: string | null;
+  /** What the reward was, as a sentence (absent: the scenario's own). */
+  readonly reward?: string;
   readonly steps: number;
   readonly wallSeconds: number;
   readonly config: PpoConfig;
@@ -195,6 +197,7 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
       scenario: info.scenario,
       opponent: info.opponent,
       teacher: info.teacher,
+      ...(info.reward ? { reward: info.reward } : {}),
       agentsPerTeam: AGENTS_PER_TEAM,
       config: { ...info.config },
       seed: info.config.seed,

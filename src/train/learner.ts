@@ -18,7 +18,7 @@ import { type OpponentPhase, type PpoConfig, type TeacherName, opponentsAt, teac
 import { VecEnv, type VecEnvState } from './env';
 import type { Opponents } from './opponents';
 import { BINARY, CONTINUOUS, type PolicyState, type UpdateStats, addTeacherGrad, gaussian, logProb, policyLossAndGrad, sigmoid } from './ppo';
-import { type ModelName, SCENARIOS } from './scenarios';
+import { type ModelName, SCENARIOS, withShotCost } from './scenarios';
 
 /** What to train, as data (a worker thread is given it). */
 export interface TrainingPlan {
@@ -26,6 +26,8 @@ export interface TrainingPlan {
   readonly config: PpoConfig;
   readonly phases: readonly OpponentPhase[];
   readonly teacher: TeacherName | null;
+  /** Extra cost per shot in the reward (withShotCost); 0 or absent: the scenario's own reward. */
+  readonly shotCost?: number;
 }
 
 /** One worker's part of the trainer's state: its random stream and its environments mid-episode. */
@@ -114,7 +116,7 @@ export class PpoLearner {
     this.startSteps = this.steps = startSteps;
     // Without the trainer's state the streams restart, seeded by the step count.
     this.rng = new Rng(deriveSeed(config.seed, 'ppo', startSteps, collective.rank));
-    this.env = new VecEnv(SCENARIOS[plan.scenario], envs, deriveSeed(config.seed, 'env', startSteps, collective.rank), opponentsAt(plan.phases, startSteps, config.totalSteps), {
+    this.env = new VecEnv(withShotCost(SCENARIOS[plan.scenario], plan.shotCost ?? 0), envs, deriveSeed(config.seed, 'env', startSteps, collective.rank), opponentsAt(plan.phases, startSteps, config.totalSteps), {
       horizonSteps: config.horizonSteps,
     });
     this.teacher = plan.teacher && config.teacherCoef > 0 ? teacherPolicy(plan.teacher) : null;

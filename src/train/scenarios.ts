@@ -154,3 +154,21 @@ export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
     },
   },
 };
+
+/**
+ * A scenario whose learners pay `cost` for every shot on top of its own reward, so a shot
+ * pays only when it is likely to hit (a hit earns damageDealt x damage: 0.5 for the
+ * fighting skills, so a cost of 0.2 asks for 40% accuracy). The study's penalty, 0.001 a
+ * shot, made spraying free.
+ */
+export function withShotCost(scenario: Scenario, cost: number): Scenario {
+  if (cost <= 0) return scenario;
+  return {
+    ...scenario,
+    reward(view) {
+      let shots = 0;
+      for (const e of view.events) if (e.type === 'shot' && e.agent === view.agent.id) shots++;
+      return scenario.reward(view) - cost * shots;
+    },
+  };
+}
