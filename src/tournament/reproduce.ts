@@ -174,6 +174,26 @@ const p = (v: number | null | undefined) => (v === null || v === undefined ? '-'
 const num = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d));
 const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
+/**
+ * Whether a matchup agrees with the study: the study's shares of first wins, second wins
+ * and draws each inside our 95% interval ("agrees"), or else whether at least the same
+ * team won more games ("same winner"), or not ("differs"), naming the shares outside.
+ */
+export function agreement(m: MatchupResult): string {
+  const { study } = m;
+  if (!study || m.episodes === 0) return '-';
+  const shares = [
+    ['first wins', study.firstWins, m.aRate],
+    ['second wins', study.secondWins, m.bRate],
+    ['draws', study.draws, m.drawRate],
+  ] as const;
+  const outside = shares.filter(([, v, i]) => v < i.lower || v > i.upper).map(([name, v, i]) => `${name} ${pct(v)} ${v < i.lower ? 'below' : 'above'} ours`);
+  if (outside.length === 0) return 'agrees';
+  const winner = (a: number, b: number) => (a > b ? m.first : b > a ? m.second : 'neither');
+  const same = winner(study.firstWins, study.secondWins) === winner(m.firstWins, m.secondWins);
+  return `${same ? 'same winner' : 'differs'}; the study's ${outside.join(', ')}`;
+}
+
 function matchupRows(ms: readonly MatchupResult[]): string[][] {
   return ms.map((m) => [
     m.name,
@@ -183,6 +203,7 @@ function matchupRows(ms: readonly MatchupResult[]): string[][] {
     ci(m.drawRate),
     p(m.pDecisive),
     m.study ? `${pct(m.study.firstWins)} / ${pct(m.study.secondWins)} / ${pct(m.study.draws)}${m.study.p !== null ? ` (p=${m.study.p})` : ''}` : '-',
+    agreement(m),
   ]);
 }
 
@@ -197,7 +218,7 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     '## Matchups',
     '',
-    table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study: first / second / draws'], matchupRows(r.matchups)),
+    table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study: first / second / draws', 'beside the study'], matchupRows(r.matchups)),
     '',
     '![matchups beside the study](matchups.svg)',
     '',
@@ -224,7 +245,7 @@ export function reproductionMarkdown(r: Reproduction): string {
     ),
     '',
     ...(r.ablations.length
-      ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study'], matchupRows(r.ablations)), '']
+      ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study', 'beside the study'], matchupRows(r.ablations)), '']
       : []),
     '## The run',
     '',

@@ -125,4 +125,4 @@ function trainOnThreads(plan: TrainingPlan, state: PolicyState, hooks: TrainHook
  * (a worker started on a .ts file directly, even with the loader in execArgv, is refused
  * by Node 20 before any hook runs).
  */
-const TRAIN_WORKER = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./trainWorker.ts', import.meta.url).href)}); })`;
+const TRAIN_WORKER = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./trainWorker.ts', import.meta.url).href)}); })`;

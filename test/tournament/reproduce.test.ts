@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ABLATION_ROWS, STUDY, reproduce } from '../../src/tournament/reproduce';
+import { ABLATION_ROWS, type MatchupResult, STUDY, agreement, reproduce } from '../../src/tournament/reproduce';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
 let fake: FakeOpenAiServer;
@@ -62,5 +62,31 @@ describe('npm run reproduce', () => {
     const llmRows = [...first.matchups, ...first.ablations].filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     expect(fake.calls.length - calls).toBe(llmRows);
     expect(again.matchups).toEqual(first.matchups);
+  });
+});
+
+describe('agreement with the study', () => {
+  const interval = (estimate: number, half: number) => ({ estimate, lower: estimate - half, upper: estimate + half });
+  const result = (first: number, second: number, draws: number, half: number): MatchupResult => ({
+    name: 'bt vs flat',
+    first: 'bt',
+    second: 'flat',
+    episodes: 100,
+    firstWins: Math.round(first * 100),
+    secondWins: Math.round(second * 100),
+    draws: Math.round(draws * 100),
+    aRate: interval(first, half),
+    bRate: interval(second, half),
+    drawRate: interval(draws, half),
+    pDecisive: null,
+    pTwoProportion: null,
+    study: STUDY.matchups[1],
+  });
+
+  it('agrees when every study share lies in our interval; else names the shares outside and whether the winner is the same', () => {
+    expect(agreement(result(0.7, 0.18, 0.12, 0.05))).toBe('agrees');
+    expect(agreement(result(0.55, 0.1, 0.35, 0.05))).toBe("same winner; the study's first wins 72.2% above ours, second wins 16.8% above ours, draws 11.0% below ours");
+    expect(agreement(result(0.2, 0.7, 0.1, 0.05))).toBe("differs; the study's first wins 72.2% above ours, second wins 16.8% below ours");
+    expect(agreement({ ...result(0.7, 0.18, 0.12, 0.05), study: undefined })).toBe('-');
   });
 });

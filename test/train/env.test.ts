@@ -4,7 +4,7 @@ import { SKILLS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
 import type { Opponents } from '../../src/train/opponents';
 import { Rng } from '../../src/sim';
-import { type ModelName, SCENARIOS } from '../../src/train/scenarios';
+import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
 import { PARKED, ZONE, place, remove, testConfig } from '../helpers/world';
 
 /** Agents move 1 m per decision step (4 ticks of 0.02 s) at this speed. */
@@ -266,6 +266,21 @@ describe('rewards follow the skill catalogue in constructed cases', () => {
     const d = env.step({ blue_1: { ...idleAction(), dash: 1 } });
     expect(d.rewards.blue_1).toBeCloseTo(-SKILLS.combat.reward.dashPenalty, 12);
     expect(d.rewards.blue_0).toBeCloseTo(0, 12);
+  });
+
+  it('withShotCost: every shot costs the extra cost on top of the scenario reward; without one the scenario is unchanged', () => {
+    const base = testConfig();
+    const rapid: GameConfig = { ...base, weapon: { ...base.weapon, cooldown: 1 / base.tickHz } };
+    const shoot = (scenario: typeof SCENARIOS.combat) => {
+      const env = new KothParallelEnv(scenario, { config: rapid });
+      env.reset(1);
+      env.world.agents.forEach((a, i) => place(env.world, i, PARKED[i]!.x, PARKED[i]!.y, a.team === 0 ? 0 : Math.PI, 100));
+      remove(env.world, 2);
+      remove(env.world, 3);
+      return env.step({ blue_0: { ...idleAction(), fire: 1 } }).rewards.blue_0!;
+    };
+    expect(shoot(withShotCost(SCENARIOS.combat, 0.2)) - shoot(SCENARIOS.combat)).toBeCloseTo(-4 * 0.2, 12);
+    expect(withShotCost(SCENARIOS.combat, 0)).toBe(SCENARIOS.combat);
   });
 
   it('secure: each step inside the zone earns zoneBonus (0.05)', () => {
