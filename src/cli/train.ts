@@ -77,7 +77,8 @@ runCli(async () => {
     const cp = loadCheckpoint(runDir);
     config = { ...cp.config, totalSteps: stepsOption ?? cp.config.totalSteps };
     state = cp.state;
-    trainer = cp.trainer;
+    // A checkpoint from before the trainer ran on workers keeps no per-worker state: start those afresh.
+    trainer = cp.trainer && Array.isArray(cp.trainer.shards) ? cp.trainer : undefined;
     startSteps = cp.steps;
     priorSeconds = cp.wallSeconds;
     truncateCurve(runDir, cp.steps);
@@ -144,6 +145,7 @@ function describeTeacher(plan: TrainingPlan): string | null {
   const { config, teacher } = plan;
   if (!teacher || config.teacherCoef <= 0) return null;
   const who = teacher === 'heuristic' ? 'the heuristic team' : `the scripted ${teacher} skill`;
+  if (config.teacherFloor >= 1) return `${who}: weight ${config.teacherCoef} throughout (kickstarting)`;
   const until = Math.round(config.teacherFraction * config.totalSteps).toLocaleString('en-US');
   return `${who}: weight ${config.teacherCoef} decaying to ${config.teacherCoef * config.teacherFloor} by ${until} steps (kickstarting)`;
 }
