@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
-import { TRAINING_CONFIGS, describePhases } from '../train/config';
+import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases } from '../train/config';
 import { describeOpponents } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
 import { MODEL_NAMES, type ModelName } from '../train/scenarios';
@@ -75,7 +75,9 @@ runCli(async () => {
   let priorSeconds = 0;
   if (values.resume) {
     const cp = loadCheckpoint(runDir);
-    config = { ...cp.config, totalSteps: stepsOption ?? cp.config.totalSteps };
+    // Settings a checkpoint predates take the values it was trained with: one worker, no teacher.
+    const saved: Partial<PpoConfig> = cp.config;
+    config = { ...PPO_DEFAULTS, workers: 1, teacherCoef: 0, ...saved, seed: cp.config.seed, totalSteps: stepsOption ?? cp.config.totalSteps };
     state = cp.state;
     // A checkpoint from before the trainer ran on workers keeps no per-worker state: start those afresh.
     trainer = cp.trainer && Array.isArray(cp.trainer.shards) ? cp.trainer : undefined;

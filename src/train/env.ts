@@ -219,6 +219,8 @@ export class VecEnv {
     private seed: number,
     private opponents: Opponents,
     options: EnvOptions = {},
+    /** This VecEnv's first environment among all the trainer's (a worker's share starts there), so a mix of opponents is spread over all. */
+    private readonly firstEnv = 0,
   ) {
     if (opponents !== 'self' && opponents.length === 0) throw new Error("a VecEnv needs 'self' or at least one opponent");
     this.envs = Array.from({ length: numEnvs }, () => new KothParallelEnv(scenario, options));
@@ -316,7 +318,7 @@ export class VecEnv {
     this.episodeSeeds[e] = seed;
     this.histories[e]!.length = 0;
     const { opponents } = this;
-    this.drivers[e] = opponents === 'self' ? null : createOpponent(opponents[e % opponents.length]!, deriveSeed(seed, 'opponent'), env.world.config.skillEveryTicks);
+    this.drivers[e] = opponents === 'self' ? null : createOpponent(opponents[(this.firstEnv + e) % opponents.length]!, deriveSeed(seed, 'opponent'), env.world.config.skillEveryTicks);
     return env.reset(seed);
   }
 

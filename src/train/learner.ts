@@ -1,7 +1,8 @@
 /**
  * One worker's share of PPO training, readable top to bottom: each update it
  *   1. rolls out its environments with the current policy (the normaliser frozen meanwhile),
- *   2. folds the rollout's observations into the normaliser (summed over workers),
+ *   2. folds the rollout's observations into the normaliser (summed over workers; the
+ *      bootstrap value of step 3 already reads the folded statistics),
  *   3. estimates advantages (GAE) on its own samples,
  *   4. optimises: every minibatch is the workers' chunks together; each computes the
  *      gradient of its chunk, the sums go through the collective, and every worker takes
@@ -42,6 +43,8 @@ export interface ShardState {
  */
 export interface TrainerState {
   readonly workers: number;
+  /** Updates done (the curve's update numbers continue from it). */
+  readonly update?: number;
   /** Adam's moments and step counts (the same in every worker). */
   readonly adam: { readonly policy: AdamState; readonly value: AdamState; readonly logStd: AdamState };
   readonly shards: readonly ShardState[];
@@ -116,9 +119,14 @@ export class PpoLearner {
     this.startSteps = this.steps = startSteps;
     // Without the trainer's state the streams restart, seeded by the step count.
     this.rng = new Rng(deriveSeed(config.seed, 'ppo', startSteps, collective.rank));
-    this.env = new VecEnv(withShotCost(SCENARIOS[plan.scenario], plan.shotCost ?? 0), envs, deriveSeed(config.seed, 'env', startSteps, collective.rank), opponentsAt(plan.phases, startSteps, config.totalSteps), {
-      horizonSteps: config.horizonSteps,
-    });
+    this.env = new VecEnv(
+      withShotCost(SCENARIOS[plan.scenario], plan.shotCost ?? 0),
+      envs,
+      deriveSeed(config.seed, 'env', startSteps, collective.rank),
+      opponentsAt(plan.phases, startSteps, config.totalSteps),
+      { horizonSteps: config.horizonSteps },
+      Math.floor((collective.rank * config.numEnvs) / collective.size),
+    );
     this.teacher = plan.teacher && config.teacherCoef > 0 ? teacherPolicy(plan.teacher) : null;
     this.policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
     this.valueAdam = new Adam(state.value.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
@@ -162,6 +170,7 @@ export class PpoLearner {
       this.valueAdam.restore(trainer.adam.value);
       this.logStdAdam.restore(trainer.adam.logStd);
       this.env.restore(shard.env);
+      this.update = trainer.update ?? 0;
     } else {
       this.env.reset();
     }
@@ -173,6 +182,10 @@ export class PpoLearner {
 
   shardState(): ShardState {
     return { rng: this.rng.state, env: this.env.state() };
+  }
+
+  get updates(): number {
+    return this.update;
   }
 
   adamState(): TrainerState['adam'] {
@@ -327,6 +340,8 @@ export class PpoLearner {
           const [a, b] = chunk(counts[r]!, m, M);
           minibatch += b - a;
         }
+        // A minibatch empty in every worker (minibatchSize under the worker count) would be an Adam step on nothing.
+        if (minibatch === 0) continue;
         const [start, end] = chunk(indices.length, m, M);
         const stats = this.chunkGradients(indices, start, end - start, teacherCoef, (end - start) / minibatch);
         this.collective.sum(this.reduced);

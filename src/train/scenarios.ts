@@ -1,6 +1,5 @@
 /**
- * Training scenarios, one per model: how an episode starts, which agents learn, who they
- * play against, and the reward each learner earns per decision step (4 ticks). Reward
+ * Training scenarios, one per model: how an episode starts and the reward each learner earns per decision step (4 ticks). Reward
  * weights come from the skill catalogue (the study's values).
  */
 import {
@@ -19,9 +18,6 @@ import { SKILLS, type SkillId, type SkillReward } from '../skills';
 export const MODEL_NAMES = ['navigate', 'combat', 'secure', 'retreat', 'flat'] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
 
-/** Who drives the non-learning agents: the heuristic team (the study's choice) or the learners themselves. */
-export type Opponent = 'heuristic' | 'self';
-
 /** What a reward function sees about one learner over one decision step. */
 export interface StepView {
   readonly world: World;
@@ -36,11 +32,6 @@ export interface StepView {
 
 export interface Scenario {
   readonly name: ModelName;
-  /**
-   * Who the learners (team 0) play. With 'self' every agent is a learner sharing the
-   * weights. The training config may switch opponents partway (flat: self-play, then heuristic).
-   */
-  readonly opponent: Opponent;
   /** Place agents for a new episode (varied starts teach skills to recover from any state). */
   setup(world: World, rng: Rng): void;
   reward(view: StepView): number;
@@ -107,7 +98,6 @@ function skillScenario(skill: SkillId, reward: (w: SkillReward, view: StepView, 
   const weights = SKILLS[skill].reward;
   return {
     name: skill,
-    opponent: 'heuristic',
     setup: (world, rng) => scatterLearners(world, rng),
     reward(view) {
       const t = tally(view.events, view.agent.id);
@@ -135,7 +125,6 @@ export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
   },
   flat: {
     name: 'flat',
-    opponent: 'self',
     setup: (world, rng) => scatterLearners(world, rng, false),
     reward(view) {
       const { world, agent, events } = view;

@@ -1,7 +1,8 @@
 /**
- * Runs a training plan to its step budget on config.workers workers: one runs in this
- * thread; more run as worker threads (src/train/trainWorker.ts), each stepping its share of
- * the environments and computing its share of every gradient, joined by a SharedCollective.
+ * Runs a training plan to its step budget on config.workers workers: one worker runs in
+ * this thread; two or more all run as worker threads (src/train/trainWorker.ts), each
+ * stepping its share of the environments and computing its share of every gradient, joined
+ * by a SharedCollective, while this thread runs the hooks.
  * The caller sees the same thing either way: `state` trained in place, and after every
  * update its statistics, the networks and (on demand) the trainer's state for a checkpoint.
  *
@@ -52,7 +53,7 @@ async function trainHere(plan: TrainingPlan, state: PolicyState, hooks: TrainHoo
   const learner = new PpoLearner(plan, state, SOLO, startSteps, trainer ? { trainer } : undefined);
   while (!learner.done) {
     const stats = learner.runUpdate();
-    await hooks.onUpdate?.(stats, state, () => ({ workers: 1, adam: learner.adamState(), shards: [learner.shardState()] }));
+    await hooks.onUpdate?.(stats, state, () => ({ workers: 1, update: learner.updates, adam: learner.adamState(), shards: [learner.shardState()] }));
   }
 }
 
@@ -87,7 +88,7 @@ function trainOnThreads(plan: TrainingPlan, state: PolicyState, hooks: TrainHook
     };
     const complete = (messages: Extract<WorkerMessage, { kind: 'update' }>[]) => {
       const lead = messages.find((m) => m.rank === 0)!;
-      const snapshot: TrainerState = { workers: size, adam: lead.adam!, shards: [...messages].sort((a, b) => a.rank - b.rank).map((m) => m.shard) };
+      const snapshot: TrainerState = { workers: size, update: lead.stats.update, adam: lead.adam!, shards: [...messages].sort((a, b) => a.rank - b.rank).map((m) => m.shard) };
       // Hooks run one after another, each seeing the networks of its own update.
       hooksDone = hooksDone
         .then(() => {

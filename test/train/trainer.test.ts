@@ -53,8 +53,13 @@ describe('the trainer on worker threads', () => {
     const cp = loadCheckpoint(runDir);
     expect(cp.steps).toBe(256);
     expect(cp.trainer?.workers).toBe(2);
-    await trainPpo(plan(cp.config), cp.state, {}, cp.steps, cp.trainer);
+    const resumed: UpdateStats[] = [];
+    await trainPpo(plan(cp.config), cp.state, { onUpdate: (s) => void resumed.push(s) }, cp.steps, cp.trainer);
     expect(bits(cp.state)).toEqual(bits(straight));
+    expect(resumed.map((s) => [s.update, s.steps])).toEqual([
+      [3, 384],
+      [4, 512],
+    ]); // the curve's update numbers continue
     // The worker count is part of the run: another cannot continue it.
     const again = loadCheckpoint(runDir);
     await expect(trainPpo(plan({ ...again.config, workers: 1 }), again.state, {}, again.steps, again.trainer)).rejects.toThrow(/trained by 2 workers/);
