@@ -32,6 +32,12 @@ const dataOf = (event: unknown) => (event as { data: Message }).data;
 export function serveChatClient(client: ChatClient, name: string): () => void {
   const channel = new BroadcastChannel(name);
   const calls = new Map<string, AbortController>();
+  let open = true;
+  // A call still under way when serving stops settles after the channel is closed: its
+  // answer has nobody to go to (posting it would throw and end the process).
+  const post = (message: Message) => {
+    if (open) channel.postMessage(message);
+  };
   channel.onmessage = (event) => {
     const message = dataOf(event);
     if (message.kind === 'abort') calls.get(message.id)?.abort();
@@ -40,13 +46,14 @@ export function serveChatClient(client: ChatClient, name: string): () => void {
     calls.set(message.id, abort);
     new Promise<ChatResponse>((resolve) => resolve(client.complete(message.request, abort.signal)))
       .then(
-        (response) => channel.postMessage({ kind: 'answer', id: message.id, response } satisfies Message),
-        (err: unknown) => channel.postMessage({ kind: 'failure', id: message.id, error: plain(err) } satisfies Message),
+        (response) => post({ kind: 'answer', id: message.id, response }),
+        (err: unknown) => post({ kind: 'failure', id: message.id, error: plain(err) }),
       )
       .finally(() => calls.delete(message.id));
   };
   channel.unref();
   return () => {
+    open = false;
     for (const abort of calls.values()) abort.abort();
     channel.close();
   };

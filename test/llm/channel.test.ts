@@ -83,4 +83,26 @@ describe('a chat client shared over a channel', () => {
     await worker.terminate();
     expect(text).toBe('1,3');
   });
+
+  it('stopping while a call is under way: the call is aborted and its late answer is dropped, not posted on the closed channel', async () => {
+    const name = `test-${randomUUID()}`;
+    const { client, aborted } = served();
+    const stop = serveChatClient(client, name);
+    const remote = new ChannelChatClient(name, 'served');
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const call = remote.complete(request('wait'), new AbortController().signal);
+      await remote.complete(request('x'), new AbortController().signal); // 'wait' has crossed
+      stop();
+      // The serving side's call settles (aborted) after the channel closed.
+      await new Promise((resolve) => setImmediate(resolve)); // after the microtasks that settle it
+      expect(aborted).toEqual(['wait']);
+      expect(rejections).toEqual([]);
+      void call.catch(() => undefined);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
 });
