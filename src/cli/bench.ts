@@ -162,7 +162,7 @@ runCli(async () => {
     ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
     ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
-    ['training', 'training (one core, PPO with the shipped navigate config)', () => benchTraining(seconds)],
+    ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
     ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];
   const sections = all.filter(([key]) => !only || only.includes(key));
