@@ -16,12 +16,9 @@ import {
   createWorld,
   deriveSeed,
   idleAction,
-  type WorldState,
   observe,
   outcomeSide,
-  restoreWorld,
   step,
-  worldState,
 } from '../sim';
 import { type SkillContext, skillContext } from '../skills';
 import { type OpponentDriver, type Opponents, createOpponent } from './opponents';
@@ -64,13 +61,6 @@ export interface EnvOptions {
   readonly config?: GameConfig;
   /** Decision steps before the episode is truncated (the study's horizon: 200). */
   readonly horizonSteps?: number;
-}
-
-/** An episode under way, as a training checkpoint keeps it. */
-export interface ParallelEnvState {
-  readonly world: WorldState;
-  readonly agents: readonly AgentName[];
-  readonly steps: number;
 }
 
 export class KothParallelEnv {
@@ -146,18 +136,6 @@ export class KothParallelEnv {
     }
     this.agents = this.agents.filter((n) => !result.terminations[n] && !result.truncations[n]);
     return result;
-  }
-
-  /** A copy of the episode under way (the per-step scratch is rewritten by every step). */
-  state(): ParallelEnvState {
-    return { world: worldState(this.world), agents: [...this.agents], steps: this.steps };
-  }
-
-  /** Continue the episode a state was taken from. */
-  restore(state: ParallelEnvState): void {
-    this.world = restoreWorld(state.world, this.config);
-    this.agents = [...state.agents];
-    this.steps = state.steps;
   }
 }
 

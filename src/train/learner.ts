@@ -10,7 +10,7 @@
  * With one worker (SOLO) this is plain PPO. The math (log-probabilities, the clipped loss,
  * the teacher term) is in ppo.ts; the hyper-parameters are documented in config.ts.
  */
-import { ACTION_SIZE, type Action, OBS_SIZE, Rng, deriveSeed, idleAction } from '../sim';
+import { ACTION_SIZE, type Action, OBS_SIZE, Rng, clampUnit, deriveSeed, idleAction } from '../sim';
 import { type Policy, SCRIPTED_SKILLS } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { Adam, type AdamState } from './adam';
@@ -268,9 +268,9 @@ export class PpoLearner {
     for (let s = 0; s < S; s++) {
       const a = this.teacherActions[s]!;
       const k = (t * S + s) * ACTION_SIZE;
-      this.teacherBuf[k] = Math.max(-1, Math.min(1, a.move));
-      this.teacherBuf[k + 1] = Math.max(-1, Math.min(1, a.turn));
-      this.teacherBuf[k + 2] = Math.max(-1, Math.min(1, a.strafe));
+      this.teacherBuf[k] = clampUnit(a.move);
+      this.teacherBuf[k + 1] = clampUnit(a.turn);
+      this.teacherBuf[k + 2] = clampUnit(a.strafe);
       this.teacherBuf[k + 3] = a.dash > 0.5 ? 1 : 0;
       this.teacherBuf[k + 4] = a.fire > 0.5 ? 1 : 0;
     }

@@ -154,10 +154,6 @@ export function withShotCost(scenario: Scenario, cost: number): Scenario {
   if (cost <= 0) return scenario;
   return {
     ...scenario,
-    reward(view) {
-      let shots = 0;
-      for (const e of view.events) if (e.type === 'shot' && e.agent === view.agent.id) shots++;
-      return scenario.reward(view) - cost * shots;
-    },
+    reward: (view) => scenario.reward(view) - cost * tally(view.events, view.agent.id).shots,
   };
 }
