@@ -1,5 +1,5 @@
 /**
- * npm run reproduce -- [--episodes 1000] [--out results/reproduction] [--workers N]
+ * npm run reproduce -- [--episodes 1000] [--ablation-episodes N] [--out results/reproduction] [--workers N]
  *                      [--llm-timing lockstep] [--llm-cache use|refresh|off] [--no-ablations]
  *
  * The study's three matchups and the ablations it lacked, on the configured language model
@@ -11,13 +11,15 @@ import { join } from 'node:path';
 import { CACHE_MODES, TIMING_HELP, isCacheMode, parseHeadlessTiming } from '../llm';
 import { nodePlatform } from '../teams/nodePlatform';
 import { reproduce } from '../tournament/reproduce';
+import { withTournamentLlm } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
-const USAGE = `usage: npm run reproduce -- [--episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
+const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
                             [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache <use|refresh|off>] [--no-ablations]
 
-  --episodes        episodes per matchup (default 1000, the study's)
+  --episodes        episodes per study matchup (default 1000, the study's)
+  --ablation-episodes episodes per ablation row (default: --episodes)
   --out             where the runs and the report go (default results/reproduction)
   --workers         worker threads (default one per core)
   --llm-concurrency llm episodes in flight at once (default 8)
@@ -26,11 +28,15 @@ const USAGE = `usage: npm run reproduce -- [--episodes N] [--out <dir>] [--worke
   --no-ablations    only the study's three matchups
   -h, --help        this text`;
 
+/** The call timeout of a lockstep reproduction where LLM_TIMEOUT_MS sets none. */
+const LOCKSTEP_TIMEOUT_MS = 60_000;
+
 runCli(async () => {
   const argv = process.argv.slice(2);
   const { values } = parseCommandLine(
     {
       episodes: { type: 'string' },
+      'ablation-episodes': { type: 'string' },
       out: { type: 'string' },
       workers: { type: 'string' },
       'llm-concurrency': { type: 'string' },
@@ -42,22 +48,31 @@ runCli(async () => {
   );
   const episodes = integerOption('episodes', values.episodes, 1000, 100_000);
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
+  const ablationEpisodes = integerOption('ablation-episodes', values['ablation-episodes'], episodes, 100_000);
+  if (ablationEpisodes < 1) throw new UsageError('--ablation-episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
   const timing = parseHeadlessTiming(values['llm-timing'] ?? 'lockstep');
   if (!timing) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
   const cache = values['llm-cache'];
   if (cache !== undefined && !isCacheMode(cache)) throw new UsageError(`--llm-cache must be one of ${CACHE_MODES.join(', ')}, got '${cache}'`);
   const out = values.out ?? join('results', 'reproduction');
-  const platformOptions = { env: { ...process.env }, llm: { timing, ...(cache ? { cache } : {}) } };
-  const llm = await nodePlatform(platformOptions).llm.availability();
+  // In lockstep the game waits for every answer, so a slow answer costs time, never the
+  // decision: a busy CPU (every llm team of 8 episodes in flight on one model) must not turn
+  // into lost decisions under the 2 s call timeout. LLM_TIMEOUT_MS, where set, wins.
+  const env = timing.kind === 'lockstep' && process.env.LLM_TIMEOUT_MS === undefined ? { ...process.env, LLM_TIMEOUT_MS: String(LOCKSTEP_TIMEOUT_MS) } : { ...process.env };
+  const platformOptions = { env, llm: { timing, ...(cache ? { cache } : {}) } };
+  const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8, 256));
+  // What the report says of the model is what the tournaments will load.
+  const llm = await nodePlatform(withTournamentLlm(platformOptions, llmConcurrency, availableParallelism())).llm.availability();
 
   let bar: ProgressBar | null = null;
   const result = await reproduce({
     episodes,
+    ablationEpisodes,
     out,
     platform: platformOptions,
     workers,
-    llmConcurrency: Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8, 256)),
+    llmConcurrency,
     ablations: !values['no-ablations'],
     command: ['npm run reproduce --', ...argv].join(' '),
     llm,

@@ -7,7 +7,7 @@
  */
 import type { ChatHistoryItem, GbnfJsonSchema } from 'node-llama-cpp';
 import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from './chat';
-import type { EngineSlot, LocalEngine } from './localEngine';
+import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
 
 export interface LlamaClientOptions {
   /**
@@ -106,15 +106,15 @@ export class LlamaChatClient implements ChatClient {
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
     if (signal.aborted) throw aborted();
     const grammar = await this.grammarFor(request);
-    const prefix = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
-    const slot = await this.engine.acquire(prefix, signal);
+    const key = promptKey(request.messages);
+    const slot = await this.engine.acquire(key, signal);
     try {
-      return await this.generate(slot, request, grammar, prefix, signal);
+      return await this.generate(slot, request, grammar, key, signal);
     } catch (err) {
       if (signal.aborted || (err instanceof ChatError && err.kind === 'aborted')) throw aborted();
       if (err instanceof ChatError) throw err;
       // The sequence may hold a half-evaluated prompt: start it afresh next time.
-      slot.prefix = null;
+      slot.held = null;
       throw new ChatError('server', `the local model failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       this.engine.release(slot);
@@ -127,7 +127,7 @@ export class LlamaChatClient implements ChatClient {
     await Promise.all(Array.from({ length: Math.min(count, this.engine.sequences) }, () => this.complete(request, new AbortController().signal)));
   }
 
-  private async generate(slot: EngineSlot, request: ChatRequest, grammar: Awaited<ReturnType<LlamaChatClient['grammarFor']>>, prefix: string, signal: AbortSignal): Promise<ChatResponse> {
+  private async generate(slot: EngineSlot, request: ChatRequest, grammar: Awaited<ReturnType<LlamaChatClient['grammarFor']>>, key: string, signal: AbortSignal): Promise<ChatResponse> {
     const started = performance.now();
     if (!this.prefixReuse) await slot.sequence.clearHistory();
     const history = toHistory(request.messages);
@@ -135,8 +135,8 @@ export class LlamaChatClient implements ChatClient {
     // What the sequence already holds of this prompt is not evaluated again.
     const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
     let completionTokens = 0;
-    // Whatever happens next, the sequence no longer holds only the old prefix.
-    slot.prefix = null;
+    // Whatever happens next, the sequence no longer holds what it held.
+    slot.held = null;
     // An answer is whole once its grammar is met (a number list has its last number, a JSON
     // object is closed): stop there rather than sample the end tokens.
     const whole = wholeAnswer(request);
@@ -159,7 +159,7 @@ export class LlamaChatClient implements ChatClient {
       },
     });
     if (signal.aborted) throw aborted();
-    slot.prefix = prefix;
+    slot.held = key;
     this.lastCall = {
       evaluatedTokens: prompt.length - reused,
       promptTokens: prompt.length,

@@ -54,7 +54,7 @@ async function throughput(client: LlamaChatClient): Promise<{ prompt: number; ge
     }
     return { prompt, generation: generated / ((performance.now() - t) / 1000) };
   } finally {
-    slot.prefix = null;
+    slot.held = null;
     await slot.sequence.clearHistory();
     engine.release(slot);
   }

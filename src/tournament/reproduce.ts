@@ -52,7 +52,10 @@ export const ABLATION_ROWS: readonly Row[] = [
 ];
 
 export interface ReproduceOptions {
+  /** Episodes per study matchup. */
   readonly episodes: number;
+  /** Episodes per ablation row; default `episodes`. */
+  readonly ablationEpisodes?: number;
   readonly out: string;
   readonly platform: NodePlatformOptions;
   readonly workers: number;
@@ -85,6 +88,7 @@ export interface Reproduction {
   readonly fingerprints: Record<string, string>;
   readonly llm: Record<string, unknown>;
   readonly episodesPerMatchup: number;
+  readonly episodesPerAblation: number;
   readonly matchups: readonly MatchupResult[];
   readonly ablations: readonly MatchupResult[];
   readonly agents: readonly TeamSummary[];
@@ -107,24 +111,28 @@ export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
 }
 
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
-  const rows = [...STUDY_ROWS, ...(options.ablations ? ABLATION_ROWS : [])];
-  const total = rows.length * options.episodes;
+  const ablationEpisodes = options.ablationEpisodes ?? options.episodes;
+  const rows = [...STUDY_ROWS.map((row) => ({ row, episodes: options.episodes })), ...(options.ablations ? ABLATION_ROWS : []).map((row) => ({ row, episodes: ablationEpisodes }))];
+  const total = rows.reduce((sum, r) => sum + r.episodes, 0);
   const results: MatchupResult[] = [];
   const records: EpisodeRecord[] = [];
   const fingerprints: Record<string, string> = {};
   let code: Manifest['code'] = { version: 'unknown' };
   mkdirSync(options.out, { recursive: true });
-  for (const [i, row] of rows.entries()) {
+  let before = 0;
+  for (const { row, episodes } of rows) {
     const out = join(options.out, 'runs', slug(row));
+    const offset = before;
+    before += episodes;
     const result = await runTournament({
-      settings: { teams: [row.first, row.second], episodes: options.episodes, seed: 1 },
+      settings: { teams: [row.first, row.second], episodes, seed: 1 },
       platform: options.platform,
       out,
       workers: options.workers,
       // A killed reproduction resumes where it stopped; changed settings are refused by name.
       resume: existsSync(join(out, 'manifest.json')),
       ...(options.llmConcurrency ? { llmConcurrency: options.llmConcurrency } : {}),
-      onProgress: (done) => options.onProgress?.(i * options.episodes + done, total, row.name),
+      onProgress: (done) => options.onProgress?.(offset + done, total, row.name),
     });
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest;
     Object.assign(fingerprints, manifest.fingerprints);
@@ -158,6 +166,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     fingerprints,
     llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
     episodesPerMatchup: options.episodes,
+    episodesPerAblation: options.ablations ? ablationEpisodes : 0,
     matchups: results.slice(0, STUDY_ROWS.length),
     ablations: results.slice(STUDY_ROWS.length),
     agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
@@ -214,7 +223,7 @@ export function reproductionMarkdown(r: Reproduction): string {
   return `${[
     '# The study, reproduced',
     '',
-    `${r.episodesPerMatchup} episodes per matchup, sides swapped every other episode, tournament seed 1. Intervals are 95% Wilson score intervals; "p (decisive)" is the study's test: the first team's share of decisive games against 50%.`,
+    `${r.episodesPerMatchup} episodes per matchup${r.ablations.length && r.episodesPerAblation !== r.episodesPerMatchup ? ` and ${r.episodesPerAblation} per ablation` : ''}, sides swapped every other episode, tournament seed 1. Intervals are 95% Wilson score intervals; "p (decisive)" is the study's test: the first team's share of decisive games against 50%.`,
     '',
     '## Matchups',
     '',

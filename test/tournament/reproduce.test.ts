@@ -26,6 +26,7 @@ describe('npm run reproduce', () => {
     const env = { OPENAI_BASE_URL: fake.url, LLM_MODEL: 'fake-gemma', LLM_CACHE: 'off' };
     const options = {
       episodes: 2,
+      ablationEpisodes: 1,
       out,
       platform: { env, llm: { timing: { kind: 'lockstep' } as const } },
       workers: 1,
@@ -36,9 +37,13 @@ describe('npm run reproduce', () => {
     const first = await reproduce(options);
     expect(first.matchups.map((m) => [m.first, m.second])).toEqual(STUDY.matchups.map((m) => [m.first, m.second]));
     expect(first.ablations.map((m) => m.name)).toEqual(ABLATION_ROWS.map((r) => r.name));
-    for (const m of [...first.matchups, ...first.ablations]) {
+    for (const m of first.matchups) {
       expect(m.episodes).toBe(2);
       expect(m.firstWins + m.secondWins + m.draws).toBe(2);
+    }
+    for (const m of first.ablations) {
+      expect(m.episodes).toBe(1);
+      expect(m.firstWins + m.secondWins + m.draws).toBe(1);
     }
     expect(first.matchups[0]!.study).toMatchObject({ firstWins: 0.515, p: 0.103 });
     expect(first.agents.map((t) => t.team)).toEqual(['bt', 'llm', 'flat']);
@@ -53,6 +58,7 @@ describe('npm run reproduce', () => {
     expect(md).toContain('| bt vs llm | 2 |');
     expect(md).toContain('51.5% / 46.4% / 2.1% (p=0.103)');
     expect(md).toContain('## Ablations the study lacked');
+    expect(md).toContain('2 episodes per matchup and 1 per ablation');
     expect(readFileSync(join(out, 'matchups.svg'), 'utf8')).toMatch(/^<svg/);
 
     // Run again: every episode is on disk, nothing is played (the model hears only each
