@@ -6,6 +6,7 @@
  * (src/tournament/reproduce.ts); writes reproduction.md, reproduction.json and the plots
  * to --out. A killed run resumes where it stopped when run again with the same options.
  */
+import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { CACHE_MODES, TIMING_HELP, isCacheMode, parseHeadlessTiming } from '../llm';
@@ -27,6 +28,17 @@ const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N
   --llm-cache       the decision cache (default use)
   --no-ablations    only the study's three matchups
   -h, --help        this text`;
+
+/** The checkout's commit, with "+changes" where the working tree differs from it; undefined outside git. */
+function sourceCommit(): string | undefined {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return changed ? `${commit}+changes` : commit;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The call timeout of a lockstep reproduction where LLM_TIMEOUT_MS sets none. */
 const LOCKSTEP_TIMEOUT_MS = 60_000;
@@ -65,6 +77,7 @@ runCli(async () => {
   // What the report says of the model is what the tournaments will load.
   const llm = await nodePlatform(withTournamentLlm(platformOptions, llmConcurrency, availableParallelism())).llm.availability();
 
+  const commit = sourceCommit();
   let bar: ProgressBar | null = null;
   const result = await reproduce({
     episodes,
@@ -75,6 +88,7 @@ runCli(async () => {
     llmConcurrency,
     ablations: !values['no-ablations'],
     command: ['npm run reproduce --', ...argv].join(' '),
+    ...(commit ? { commit } : {}),
     llm,
     onProgress(done, total, row) {
       bar ??= new ProgressBar(total, 'episodes');

@@ -63,6 +63,8 @@ export interface ReproduceOptions {
   readonly ablations: boolean;
   /** The command line as typed, recorded in the report. */
   readonly command: string;
+  /** The source's commit (and whether it had changes), where the entry point can tell. */
+  readonly commit?: string;
   /** What the language model is (from the platform's availability), recorded in the report. */
   readonly llm: LlmAvailability;
   readonly onProgress?: (done: number, total: number, row: string) => void;
@@ -84,7 +86,7 @@ export interface Reproduction {
   readonly version: 1;
   readonly command: string;
   readonly date: string;
-  readonly code: Manifest['code'];
+  readonly code: Manifest['code'] & { readonly commit?: string };
   readonly fingerprints: Record<string, string>;
   readonly llm: Record<string, unknown>;
   readonly episodesPerMatchup: number;
@@ -162,7 +164,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     version: 1,
     command: options.command,
     date: new Date().toISOString(),
-    code,
+    code: { ...code, ...(options.commit ? { commit: options.commit } : {}) },
     fingerprints,
     llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
     episodesPerMatchup: options.episodes,
@@ -174,6 +176,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
   writeFileSync(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
   writeFileSync(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
   writeFileSync(join(options.out, 'matchups.svg'), matchupPlot(reproduction.matchups));
+  writeFileSync(join(options.out, 'skills.svg'), skillPlot(reproduction.agents));
   return reproduction;
 }
 
@@ -253,6 +256,8 @@ export function reproductionMarkdown(r: Reproduction): string {
         }),
     ),
     '',
+    '![skill use beside the study](skills.svg)',
+    '',
     ...(r.ablations.length
       ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study', 'beside the study'], matchupRows(r.ablations)), '']
       : []),
@@ -260,10 +265,42 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     `- Language model: ${llm.ok ? `${llm.model} (${llm.provider})` : `none (${llm.reason ?? 'not configured'})`}${llm.settings ? `; settings ${JSON.stringify(llm.settings)}` : ''}.`,
     `- Decision cache hit rate: ${llm.cacheHitRate === null || llm.cacheHitRate === undefined ? 'no llm decisions' : pct(llm.cacheHitRate)}.`,
-    `- Code version ${r.code.version}; fingerprints ${Object.entries(r.fingerprints).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `- Code version ${r.code.version}${r.code.commit ? ` (commit ${r.code.commit})` : ''}; fingerprints ${Object.entries(r.fingerprints).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
     `- Date ${r.date}; command \`${r.command}\`.`,
     '',
   ].join('\n')}`;
+}
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+/** Each strategist's share of time per skill, ours beside the study's where it gives one (combat, navigate). */
+export function skillPlot(agents: readonly TeamSummary[]): string {
+  const teams = agents.filter((t) => t.team === 'bt' || t.team === 'llm');
+  const W = 640;
+  const left = 160;
+  const rowH = 30;
+  const H = 40 + teams.length * (SKILL_IDS.length * rowH + 16);
+  const x = (f: number) => left + f * (W - left - 60);
+  let y = 30;
+  const rows: string[] = [];
+  for (const t of teams) {
+    const study = STUDY.skillUse[t.team as 'llm' | 'bt'] as Partial<Record<SkillId, number>>;
+    for (const s of SKILL_IDS) {
+      const ours = t.skillShare[s] ?? 0;
+      const theirs = study[s];
+      rows.push(`<text x="${left - 8}" y="${y + 12}" text-anchor="end">${escapeXml(`${t.team} ${s}`)}</text>
+<rect x="${x(0)}" y="${y}" width="${x(ours) - x(0)}" height="12" fill="#4fa3ff"><title>ours ${pct(ours)}</title></rect>
+<text x="${x(ours) + 4}" y="${y + 11}" font-size="10">${pct(ours)}</text>
+${theirs === undefined ? '' : `<rect x="${x(0)}" y="${y + 14}" width="${x(theirs) - x(0)}" height="8" fill="#aaa"><title>study ${pct(theirs)}</title></rect>`}`);
+      y += rowH;
+    }
+    y += 16;
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#333">
+<text x="${left}" y="18">share of time per skill: ours (blue) and the study's (grey, where it gives one)</text>
+${rows.join('\n')}
+</svg>
+`;
 }
 
 /** Our first-team win rate with its interval beside the study's, per matchup. */
@@ -277,7 +314,7 @@ export function matchupPlot(ms: readonly MatchupResult[]): string {
     .map((m, i) => {
       const y = 34 + i * rowH;
       const ours = m.episodes > 0 ? m.firstWins / m.episodes : 0;
-      return `<text x="${left - 8}" y="${y + 12}" text-anchor="end">${m.name.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</text>
+      return `<text x="${left - 8}" y="${y + 12}" text-anchor="end">${escapeXml(m.name)}</text>
 <rect x="${x(0)}" y="${y}" width="${x(ours) - x(0)}" height="14" fill="#4fa3ff"><title>ours ${ci(m.aRate)}</title></rect>
 <line x1="${x(m.aRate.lower)}" x2="${x(m.aRate.upper)}" y1="${y + 7}" y2="${y + 7}" stroke="#fff" stroke-width="2"/>
 ${m.study ? `<rect x="${x(0)}" y="${y + 17}" width="${x(m.study.firstWins) - x(0)}" height="10" fill="#aaa"><title>study ${pct(m.study.firstWins)}</title></rect>` : ''}`;

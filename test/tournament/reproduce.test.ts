@@ -32,6 +32,7 @@ describe('npm run reproduce', () => {
       workers: 1,
       ablations: true,
       command: 'npm run reproduce -- --episodes 2',
+      commit: 'abc123',
       llm: { ok: true as const, model: 'fake-gemma', provider: 'test', settings: { format: 'compact' } as never },
     };
     const first = await reproduce(options);
@@ -60,6 +61,12 @@ describe('npm run reproduce', () => {
     expect(md).toContain('## Ablations the study lacked');
     expect(md).toContain('2 episodes per matchup and 1 per ablation');
     expect(readFileSync(join(out, 'matchups.svg'), 'utf8')).toMatch(/^<svg/);
+    // The skill plot has a bar per skill of bt and llm, and the study's where it gives one.
+    const skills = readFileSync(join(out, 'skills.svg'), 'utf8');
+    expect(skills.match(/<title>ours /g)).toHaveLength(8);
+    expect(skills.match(/<title>study /g)).toHaveLength(4);
+    expect(md).toContain('![skill use beside the study](skills.svg)');
+    expect(md).toContain('(commit abc123)');
 
     // Run again: every episode is on disk, nothing is played (the model hears only each
     // row's one reachability probe), the figures are the same.
