@@ -5,7 +5,7 @@
  * request's JSON schema (the json format), or a list of numbers for the compact "1,3" answer
  * (request.numberList). Token counts are the model's own. Node only.
  */
-import type { ChatHistoryItem, GbnfJsonSchema } from 'node-llama-cpp';
+import type { ChatHistoryItem, GbnfJsonSchema, Token } from 'node-llama-cpp';
 import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from './chat';
 import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
 
@@ -137,6 +137,13 @@ export class LlamaChatClient implements ChatClient {
     let completionTokens = 0;
     // Whatever happens next, the sequence no longer holds what it held.
     slot.held = null;
+    if (request.numberList && !request.responseFormat) {
+      const numbers = await this.numberList(slot, prompt, reused, request.numberList, request.temperature, seedOf(request), signal);
+      slot.held = key;
+      completionTokens = 2 * numbers.length - 1;
+      this.lastCall = { evaluatedTokens: prompt.length - reused, promptTokens: prompt.length, completionTokens, ms: performance.now() - started };
+      return { text: numbers.join(','), promptTokens: prompt.length, completionTokens, model: this.model };
+    }
     // An answer is whole once its grammar is met (a number list has its last number, a JSON
     // object is closed): stop there rather than sample the end tokens.
     const whole = wholeAnswer(request);
@@ -167,6 +174,46 @@ export class LlamaChatClient implements ChatClient {
       ms: performance.now() - started,
     };
     return { text: result.response, promptTokens: prompt.length, completionTokens, model: this.model };
+  }
+
+  /**
+   * A compact answer ("1,3"), a number at a time: each is sampled under a one-number grammar,
+   * then fed with the comma that must follow it in one batch. The commas are never sampled,
+   * so a list of n numbers costs n model steps where free decoding costs 2n - 1 (3 for "1,3";
+   * 145 against 157 ms a decision on 2 threads, one sequence).
+   */
+  private async numberList(
+    slot: EngineSlot,
+    prompt: readonly Token[],
+    reused: number,
+    list: { readonly count: number; readonly max: number },
+    temperature: number,
+    seed: number,
+    signal: AbortSignal,
+  ): Promise<number[]> {
+    const { LlamaGrammarEvaluationState } = await import('node-llama-cpp');
+    const { model } = this.engine;
+    const gbnf = numberListGrammar(1, list.max);
+    const grammar = await this.engine.grammar(gbnf, (llama) => llama.createGrammar({ grammar: gbnf }));
+    const comma = model.tokenize(',');
+    const held = slot.sequence.nextTokenIndex;
+    if (reused < held) await slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]);
+    const numbers: number[] = [];
+    let input: Token[] = prompt.slice(reused);
+    while (numbers.length < list.count) {
+      if (signal.aborted) throw aborted();
+      const grammarEvaluationState = new LlamaGrammarEvaluationState({ model, grammar });
+      let token: Token | undefined;
+      for await (const next of slot.sequence.evaluate(input, { grammarEvaluationState, temperature, seed })) {
+        token = next;
+        break;
+      }
+      const number = Number(token === undefined ? NaN : model.detokenize([token]));
+      if (!Number.isInteger(number) || number < 1 || number > list.max) throw new ChatError('server', `the local model answered ${JSON.stringify(token === undefined ? '' : model.detokenize([token]))} where a number 1-${list.max} was due`);
+      numbers.push(number);
+      input = [token!, ...comma];
+    }
+    return numbers;
   }
 
   private async grammarFor(request: ChatRequest) {
