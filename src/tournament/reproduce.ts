@@ -94,6 +94,8 @@ export interface Reproduction {
   readonly matchups: readonly MatchupResult[];
   readonly ablations: readonly MatchupResult[];
   readonly agents: readonly TeamSummary[];
+  /** The rows still to play, in a report written while the run goes on; absent once it is whole. */
+  readonly pending?: readonly string[];
 }
 
 const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
@@ -157,27 +159,40 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       pTwoProportion: m.pTwoProportion,
       ...(study ? { study } : {}),
     });
+    // The report so far after every row: a long run shows its finished rows and names the rest.
+    const pending = rows.slice(results.length).map((r) => r.row.name);
+    if (pending.length) writeReport(build(pending));
   }
-  const studyRecords = records.filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
-  const reproduction: Reproduction = {
-    format: 'hillmind-reproduction',
-    version: 1,
-    command: options.command,
-    date: new Date().toISOString(),
-    code: { ...code, ...(options.commit ? { commit: options.commit } : {}) },
-    fingerprints,
-    llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
-    episodesPerMatchup: options.episodes,
-    episodesPerAblation: options.ablations ? ablationEpisodes : 0,
-    matchups: results.slice(0, STUDY_ROWS.length),
-    ablations: results.slice(STUDY_ROWS.length),
-    agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
-  };
-  writeFileSync(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
-  writeFileSync(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
-  writeFileSync(join(options.out, 'matchups.svg'), matchupPlot(reproduction.matchups));
-  writeFileSync(join(options.out, 'skills.svg'), skillPlot(reproduction.agents));
+  const reproduction = build([]);
+  writeReport(reproduction);
   return reproduction;
+
+  function build(pending: readonly string[]): Reproduction {
+    const studyRecords = records.filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
+    const isStudyRow = (m: MatchupResult) => m.study !== undefined;
+    return {
+      format: 'hillmind-reproduction',
+      version: 1,
+      command: options.command,
+      date: new Date().toISOString(),
+      code: { ...code, ...(options.commit ? { commit: options.commit } : {}) },
+      fingerprints,
+      llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
+      episodesPerMatchup: options.episodes,
+      episodesPerAblation: options.ablations ? ablationEpisodes : 0,
+      matchups: results.filter(isStudyRow),
+      ablations: results.filter((m) => !isStudyRow(m)),
+      agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
+      ...(pending.length ? { pending } : {}),
+    };
+  }
+
+  function writeReport(reproduction: Reproduction): void {
+    writeFileSync(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
+    writeFileSync(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
+    writeFileSync(join(options.out, 'matchups.svg'), matchupPlot(reproduction.matchups));
+    writeFileSync(join(options.out, 'skills.svg'), skillPlot(reproduction.agents));
+  }
 }
 
 const pct = (v: number | undefined | null) => (v === undefined || v === null || !Number.isFinite(v) ? '-' : `${(100 * v).toFixed(1)}%`);
@@ -228,6 +243,7 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     `${r.episodesPerMatchup} episodes per matchup${r.ablations.length && r.episodesPerAblation !== r.episodesPerMatchup ? ` and ${r.episodesPerAblation} per ablation` : ''}, sides swapped every other episode, tournament seed 1. Intervals are 95% Wilson score intervals; "p (decisive)" is the study's test: the first team's share of decisive games against 50%.`,
     '',
+    ...(r.pending?.length ? [`**Not finished:** still to play ${r.pending.join('; ')}. Run the command below again to go on.`, ''] : []),
     '## Matchups',
     '',
     table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study: first / second / draws', 'beside the study'], matchupRows(r.matchups)),

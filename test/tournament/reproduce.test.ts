@@ -35,7 +35,17 @@ describe('npm run reproduce', () => {
       commit: 'abc123',
       llm: { ok: true as const, model: 'fake-gemma', provider: 'test', settings: { format: 'compact' } as never },
     };
-    const first = await reproduce(options);
+    // While the run goes on, the report holds the rows played so far and names the rest.
+    let interim: { matchups: { name: string }[]; pending?: string[] } | null = null;
+    const first = await reproduce({
+      ...options,
+      onProgress(_done: number, _total: number, row: string) {
+        if (row === 'bt vs flat' && !interim) interim = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8'));
+      },
+    });
+    expect(interim!.matchups.map((m) => m.name)).toEqual(['bt vs llm']);
+    expect(interim!.pending).toEqual(['bt vs flat', 'llm vs flat', ...ABLATION_ROWS.map((r) => r.name)]);
+    expect(first.pending).toBeUndefined();
     expect(first.matchups.map((m) => [m.first, m.second])).toEqual(STUDY.matchups.map((m) => [m.first, m.second]));
     expect(first.ablations.map((m) => m.name)).toEqual(ABLATION_ROWS.map((r) => r.name));
     for (const m of first.matchups) {
