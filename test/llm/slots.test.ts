@@ -1,9 +1,10 @@
 /**
  * Which sequence of the local engine a request goes to (pickSlot): the free one holding the
  * longest start of its prompt, so a team's next decision evaluates only what changed since
- * its last one. Pure: no model is loaded.
+ * its last one; and the grammar each compact number is sampled under. Pure: no model is loaded.
  */
 import { describe, expect, it } from 'vitest';
+import { numbersGrammar } from '../../src/llm/llamaClient';
 import { pickSlot, promptKey, sharedPrefixLength } from '../../src/llm/localEngine';
 
 interface Slot {
@@ -51,5 +52,17 @@ describe('sharedPrefixLength', () => {
 
   it('keeps message boundaries apart: a system prompt that is a prefix of another is not the same start', () => {
     expect(sharedPrefixLength(key('rules', 'A'), key('rules A', ''))).toBe('rules'.length);
+  });
+});
+
+describe('numbersGrammar', () => {
+  it('allows only the numbers 1 to max, again and again, and never an end', () => {
+    expect(numbersGrammar(4)).toBe('root ::= [1-4] root');
+    expect(numbersGrammar(1)).toBe('root ::= "1" root');
+  });
+
+  it('refuses what a single digit cannot say', () => {
+    expect(() => numbersGrammar(0)).toThrow(/numbers 1-9/);
+    expect(() => numbersGrammar(10)).toThrow(/numbers 1-9/);
   });
 });
