@@ -12,6 +12,8 @@
  * into generations on it).
  */
 import { existsSync, statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ChatError } from './chat';
 
@@ -86,10 +88,31 @@ interface Waiter {
   readonly onAbort: () => void;
 }
 
+/**
+ * Every generation makes a sampler whose vocabulary-sized buffer (3 MB for Gemma 3's 262k
+ * tokens) node-llama-cpp frees only when the garbage collector finalizes it. V8 does not
+ * see that memory, so it collects too rarely: a tournament's process grew by 400 MB a minute
+ * (6.6 GB after 10 minutes of bt vs llm). A full collection every so many generations keeps
+ * it flat (1.1 GB after 576 decisions on 16 sequences, 8 at once) for a few ms each time.
+ */
+export const GENERATIONS_PER_COLLECTION = 64;
+
+let collectGarbage: (() => void) | null = null;
+
+/** A full garbage collection (the flag is set once, at the first call). */
+function collect(): void {
+  if (!collectGarbage) {
+    setFlagsFromString('--expose-gc');
+    collectGarbage = runInNewContext('gc') as () => void;
+  }
+  collectGarbage();
+}
+
 export class LocalEngine {
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
   private readonly waiting: Waiter[] = [];
   private uses = 0;
+  private generations = 0;
 
   private constructor(
     readonly options: LocalEngineOptions,
@@ -190,6 +213,7 @@ export class LocalEngine {
   /** Give a sequence back (to the first request waiting, if any). */
   release(slot: EngineSlot): void {
     slot.busy = false;
+    if (++this.generations % GENERATIONS_PER_COLLECTION === 0) collect();
     const next = this.waiting.shift();
     if (!next) return;
     next.signal.removeEventListener('abort', next.onAbort);
