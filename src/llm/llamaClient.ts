@@ -80,6 +80,9 @@ function seedOf(request: ChatRequest): number {
 
 const aborted = () => new ChatError('aborted', 'the call was aborted');
 
+/** "1,3" and its tokens: a token per number and per comma between them. */
+const compactAnswer = (numbers: readonly number[]) => ({ text: numbers.join(','), completionTokens: 2 * numbers.length - 1 });
+
 export class LlamaChatClient implements ChatClient {
   readonly model: string;
   /** What the last call cost (benchmarks). */
@@ -129,27 +132,42 @@ export class LlamaChatClient implements ChatClient {
     const prompt = slot.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.engine.model.tokenizer);
     // What the sequence already holds of this prompt is not evaluated again.
     const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
-    let completionTokens = 0;
     // Whatever happens next, the sequence no longer holds what it held.
     slot.held = null;
-    if (request.numberList && !request.responseFormat) {
-      const numbers = await this.numberList(slot, prompt, reused, request.numberList, request.temperature, seedOf(request), signal);
-      slot.held = key;
-      completionTokens = 2 * numbers.length - 1;
-      this.lastCall = { evaluatedTokens: prompt.length - reused, promptTokens: prompt.length, completionTokens, ms: performance.now() - started };
-      return { text: numbers.join(','), promptTokens: prompt.length, completionTokens, model: this.model };
-    }
-    // An answer is whole once its grammar is met (a number list has its last number, a JSON
-    // object is closed): stop there rather than sample the end tokens.
+    const answer =
+      request.numberList && !request.responseFormat
+        ? compactAnswer(await this.numberList(slot, prompt, reused, request.numberList, request.temperature, seedOf(request), signal))
+        : await this.freeAnswer(slot, history, request, grammar, signal);
+    if (signal.aborted) throw aborted();
+    slot.held = key;
+    this.lastCall = {
+      evaluatedTokens: prompt.length - reused,
+      promptTokens: prompt.length,
+      completionTokens: answer.completionTokens,
+      ms: performance.now() - started,
+    };
+    return { text: answer.text, promptTokens: prompt.length, completionTokens: answer.completionTokens, model: this.model };
+  }
+
+  /** An answer decoded token by token under the request's grammar (JSON), stopping once it is whole. */
+  private async freeAnswer(
+    slot: EngineSlot,
+    history: ChatHistoryItem[],
+    request: ChatRequest,
+    grammar: Awaited<ReturnType<LlamaChatClient['grammarFor']>>,
+    signal: AbortSignal,
+  ): Promise<{ text: string; completionTokens: number }> {
+    // A JSON answer is whole once its object is closed: stop there rather than sample the end tokens.
     const whole = wholeAnswer(request);
     const stop = new AbortController();
     let text = '';
+    let completionTokens = 0;
     const result = await slot.chat.generateResponse(history, {
       ...(grammar ? { grammar } : {}),
       ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
       temperature: request.temperature,
       seed: seedOf(request),
-      // Stopping keeps the answer so far; the caller's abort is told apart below.
+      // Stopping keeps the answer so far; the caller's abort is told apart by the caller.
       signal: AbortSignal.any([signal, stop.signal]),
       stopOnAbortSignal: true,
       onToken: (tokens) => {
@@ -160,15 +178,7 @@ export class LlamaChatClient implements ChatClient {
         if (whole?.(text)) stop.abort();
       },
     });
-    if (signal.aborted) throw aborted();
-    slot.held = key;
-    this.lastCall = {
-      evaluatedTokens: prompt.length - reused,
-      promptTokens: prompt.length,
-      completionTokens,
-      ms: performance.now() - started,
-    };
-    return { text: result.response, promptTokens: prompt.length, completionTokens, model: this.model };
+    return { text: result.response, completionTokens };
   }
 
   /**
