@@ -1,11 +1,11 @@
 /**
  * The chat client over the embedded local engine (localEngine.ts): the same contract as the
  * OpenAI SDK client, so the strategist's counters, failure handling, cache and timing are
- * one code path for both. Decoding is constrained by a grammar, so answers parse: the
- * request's JSON schema (the json format), or a list of numbers for the compact "1,3" answer
- * (request.numberList). Token counts are the model's own. Node only.
+ * one code path for both. Decoding is constrained, so answers parse: by a grammar of the
+ * request's JSON schema (the json format), or to the number tokens for the compact "1,3"
+ * answer (request.numberList). Token counts are the model's own. Node only.
  */
-import type { ChatHistoryItem, GbnfJsonSchema, LlamaGrammarEvaluationState, Token } from 'node-llama-cpp';
+import type { ChatHistoryItem, GbnfJsonSchema, Token, TokenBias } from 'node-llama-cpp';
 import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from './chat';
 import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
 
@@ -28,11 +28,24 @@ export interface LocalCallFigures {
   readonly ms: number;
 }
 
-/** GBNF for numbers from 1 to `max` without end: each sampled number is one of them, whatever came before. */
-export function numbersGrammar(max: number): string {
+/**
+ * The token of each number from 1 to `max`, as the model writes it ("1" is one token), so a
+ * compact answer can be decoded a number a token.
+ */
+export function numberTokens(tokenize: (text: string) => readonly Token[], max: number): Token[] {
   if (!Number.isInteger(max) || max < 1 || max > 9) throw new Error(`numbers 1-9 only, got 1-${max}`);
-  return `root ::= ${max === 1 ? '"1"' : `[1-${max}]`} root`;
+  return Array.from({ length: max }, (_, i) => {
+    const tokens = tokenize(String(i + 1));
+    if (tokens.length !== 1) throw new ChatError('server', `the local model writes ${i + 1} as ${tokens.length} tokens; a compact answer needs one token a number`);
+    return tokens[0]!;
+  });
 }
+
+/**
+ * How far the number tokens are lifted above every other token: far beyond the spread of a
+ * model's logits, so only a number is sampled, and among the numbers the model's own odds hold.
+ */
+const NUMBER_LOGIT_BIAS = 1000;
 
 /** The schema with a length bound on every string that has none, so answers end within their token budget. */
 export function boundStrings(schema: unknown, maxLength: number): unknown {
@@ -87,8 +100,8 @@ export class LlamaChatClient implements ChatClient {
   readonly model: string;
   /** What the last call cost (benchmarks). */
   lastCall: LocalCallFigures | null = null;
-  /** Each sequence's state of the numbers-only grammar, by the largest number (numberList). */
-  private readonly numberStates = new WeakMap<EngineSlot, Map<number, LlamaGrammarEvaluationState>>();
+  /** The bias that lets only the numbers 1 to `max` be sampled, by `max` (numberList). */
+  private readonly numberBiases = new Map<number, TokenBias>();
   private readonly prefixReuse: boolean;
   private readonly maxStringLength: number;
 
@@ -182,11 +195,14 @@ export class LlamaChatClient implements ChatClient {
   }
 
   /**
-   * A compact answer ("1,3"), a number at a time: each is sampled under a grammar of numbers
+   * A compact answer ("1,3"), a number at a time: each is sampled from the number tokens
    * only, then fed with the comma that must follow it in one batch. The commas are never
    * sampled, so n numbers cost n model steps where free decoding costs 2n - 1 (3 for "1,3":
-   * 121 against 162 ms a decision on 2 threads, one sequence, the same answers). The grammar
-   * (numbers without end) never completes, so each sequence keeps one state of it for good.
+   * 121 against 162 ms a decision on 2 threads, one sequence, the same answers).
+   * Only numbers are sampled because a logit bias lifts them above every other token. A
+   * numbers-only grammar does the same, but llama.cpp then tests each of the vocabulary's
+   * 262k tokens against it, since this model never wants a number first: 97 against 118 ms
+   * a decision, with the same 120 answers to 120 recorded situations (one sequence, 2 threads).
    */
   private async numberList(
     slot: EngineSlot,
@@ -198,11 +214,11 @@ export class LlamaChatClient implements ChatClient {
     signal: AbortSignal,
   ): Promise<number[]> {
     const { model } = this.engine;
-    const grammarEvaluationState = await this.numbersState(slot, list.max);
+    const tokenBias = await this.numbersBias(list.max);
     const comma = model.tokenize(',');
     const held = slot.sequence.nextTokenIndex;
     if (reused < held) await slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]);
-    const tokens = slot.sequence.evaluate(prompt.slice(reused), { grammarEvaluationState, temperature, seed });
+    const tokens = slot.sequence.evaluate(prompt.slice(reused), { tokenBias, temperature, seed });
     const numbers: number[] = [];
     try {
       let next = await tokens.next();
@@ -222,18 +238,17 @@ export class LlamaChatClient implements ChatClient {
     }
   }
 
-  /** The slot's state of the numbers-only grammar for numbers 1 to `max`, made once. */
-  private async numbersState(slot: EngineSlot, max: number): Promise<LlamaGrammarEvaluationState> {
-    let states = this.numberStates.get(slot);
-    if (!states) this.numberStates.set(slot, (states = new Map()));
-    let state = states.get(max);
-    if (!state) {
-      const gbnf = numbersGrammar(max);
-      const grammar = await this.engine.grammar(gbnf, (llama) => llama.createGrammar({ grammar: gbnf }));
-      const { LlamaGrammarEvaluationState } = await import('node-llama-cpp');
-      states.set(max, (state = new LlamaGrammarEvaluationState({ model: this.engine.model, grammar })));
+  /** The bias that lets only the numbers 1 to `max` be sampled, made once. */
+  private async numbersBias(max: number): Promise<TokenBias> {
+    let bias = this.numberBiases.get(max);
+    if (!bias) {
+      const { model } = this.engine;
+      const { TokenBias } = await import('node-llama-cpp');
+      bias = new TokenBias(model.tokenizer);
+      for (const token of numberTokens((text) => model.tokenize(text), max)) bias.set(token, { logit: NUMBER_LOGIT_BIAS });
+      this.numberBiases.set(max, bias);
     }
-    return state;
+    return bias;
   }
 
   private async grammarFor(request: ChatRequest) {

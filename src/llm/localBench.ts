@@ -97,7 +97,7 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
         { name: `local decision ${format}, ${mode}, p95`, value: sorted.length ? percentile(sorted, 95, 'nearest-rank') : 0, unit: 'ms', ...(reuse ? { target: 300, lowerIsBetter: true } : {}) },
       );
     }
-    rows.push({ name: `local answers valid, ${format} (grammar, ${answers})`, value: (valid / Math.max(1, answers)) * 100, unit: '%', target: 99 });
+    rows.push({ name: `local answers valid, ${format} (constrained, ${answers})`, value: (valid / Math.max(1, answers)) * 100, unit: '%', target: 99 });
   }
   return { rows, client };
 }

@@ -1,6 +1,6 @@
 /**
  * The llm team on the embedded local model (Gemma 3 270M, pulled by npm run llm:pull): a
- * whole match with no settings, answers held to their format by the grammar, the model's
+ * whole match with no settings, answers held to their format (a grammar, a logit bias), the model's
  * own token counts, the system prompt evaluated once per sequence, several sequences
  * sharing the model, and aborts. Never skipped in CI (it fails there without the model).
  */
@@ -73,7 +73,7 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
   it.each([
     ['two', DEFAULT_CONFIG],
     ['three', threePerTeam()],
-  ])('compact answers: the grammar holds the model to one number 1-4 for each of %s agents', async (_, config) => {
+  ])('compact answers: the logit bias holds the model to one number 1-4 for each of %s agents', async (_, config) => {
     for (const request of requests('compact', 4, config)) {
       expect(request.numberList).toEqual({ count: config.agent.perTeam, max: 4 });
       const answer = await client.complete(request, signal());

@@ -1,10 +1,10 @@
 /**
  * Which sequence of the local engine a request goes to (pickSlot): the free one holding the
  * longest start of its prompt, so a team's next decision evaluates only what changed since
- * its last one; and the grammar each compact number is sampled under. Pure: no model is loaded.
+ * its last one; and the token each compact number is sampled as. Pure: no model is loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { numbersGrammar } from '../../src/llm/llamaClient';
+import { numberTokens } from '../../src/llm/llamaClient';
 import { pickSlot, promptKey, sharedPrefixLength } from '../../src/llm/localEngine';
 
 interface Slot {
@@ -55,14 +55,22 @@ describe('sharedPrefixLength', () => {
   });
 });
 
-describe('numbersGrammar', () => {
-  it('allows only the numbers 1 to max, again and again, and never an end', () => {
-    expect(numbersGrammar(4)).toBe('root ::= [1-4] root');
-    expect(numbersGrammar(1)).toBe('root ::= "1" root');
+describe('numberTokens', () => {
+  // A tokenizer that writes each digit as one token numbered 100 + the digit.
+  const digits = (text: string) => [...text].map((c) => (100 + Number(c)) as never);
+
+  it('gives the token of each number from 1 to max, in order', () => {
+    expect(numberTokens(digits, 4)).toEqual([101, 102, 103, 104]);
+    expect(numberTokens(digits, 1)).toEqual([101]);
+  });
+
+  it('refuses a model that writes a number as several tokens, naming the number', () => {
+    const split = (text: string) => (text === '3' ? [7, 8] : digits(text)) as never[];
+    expect(() => numberTokens(split, 4)).toThrow(/writes 3 as 2 tokens/);
   });
 
   it('refuses what a single digit cannot say', () => {
-    expect(() => numbersGrammar(0)).toThrow(/numbers 1-9/);
-    expect(() => numbersGrammar(10)).toThrow(/numbers 1-9/);
+    expect(() => numberTokens(digits, 0)).toThrow(/numbers 1-9/);
+    expect(() => numberTokens(digits, 10)).toThrow(/numbers 1-9/);
   });
 });
