@@ -3,8 +3,9 @@
  * ablations it lacked, each played as its own two-team tournament (sides swapped, records
  * on disk, resumable), then one report beside the study's figures (../shared/PAPER.md):
  * matchups with Wilson intervals and the study's z-test, the per-agent table, skill use and
- * skill-transition entropy, plots, and what the run was (model and settings, cache hit
- * rate, code version, fingerprints, date, command).
+ * skill-transition entropy, how each side of every row played (skills, K/D, the language
+ * model's decisions and the cache's share of them), plots, and what the run was (model and
+ * settings, cache hit rate, code version, fingerprints, date, command).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,6 +71,18 @@ export interface ReproduceOptions {
   readonly onProgress?: (done: number, total: number, row: string) => void;
 }
 
+/** How one side of a row played: its team's figures, and what its language model decided, if it has one. */
+export interface RowSide extends TeamSummary {
+  readonly llm: LlmDecisions;
+}
+
+/** A language model's decisions over some records: asked, answered from the cache, failed. */
+export interface LlmDecisions {
+  readonly requests: number;
+  readonly cacheHits: number;
+  readonly failed: number;
+}
+
 export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 'drawRate' | 'pDecisive' | 'pTwoProportion'> {
   readonly name: string;
   readonly first: string;
@@ -78,6 +91,8 @@ export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 
   readonly firstWins: number;
   readonly secondWins: number;
   readonly draws: number;
+  /** The first team, then the second (absent in reports from before sides were recorded). */
+  readonly sides?: readonly RowSide[];
   readonly study?: (typeof STUDY.matchups)[number];
 }
 
@@ -100,18 +115,27 @@ export interface Reproduction {
 
 const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
 
-/** The share of decisions the cache answered, over every llm side of every record. */
-export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
+/** The language model's decisions over every llm side of `records`, or only the sides `team` played. */
+export function llmDecisions(records: readonly EpisodeRecord[], team?: string): LlmDecisions {
   let requests = 0;
-  let hits = 0;
+  let cacheHits = 0;
+  let failed = 0;
   for (const r of records) {
-    for (const side of Object.values(r.llm ?? {})) {
-      const s = side as { requests?: number; cacheHits?: number };
-      requests += s.requests ?? 0;
-      hits += s.cacheHits ?? 0;
+    for (const [side, figures] of Object.entries(r.llm ?? {})) {
+      if (team !== undefined && r[side as 'blue' | 'red'] !== team) continue;
+      const f = figures as { requests?: number; cacheHits?: number; failed?: number };
+      requests += f.requests ?? 0;
+      cacheHits += f.cacheHits ?? 0;
+      failed += f.failed ?? 0;
     }
   }
-  return requests > 0 ? hits / requests : null;
+  return { requests, cacheHits, failed };
+}
+
+/** The share of decisions the cache answered, over every llm side of every record. */
+export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
+  const { requests, cacheHits } = llmDecisions(records);
+  return requests > 0 ? cacheHits / requests : null;
 }
 
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
@@ -152,6 +176,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       firstWins: m.aWins,
       secondWins: m.bWins,
       draws: m.draws,
+      sides: [row.first, row.second].map((team) => ({ ...summarizeTeam(result.records, team), llm: llmDecisions(result.records, team) })),
       aRate: m.aRate,
       bRate: m.bRate,
       drawRate: m.drawRate,
@@ -277,6 +302,7 @@ export function reproductionMarkdown(r: Reproduction): string {
     ...(r.ablations.length
       ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study', 'beside the study'], matchupRows(r.ablations)), '']
       : []),
+    ...sidesSection([...r.matchups, ...r.ablations]),
     '## The run',
     '',
     `- Language model: ${llm.ok ? `${llm.model} (${llm.provider})` : `none (${llm.reason ?? 'not configured'})`}${llm.settings ? `; settings ${JSON.stringify(llm.settings)}` : ''}.`,
@@ -285,6 +311,26 @@ export function reproductionMarkdown(r: Reproduction): string {
     `- Date ${r.date}; command \`${r.command}\`.`,
     '',
   ].join('\n')}`;
+}
+
+/** Every row's two sides: skill use, fighting, and the language model's decisions and the cache's share of them. */
+function sidesSection(rows: readonly MatchupResult[]): string[] {
+  const played = rows.filter((m) => m.sides?.length);
+  if (!played.length) return [];
+  const decisions = (d: LlmDecisions) => (d.requests ? [String(d.requests), pct(d.cacheHits / d.requests), String(d.failed)] : ['-', '-', '-']);
+  return [
+    '## How each side played',
+    '',
+    'Skill use is each side\'s share of skill time. Decisions are the language model\'s answers the side asked for; the cache answers a prompt it has seen before with the answer the model gave then.',
+    '',
+    table(
+      ['row', 'side', ...SKILL_IDS, 'transition entropy (bits)', 'K/D', 'accuracy', 'llm decisions', 'from the cache', 'failed'],
+      played.flatMap((m) =>
+        m.sides!.map((t) => [m.name, t.team, ...SKILL_IDS.map((k) => pct(t.skillShare[k])), num(t.transitionEntropyBits ?? undefined), num(t.kd, 3), pct(t.accuracy), ...decisions(t.llm)]),
+      ),
+    ),
+    '',
+  ];
 }
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -61,6 +61,15 @@ describe('npm run reproduce', () => {
     expect(first.agents.every((t) => t.agentEpisodes === 8)).toBe(true); // 2 matchups x 2 episodes x 2 agents
     expect(first.llm).toMatchObject({ model: 'fake-gemma', cacheHitRate: 0 });
     expect(fake.calls.length).toBeGreaterThan(0);
+    // Each row's sides, first team then second; the llm side's decisions are the calls the
+    // model heard, less one reachability probe per llm row (the cache is off).
+    const rows = [...first.matchups, ...first.ablations];
+    expect(rows.map((m) => m.sides!.map((t) => t.team))).toEqual(rows.map((m) => [m.first, m.second]));
+    expect(first.matchups[0]!.sides![0]!.llm).toEqual({ requests: 0, cacheHits: 0, failed: 0 });
+    const llmSideRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
+    const decided = rows.flatMap((m) => m.sides!).reduce((sum, t) => sum + t.llm.requests - t.llm.cacheHits, 0);
+    expect(decided).toBe(fake.calls.length - llmSideRows);
+    expect(first.matchups[0]!.sides![1]!.agentEpisodes).toBe(4);
 
     const json = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8')) as typeof first;
     expect(json).toMatchObject({ format: 'hillmind-reproduction', command: 'npm run reproduce -- --episodes 2', llm: { model: 'fake-gemma', provider: 'test' } });
@@ -77,6 +86,8 @@ describe('npm run reproduce', () => {
     expect(skills.match(/<title>study /g)).toHaveLength(4);
     expect(md).toContain('![skill use beside the study](skills.svg)');
     expect(md).toContain('(commit abc123)');
+    expect(md).toContain('## How each side played');
+    expect(md).toMatch(/\| bt vs llm \| bt \| .* \| - \| - \| - \|\n\| bt vs llm \| llm \| .* \| \d+ \| 0\.0% \| 0 \|/);
 
     // Run again: every episode is on disk, nothing is played (the model hears only each
     // row's one reachability probe), the figures are the same.
