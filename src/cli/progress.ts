@@ -1,4 +1,13 @@
-/** A one-line progress bar for long work (training, tournaments); plain lines when not a terminal. */
+/**
+ * A one-line progress bar for long work (training, tournaments, reproductions); plain lines,
+ * one every 10 s, when not a terminal.
+ *
+ * Its pace is the recent one: the work done over the last `windowSeconds` of updates, not
+ * since the start. Work that resumes from disk reports its finished part at once, and a
+ * decision cache answers a rerun's first episodes in milliseconds; a pace since the start
+ * would show both as speed and promise an end hours early (a resumed reproduction showed
+ * "154 episodes/s, ETA 10s" for work going at 5 episodes a minute).
+ */
 
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
@@ -8,28 +17,64 @@ export function formatDuration(seconds: number): string {
   return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
+/** A pace in the largest time unit that keeps it at 1 or more: "36 steps/s", "5.4 episodes/min". */
+export function formatRate(perSecond: number, unit: string): string {
+  if (!Number.isFinite(perSecond) || perSecond <= 0) return `? ${unit}/s`;
+  const [value, per] = perSecond >= 1 ? [perSecond, 's'] : perSecond * 60 >= 1 ? [perSecond * 60, 'min'] : [perSecond * 3600, 'h'];
+  return `${value >= 10 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1)} ${unit}/${per}`;
+}
+
+export interface ProgressOptions {
+  readonly stream?: Pick<NodeJS.WriteStream, 'write' | 'isTTY' | 'columns'>;
+  /** Milliseconds on a clock that only goes forward (default performance.now). */
+  readonly now?: () => number;
+  /** How many seconds of the most recent updates the pace is measured over (default 300). */
+  readonly windowSeconds?: number;
+}
+
+const PLAIN_LINE_SECONDS = 10;
+
 export class ProgressBar {
-  private readonly started = performance.now();
-  private lastPlain = 0;
+  private readonly stream: NonNullable<ProgressOptions['stream']>;
+  private readonly now: () => number;
+  private readonly windowMs: number;
+  /** Recent updates, oldest first: the pace is measured from the first to the last. */
+  private readonly samples: { at: number; done: number }[] = [];
+  private lastPlain = -Infinity;
 
   constructor(
     private readonly total: number,
     private readonly unit: string,
-    private readonly stream: NodeJS.WriteStream = process.stderr,
-  ) {}
+    options: ProgressOptions = {},
+  ) {
+    this.stream = options.stream ?? process.stderr;
+    this.now = options.now ?? (() => performance.now());
+    this.windowMs = (options.windowSeconds ?? 300) * 1000;
+  }
+
+  /** Work done per second over the recent updates (NaN before two updates apart in time). */
+  rate(): number {
+    const first = this.samples[0];
+    const last = this.samples[this.samples.length - 1];
+    if (!first || !last || last.at <= first.at) return NaN;
+    return (last.done - first.done) / ((last.at - first.at) / 1000);
+  }
 
   update(done: number, details: string): void {
-    const elapsed = (performance.now() - this.started) / 1000;
+    const at = this.now();
+    this.samples.push({ at, done });
+    // Keep one sample at or before the window's start, so the window is always spanned.
+    while (this.samples.length > 2 && this.samples[1]!.at <= at - this.windowMs) this.samples.shift();
     const fraction = Math.min(1, done / this.total);
-    const rate = done / Math.max(elapsed, 1e-9);
-    const eta = (this.total - done) / rate;
+    const rate = this.rate();
+    const eta = rate > 0 ? (this.total - done) / rate : NaN;
     const width = 24;
     const bar = '#'.repeat(Math.round(fraction * width)).padEnd(width, '.');
-    const line = `[${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${done.toLocaleString('en-US')}/${this.total.toLocaleString('en-US')} ${this.unit}  ${Math.round(rate).toLocaleString('en-US')} ${this.unit}/s  ${details}  ETA ${formatDuration(eta)}`;
+    const line = `[${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${done.toLocaleString('en-US')}/${this.total.toLocaleString('en-US')} ${this.unit}  ${formatRate(rate, this.unit)}  ${details}  ETA ${formatDuration(eta)}`;
     if (this.stream.isTTY) {
       this.stream.write(`\r${line.slice(0, (this.stream.columns ?? 160) - 1).padEnd(Math.min(160, (this.stream.columns ?? 160) - 1))}`);
-    } else if (elapsed - this.lastPlain >= 10 || fraction === 1) {
-      this.lastPlain = elapsed;
+    } else if (at - this.lastPlain >= PLAIN_LINE_SECONDS * 1000 || fraction === 1) {
+      this.lastPlain = at;
       this.stream.write(`${line}\n`);
     }
   }

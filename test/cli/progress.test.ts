@@ -1,0 +1,74 @@
+/**
+ * The progress bar's pace and ETA come from recent updates, so a resumed run (its finished
+ * part reported at once) or a cache-fast start does not promise an early end. The clock
+ * and the stream are passed in: no test waits.
+ */
+import { describe, expect, it } from 'vitest';
+import { ProgressBar, formatDuration, formatRate } from '../../src/cli/progress';
+
+function bar(total: number, windowSeconds?: number) {
+  let now = 0;
+  const lines: string[] = [];
+  const progress = new ProgressBar(total, 'episodes', {
+    stream: { isTTY: false, columns: 160, write: (s: string) => lines.push(s) > 0 },
+    now: () => now,
+    ...(windowSeconds ? { windowSeconds } : {}),
+  });
+  return { progress, lines, at: (seconds: number) => (now = seconds * 1000) };
+}
+
+describe('ProgressBar', () => {
+  it('does not count work reported at once on resuming as pace', () => {
+    const { progress, lines, at } = bar(1000);
+    at(0);
+    progress.update(600, 'resumed'); // 600 episodes on disk, reported in the first update
+    at(60);
+    progress.update(605, 'playing');
+    expect(progress.rate()).toBeCloseTo(5 / 60);
+    expect(lines.at(-1)).toContain('5.0 episodes/min');
+    expect(lines.at(-1)).toContain(`ETA ${formatDuration(395 * 12)}`); // 395 left at 12 s each
+  });
+
+  it('measures the pace over the recent window only, so a fast start is forgotten', () => {
+    const { progress, at } = bar(10_000, 300);
+    at(0);
+    progress.update(0, '');
+    at(10);
+    progress.update(2000, ''); // the cache answered these
+    for (let t = 70; t <= 1000; t += 60) {
+      at(t);
+      progress.update(2000 + ((t - 10) / 60) * 6, ''); // then 6 a minute
+    }
+    expect(progress.rate() * 60).toBeCloseTo(6);
+  });
+
+  it('has no pace before two updates apart in time', () => {
+    const { progress, lines, at } = bar(10);
+    at(5);
+    progress.update(3, '');
+    expect(progress.rate()).toBeNaN();
+    expect(lines[0]).toContain('ETA ?');
+  });
+
+  it('writes a plain line at most every 10 s, and always the last', () => {
+    const { progress, lines, at } = bar(3);
+    at(0);
+    progress.update(1, '');
+    at(5);
+    progress.update(2, '');
+    at(6);
+    progress.update(3, '');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('100% 3/3');
+  });
+});
+
+describe('formatRate', () => {
+  it('uses the largest unit that keeps the figure at 1 or more', () => {
+    expect(formatRate(36_500, 'steps')).toBe('36,500 steps/s');
+    expect(formatRate(2.5, 'episodes')).toBe('2.5 episodes/s');
+    expect(formatRate(0.09, 'episodes')).toBe('5.4 episodes/min');
+    expect(formatRate(0.001, 'episodes')).toBe('3.6 episodes/h');
+    expect(formatRate(Number.NaN, 'episodes')).toBe('? episodes/s');
+  });
+});
