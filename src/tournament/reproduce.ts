@@ -317,7 +317,7 @@ export function reproductionMarkdown(r: Reproduction): string {
 function sidesSection(rows: readonly MatchupResult[]): string[] {
   const played = rows.filter((m) => m.sides?.length);
   if (!played.length) return [];
-  const decisions = (d: LlmDecisions) => (d.requests ? [String(d.requests), pct(d.cacheHits / d.requests), String(d.failed)] : ['-', '-', '-']);
+  const decisions = (d: LlmDecisions) => (d.requests ? [d.requests.toLocaleString('en-US'), pct(d.cacheHits / d.requests), d.failed.toLocaleString('en-US')] : ['-', '-', '-']);
   return [
     '## How each side played',
     '',

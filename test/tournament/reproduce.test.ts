@@ -87,7 +87,7 @@ describe('npm run reproduce', () => {
     expect(md).toContain('![skill use beside the study](skills.svg)');
     expect(md).toContain('(commit abc123)');
     expect(md).toContain('## How each side played');
-    expect(md).toMatch(/\| bt vs llm \| bt \| .* \| - \| - \| - \|\n\| bt vs llm \| llm \| .* \| \d+ \| 0\.0% \| 0 \|/);
+    expect(md).toMatch(/\| bt vs llm \| bt \| .* \| - \| - \| - \|\n\| bt vs llm \| llm \| .* \| [\d,]+ \| 0\.0% \| 0 \|/);
 
     // Run again: every episode is on disk, nothing is played (the model hears only each
     // row's one reachability probe), the figures are the same.
