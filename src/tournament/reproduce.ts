@@ -176,7 +176,8 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       firstWins: m.aWins,
       secondWins: m.bWins,
       draws: m.draws,
-      sides: [row.first, row.second].map((team) => ({ ...summarizeTeam(result.records, team), llm: llmDecisions(result.records, team) })),
+      // The tournament's summary already holds each team's figures over these records.
+      sides: [row.first, row.second].map((team) => ({ ...result.summary.teams.find((t) => t.team === team)!, llm: llmDecisions(result.records, team) })),
       aRate: m.aRate,
       bRate: m.bRate,
       drawRate: m.drawRate,
