@@ -80,6 +80,7 @@ runCli(async () => {
   }
 
   let bar: ProgressBar | null = null;
+  const notice = (message: string) => process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}${message}\n`);
   const started = performance.now();
   const here = `${workers} worker${workers === 1 ? '' : 's'}`;
   const result = await runTournament({
@@ -89,12 +90,13 @@ runCli(async () => {
     workers,
     resume: Boolean(values.resume),
     llmConcurrency,
+    onEvent: notice,
     ...(redis
       ? {
           queue: {
             redis,
             ...(perJob !== undefined ? { episodesPerJob: perJob } : {}),
-            onEvent: (message: string) => process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}${message}\n`),
+            onEvent: notice,
           },
         }
       : {}),

@@ -25,6 +25,7 @@ import {
   queueName,
   refusalsKey,
 } from './jobs';
+import { sameEpisode } from './existing';
 import { type Manifest, tournamentId } from './manifest';
 import type { PlannedEpisode } from './plan';
 import { type QueueWorker, startQueueWorker } from './queueWorker';
@@ -78,7 +79,6 @@ export interface QueueOutcome {
 /** Re-adding every unfinished job now and then restores any that Redis lost (adding an existing id is a no-op). */
 const RECONCILE_MS = 10_000;
 
-const sameEpisode = (a: PlannedEpisode, b: PlannedEpisode) => a.seed === b.seed && a.blue === b.blue && a.red === b.red && a.a === b.a && a.b === b.b && a.index === b.index;
 
 export async function coordinate(options: CoordinatorOptions): Promise<QueueOutcome> {
   const report = options.onEvent ?? (() => {});

@@ -107,8 +107,15 @@ export function tournamentId(manifest: Manifest): string {
   return manifest.id ?? digest(`${manifest.createdAt}|${JSON.stringify(manifest.settings)}`);
 }
 
+/** The manifest at `path`; every way it can be unreadable is an error naming the file. */
 export function readManifest(path: string): Manifest {
-  const parsed = manifestSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`${path} is not a readable tournament manifest (${(err as Error).message}); restore it from a backup, or choose a new --out`);
+  }
+  const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${path} is not a tournament manifest: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data as Manifest;
 }

@@ -23,6 +23,10 @@ export interface EpisodeRecord extends PlannedEpisode {
   /** LLM call counters per side, when an LLM team played. */
   readonly llm?: Record<string, unknown>;
   readonly hash: string;
+  /** The id of the tournament that recorded it (absent in records written before it was kept). */
+  readonly tournament?: string;
+  /** That tournament's seed (likewise). */
+  readonly tournamentSeed?: number;
 }
 
 export function toRecord(episode: PlannedEpisode, summary: MatchSummary, llm?: Record<string, unknown>): EpisodeRecord {

@@ -12,7 +12,9 @@ import { serveChatClient } from '../llm/channel';
 import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
 import { type QueueOutcome, coordinate } from './coordinator';
 import { DEFAULT_EPISODES_PER_JOB } from './jobs';
-import { type Manifest, buildManifest, checkResume, readManifest } from './manifest';
+import { checkExistingRecords, stampRecord } from './existing';
+import { type LockEnvironment, THIS_PROCESS, lockTournament, tookOverMessage } from './lock';
+import { type Manifest, buildManifest, checkResume, readManifest, tournamentId } from './manifest';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { episodePool } from './pool';
 import { checkTeams } from './preflight';
@@ -49,6 +51,10 @@ export interface RunOptions {
   readonly onProgress?: (done: number, total: number, shares?: Readonly<Record<string, number>>) => void;
   /** Play over a queue: this process coordinates, workers anywhere play. */
   readonly queue?: QueueRunOptions;
+  /** Notices: a stale lock taken over, duplicate records dropped. */
+  readonly onEvent?: (message: string) => void;
+  /** Who takes the folder's lock (tests); default this process. */
+  readonly lockAs?: LockEnvironment;
 }
 
 export interface RunResult {
@@ -56,6 +62,8 @@ export interface RunResult {
   readonly summary: TournamentSummary;
   readonly played: number;
   readonly skipped: number;
+  /** Records found twice in episodes.jsonl: each kept once, the others dropped from the summary. */
+  readonly duplicatesDropped: number;
   /** How the queue went (workers' shares, retries, refusals), when one was used. */
   readonly queue?: QueueOutcome;
 }
@@ -88,6 +96,26 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   const needs = await checkTeams(settings.teams, platform);
   if (options.queue) await probeRedis(options.queue.redis);
   mkdirSync(out, { recursive: true });
+  // One writer per folder: taken before anything in it is read, held until the reports are written.
+  const lock = lockTournament(out, options.lockAs ?? THIS_PROCESS);
+  try {
+    const tookOver = tookOverMessage(lock);
+    if (tookOver) options.onEvent?.(tookOver);
+    return await playLocked(options, platformOptions, platform, llmConcurrency, needs.some((n) => n.languageModel));
+  } finally {
+    lock.release();
+  }
+}
+
+async function playLocked(
+  options: RunOptions,
+  platformOptions: NodePlatformOptions,
+  platform: ReturnType<typeof nodePlatform>,
+  llmConcurrency: number,
+  /** Whether any team talks to a language model (its episodes wait on the model, not a core). */
+  llm: boolean,
+): Promise<RunResult> {
+  const { settings, out } = options;
   const manifestPath = join(out, 'manifest.json');
   const recordsPath = join(out, 'episodes.jsonl');
   let manifest: Manifest = await buildManifest(settings, platform);
@@ -99,17 +127,19 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
       manifest = found;
     }
   }
-  if (!existsSync(manifestPath)) writeWholeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
   const plan = planEpisodes(settings);
-  const planned = new Set(plan.map((e) => e.key));
-  const existing = readRecords(recordsPath).filter((r) => planned.has(r.key));
+  const stamp = { id: tournamentId(manifest), seed: settings.seed };
+  const { records: existing, duplicates } = checkExistingRecords(recordsPath, readRecords(recordsPath), stamp, plan);
+  if (duplicates > 0) {
+    options.onEvent?.(`${recordsPath}: ${duplicates} record${duplicates === 1 ? '' : 's'} of episodes already recorded earlier in the file dropped (each episode is counted once)`);
+  }
+  // Written only once the records found are known to be this tournament's.
+  if (!existsSync(manifestPath)) writeWholeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   const done = new Set(existing.map((r) => r.key));
   const todo: PlannedEpisode[] = plan.filter((e) => !done.has(e.key));
   const records: EpisodeRecord[] = [...existing];
   options.onProgress?.(records.length, plan.length);
-  // Whether any team talks to a language model (its episodes wait on the model, not a core).
-  const llm = needs.some((n) => n.languageModel);
   let queueOutcome: QueueOutcome | undefined;
 
   if (todo.length > 0) {
@@ -126,7 +156,8 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
           plan,
           recorded: done,
           episodesPerJob: options.queue.episodesPerJob ?? (llm ? 1 : DEFAULT_EPISODES_PER_JOB),
-          append(record) {
+          append(played) {
+            const record = stampRecord(played, stamp);
             writer.append(record);
             records.push(record);
           },
@@ -151,7 +182,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
         await Promise.all(
           todo.map(async (episode) => {
             try {
-              const record = await pool.play(episode);
+              const record = stampRecord(await pool.play(episode), stamp);
               if (failure) return;
               writer.append(record);
               records.push(record);
@@ -186,7 +217,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   const title = `Tournament: ${settings.teams.join(', ')}`;
   writeWholeFile(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
   writeWholeFile(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
-  return { records, summary, played: records.length - existing.length, skipped: existing.length, ...(queueOutcome ? { queue: queueOutcome } : {}) };
+  return { records, summary, played: records.length - existing.length, skipped: existing.length, duplicatesDropped: duplicates, ...(queueOutcome ? { queue: queueOutcome } : {}) };
 }
 
 export { reportText };

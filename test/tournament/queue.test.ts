@@ -132,7 +132,9 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const records = readRecords(join(out, 'episodes.jsonl'));
     expect(records).toHaveLength(TOTAL);
     expect(new Set(records.map((r) => r.key)).size).toBe(TOTAL);
-    for (const r of records) expect(r).toEqual(reference.get(r.key));
+    // Each record as played on one machine, stamped with this tournament (the reference has its own id).
+    const id = tournamentId(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')));
+    for (const r of records) expect(r).toEqual({ ...reference.get(r.key), tournament: id, tournamentSeed: SETTINGS.seed });
   };
 
   it('two workers, one killed with kill -9 mid-run: every episode recorded once, each as a single-machine run plays it', { timeout: 180_000 }, async () => {

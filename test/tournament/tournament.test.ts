@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMatch } from '../../src/match';
+import { LOCK_FILE, TournamentLocked, lockTournament } from '../../src/tournament/lock';
 import { planEpisodes } from '../../src/tournament/plan';
 import { readRecords } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
@@ -80,7 +81,7 @@ describe('runTournament', () => {
     for (const r of records) expect(r.hash).toBe(byKey.get(r.key));
   });
 
-  it('a kill -9 of the command and --resume end with every planned episode exactly once', async () => {
+  it('a kill -9 of the command and --resume end with every planned episode exactly once; while it ran, a second run was refused naming it', async () => {
     const out = tempDir();
     const args = ['--import', 'tsx', 'src/cli/tournament.ts', '--teams', 'bt-scripted,heuristic,random', '--episodes', '60', '--out', out, '--workers', '2'];
     const child = spawn(process.execPath, args, { cwd: process.cwd(), stdio: 'ignore' });
@@ -90,15 +91,24 @@ describe('runTournament', () => {
         const n = existsSync(path) ? readFileSync(path, 'utf8').split('\n').length : 0;
         if (n > 20 || child.exitCode !== null) {
           clearInterval(poll);
-          child.kill('SIGKILL');
+          // Held still (alive, holding the folder) while a second run tries the same --out.
+          child.kill('SIGSTOP');
           resolve();
         }
       }, 50);
     });
+    expect(child.exitCode).toBe(null);
+    const second = runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: { env: {} }, out, workers: 1, resume: true });
+    await expect(second).rejects.toThrow(new RegExp(`being run by process ${child.pid} on ${hostname()}, started \\d{4}-`));
+    child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const before = readRecords(path).length;
     expect(before).toBeLessThan(180);
-    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: { env: {} }, out, workers: 2, resume: true });
+    const events: string[] = [];
+    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: { env: {} }, out, workers: 2, resume: true, onEvent: (m) => events.push(m) });
+    // The killed run's lock was stale: taken over, and said so.
+    expect(events.join('\n')).toMatch(new RegExp(`left by process ${child.pid} on ${hostname()}, started .*, which no longer runs: took it over`));
+    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
     expect(resumed.skipped).toBe(before);
     const keys = readRecords(path).map((r) => r.key);
     expect(keys).toHaveLength(180);
@@ -115,5 +125,75 @@ describe('matchup summary', () => {
     expect(m.aRate.estimate).toBe(0.5);
     expect(m.aRate.lower).toBeLessThan(0.5);
     expect(m.pDecisive).toBeGreaterThan(0.5); // 2 of 3 decisive: no evidence
+  });
+});
+
+describe('one tournament folder, one writer', () => {
+  const small = { teams: ['bt-scripted', 'heuristic'], episodes: 4, seed: 1 };
+
+  it('records found twice are kept once, counted, and summarised once', async () => {
+    const out = tempDir();
+    const first = await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: false });
+    const path = join(out, 'episodes.jsonl');
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    // What a second writer on the same folder left: three episodes recorded again.
+    appendFileSync(path, `${lines.slice(0, 3).join('\n')}\n`);
+    const events: string[] = [];
+    const resumed = await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: true, onEvent: (m) => events.push(m) });
+    expect(resumed.duplicatesDropped).toBe(3);
+    expect(resumed.records).toHaveLength(4);
+    expect(resumed.summary.matchups[0]!.episodes).toBe(4);
+    expect(resumed.summary).toEqual(first.summary);
+    expect(events.join('\n')).toContain(`${path}: 3 records of episodes already recorded earlier in the file dropped`);
+  });
+
+  it('records carry the tournament id and seed; another tournament\'s records are refused on resume', async () => {
+    const out = tempDir();
+    const first = await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: false });
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    for (const r of readRecords(join(out, 'episodes.jsonl'))) expect(r).toMatchObject({ tournament: manifest.id, tournamentSeed: 1 });
+    expect(first.records.every((r) => r.tournament === manifest.id)).toBe(true);
+    // The manifest deleted, the folder resumed under another seed: the seed-1 records are not adopted.
+    rmSync(join(out, 'manifest.json'));
+    const path = join(out, 'episodes.jsonl');
+    await expect(runTournament({ settings: { ...small, seed: 2 }, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(
+      new RegExp(`${path} holds 4 records that this tournament \\(id [0-9a-f-]+, seed 2\\) did not plan: bt-scripted\\|heuristic\\|0 of tournament ${manifest.id} \\(seed 1\\)`),
+    );
+    // Nothing was written for the refused run.
+    expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+    // Records from before they carried an id are checked against the plan's seeds.
+    const legacy = readFileSync(path, 'utf8').trim().split('\n').map((line) => {
+      const { tournament: _t, tournamentSeed: _s, ...rest } = JSON.parse(line);
+      return JSON.stringify(rest);
+    });
+    writeFileSync(path, `${legacy.join('\n')}\n`);
+    await expect(runTournament({ settings: { ...small, seed: 2 }, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(/did not plan: bt-scripted\|heuristic\|0 with seed \d+, bt-scripted blue \(planned: seed \d+/);
+  });
+
+  it('a damaged manifest is an error naming the file', async () => {
+    const out = tempDir();
+    await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: false });
+    const path = join(out, 'manifest.json');
+    writeFileSync(path, readFileSync(path, 'utf8').slice(0, 50));
+    await expect(runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(`${path} is not a readable tournament manifest`);
+  });
+
+  it('a lock held by a live process, or by another host, is never taken over; a dead pid\'s is', () => {
+    const dir = tempDir();
+    const at = (pid: number, host: string, alive: boolean) => ({ pid, host, now: () => new Date('2026-01-02T03:04:05Z'), alive: () => alive });
+    const held = lockTournament(dir, at(100, 'a', true));
+    expect(() => lockTournament(dir, at(200, 'a', true))).toThrow(`${join(dir, LOCK_FILE)}: this tournament is being run by process 100 on a, started 2026-01-02T03:04:05.000Z`);
+    // From another host its pid means nothing here: refused even if "dead".
+    expect(() => lockTournament(dir, at(200, 'b', false))).toThrow(TournamentLocked);
+    expect(() => lockTournament(dir, at(200, 'b', false))).toThrow(/cannot be checked from b: if that process is gone, delete/);
+    const taken = lockTournament(dir, at(200, 'a', false));
+    expect(taken.tookOver).toEqual(held.owner);
+    // The old holder's release leaves the new lock alone.
+    held.release();
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(200);
+    taken.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    writeFileSync(join(dir, LOCK_FILE), 'garbage');
+    expect(() => lockTournament(dir, at(1, 'a', true))).toThrow(`${join(dir, LOCK_FILE)} is not a tournament lock`);
   });
 });
