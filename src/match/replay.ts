@@ -90,6 +90,15 @@ const unit = z.number().min(-1).max(1);
 const binary = z.number().int().min(0).max(1);
 const teamName = z.string().max(100);
 
+/** The longest episode any config within GAME_LIMITS plays, in ticks, and the most agents. */
+const MAX_TICKS = GAME_LIMITS.tickHz * GAME_LIMITS.episodeSeconds;
+const MAX_AGENTS = 2 * GAME_LIMITS.agentsPerTeam;
+/** At most one row per agent and tick; at most one decision per team and tick. */
+export const MAX_ACTION_ROWS = MAX_AGENTS * (MAX_TICKS + 1);
+export const MAX_DECISIONS = 2 * (MAX_TICKS + 1);
+
+const actionRowSchema = z.tuple([z.number().int().min(0), z.number().int().min(0), unit, unit, unit, binary, binary]);
+
 const replaySchema = z.strictObject({
   format: z.literal(REPLAY_FORMAT),
   version: z.literal(REPLAY_VERSION),
@@ -101,9 +110,23 @@ const replaySchema = z.strictObject({
   ticks: z.number().int().min(0),
   finalHash: z.string().regex(/^[0-9a-f]{16}$/),
   outcome: z.enum(['blue', 'red', 'draw', 'unfinished']),
-  actions: z.array(z.tuple([z.number().int().min(0), z.number().int().min(0), unit, unit, unit, binary, binary])),
-  decisions: z.array(decisionSchema),
+  actions: z.array(actionRowSchema).max(MAX_ACTION_ROWS),
+  decisions: z.array(decisionSchema).max(MAX_DECISIONS),
 });
+
+/**
+ * A replay with its rows and decisions still unread: what is checked before any of them.
+ * Zod reports every bad number of an array, so a 16 MiB file of out-of-range rows took
+ * 33 s and 3.4 GiB to refuse; the arrays are first bounded by the file's own config, and
+ * their items then read a block at a time, stopping at the first block with a problem.
+ */
+const replayFrameSchema = replaySchema.extend({
+  actions: z.array(z.unknown()).max(MAX_ACTION_ROWS),
+  decisions: z.array(z.unknown()).max(MAX_DECISIONS),
+});
+
+/** Items read per block: a bad block reports at most this many items' issues. */
+const ITEM_BLOCK = 1024;
 
 export type ReplayFile = z.infer<typeof replaySchema>;
 
@@ -158,8 +181,10 @@ export function parseReplay(text: string, source = 'replay'): ReplayFile {
 }
 
 /**
- * Validate a replay already parsed from JSON (a request body's field): its shape, whole,
- * then its bounds (checkReplayBounds). Throws an Error that says what is wrong.
+ * Validate a replay already parsed from JSON (a request body's field): its config and
+ * header, then its arrays' lengths against what that config allows, then their items (a
+ * block at a time, stopping at the first problem), then its bounds (checkReplayBounds).
+ * Throws an Error that says what is wrong.
  */
 export function replayFromJson(json: unknown, source = 'replay'): ReplayFile {
   const header = z.object({ format: z.literal(REPLAY_FORMAT), version: z.unknown().optional() }).safeParse(json);
@@ -170,13 +195,45 @@ export function replayFromJson(json: unknown, source = 'replay'): ReplayFile {
     const found = typeof header.data.version === 'number' ? `replay version ${header.data.version}` : `a replay without a numeric "version"`;
     throw new Error(`${source} is ${found}; this build reads version ${REPLAY_VERSION}`);
   }
-  const parsed = replaySchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${source} is malformed at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const frame = replayFrameSchema.safeParse(json);
+  if (!frame.success) throw malformed(source, frame.error.issues[0]!);
+  checkArrayBounds(frame.data, source);
+  const replay = { ...frame.data, actions: readBlocks(frame.data.actions, actionRowSchema, 'actions', source), decisions: readBlocks(frame.data.decisions, decisionSchema, 'decisions', source) };
+  checkReplayBounds(replay, source);
+  return replay;
+}
+
+function malformed(source: string, issue: z.core.$ZodIssue, path: readonly PropertyKey[] = issue.path): Error {
+  return new Error(`${source} is malformed at ${path.map(String).join('.') || '(root)'}: ${issue.message}`);
+}
+
+/** Validate an array's items a block at a time, stopping at the first block with a problem. */
+function readBlocks<T>(items: readonly unknown[], schema: z.ZodType<T>, field: string, source: string): T[] {
+  const block = z.array(schema);
+  const read: T[] = [];
+  for (let start = 0; start < items.length; start += ITEM_BLOCK) {
+    const parsed = block.safeParse(items.slice(start, start + ITEM_BLOCK));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw malformed(source, issue, [field, start + Number(issue.path[0]), ...issue.path.slice(1)]);
+    }
+    for (const item of parsed.data) read.push(item);
   }
-  checkReplayBounds(parsed.data, source);
-  return parsed.data;
+  return read;
+}
+
+/** The lengths of a replay's arrays within what its own config allows, before any item is read. */
+function checkArrayBounds(replay: { config: GameConfig; ticks: number; actions: readonly unknown[]; decisions: readonly unknown[] }, source: string): void {
+  const limits = configLimitProblems(replay.config);
+  if (limits.length > 0) throw new Error(`${source} asks for more than the game plays: ${limits.join('; ')}`);
+  const lastTick = episodeTicks(replay.config);
+  const agents = replay.config.agent.perTeam * 2;
+  const maxRows = agents * (lastTick + 1);
+  if (replay.actions.length > maxRows) {
+    throw new Error(`${source} has ${replay.actions.length} action rows; ${agents} agents over ${lastTick + 1} ticks have at most ${maxRows} (one per agent and tick)`);
+  }
+  const maxDecisions = 2 * (lastTick + 1);
+  if (replay.decisions.length > maxDecisions) throw new Error(`${source} has ${replay.decisions.length} decisions; a match of ${lastTick} ticks has at most ${maxDecisions}`);
 }
 
 /**
@@ -186,8 +243,7 @@ export function replayFromJson(json: unknown, source = 'replay'): ReplayFile {
  * simulating it would do is bounded by then; what it claims is verification's business.
  */
 export function checkReplayBounds(replay: ReplayFile, source = 'replay'): void {
-  const limits = configLimitProblems(replay.config);
-  if (limits.length > 0) throw new Error(`${source} asks for more than the game plays: ${limits.join('; ')}`);
+  checkArrayBounds(replay, source);
   const lastTick = episodeTicks(replay.config);
   if (replay.ticks > lastTick) {
     throw new Error(`${source} claims ${replay.ticks} ticks; its config's episode ends by tick ${lastTick} (${replay.config.episodeSeconds} s at ${replay.config.tickHz} Hz)`);
@@ -204,8 +260,6 @@ export function checkReplayBounds(replay: ReplayFile, source = 'replay'): void {
     rowTick = tick;
   });
   const perTeam = replay.config.agent.perTeam;
-  const maxDecisions = 2 * (lastTick + 1);
-  if (replay.decisions.length > maxDecisions) throw new Error(`${source} has ${replay.decisions.length} decisions; a match of ${lastTick} ticks has at most ${maxDecisions}`);
   replay.decisions.forEach((d, i) => {
     if (d.skills.length !== perTeam) throw new Error(`${source} decision ${i} gives ${d.skills.length} skills; the teams have ${perTeam} agents`);
   });

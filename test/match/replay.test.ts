@@ -188,4 +188,20 @@ describe('parseReplay errors', () => {
     expect(() => parseReplay(bad((r) => (r.finalHash = 'xyz')))).toThrow(/malformed at finalHash/);
     expect(() => parseReplay(bad((r) => delete r.teams))).toThrow(/malformed at teams/);
   });
+
+  it("bounds the arrays by the file's own config before reading any row: a flood of bad rows is refused by its length", () => {
+    const config = good.config as { tickHz: number; episodeSeconds: number };
+    const rows = 4 * (config.tickHz * config.episodeSeconds + 1);
+    // Every number out of range: read row by row, this reported an issue for each one.
+    const flood = { ...good, actions: Array.from({ length: rows + 1 }, () => [0, 9, 5, 5, 5, 5, 5]) };
+    expect(() => parseReplay(JSON.stringify(flood))).toThrow(`replay has ${rows + 1} action rows; 4 agents over ${rows / 4} ticks have at most ${rows} (one per agent and tick)`);
+    const decisions = { ...good, decisions: Array.from({ length: rows / 2 + 1 }, () => 'not a decision') };
+    expect(() => parseReplay(JSON.stringify(decisions))).toThrow(`replay has ${rows / 2 + 1} decisions; a match of ${rows / 4 - 1} ticks has at most ${rows / 2}`);
+  });
+
+  it('names the first bad row of a long file, past the first block read', () => {
+    const actions = Array.from({ length: 2000 }, (_, i) => [i >> 2, i & 3, 0, 0, 0, 0, 0]);
+    actions[1500] = [375, 0, 0, 2, 0, 0, 0];
+    expect(() => parseReplay(JSON.stringify({ ...good, ticks: 10, actions }))).toThrow(/^replay is malformed at actions\.1500\.3: Too big/);
+  });
 });
