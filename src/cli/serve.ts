@@ -26,6 +26,8 @@ const USAGE = `usage: npm start [-- --help]
 Serves the built app (dist/) and its API on http://localhost:5173. Settings come from the
 environment:
   PORT, HOST         where to listen (default 5173 on 127.0.0.1, this machine only)
+  HILLMIND_HOSTS     host names the server also answers to, comma-separated (a deployment
+                     behind a proxy, or a machine's LAN name); other Host headers get 403
   HILLMIND_DIST      the built app's folder (default dist)
   HILLMIND_STUDY_DB  the user studies' database (default data/studies.sqlite)
   OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL  the language model the page's LLM team reaches
@@ -38,7 +40,10 @@ runCli(async () => {
   }
   const port = Number(process.env.PORT ?? 5173);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${process.env.PORT}'`);
-  const running = await listen(createAppServer({ root, routes }), port, process.env.HOST ?? '127.0.0.1');
+  const host = process.env.HOST ?? '127.0.0.1';
+  // The names the server answers to beyond the loopback ones: the host it binds, and those a deployment behind a proxy is reached by.
+  const hosts = [host, ...(process.env.HILLMIND_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
+  const running = await listen(createAppServer({ root, routes, hosts }), port, host);
   console.log(`Hillmind is running at ${running.url}  (Ctrl+C to stop)`);
   // Load a local model now, so the page's first decisions do not wait for it.
   const availability = await llm.availability();

@@ -13,6 +13,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
+import { allowedHosts, foreignHost } from './origin';
 
 export interface Route {
   /** HTTP method, e.g. 'GET' or 'POST'. */
@@ -28,6 +29,12 @@ export interface ServerOptions {
   readonly routes?: readonly Route[];
   /** Most bytes of compressed files kept in memory (default 64 MiB; the 14 MB wasm takes about 3 MB). */
   readonly compressedCacheBytes?: number;
+  /**
+   * Host names the server answers to besides localhost, 127.0.0.1 and [::1]: the host it
+   * binds, and a deployment's names behind a proxy. Requests naming any other host get a
+   * 403 (DNS rebinding: see origin.ts).
+   */
+  readonly hosts?: readonly string[];
 }
 
 /** Every response carries these: COOP/COEP make the page cross-origin isolated. */
@@ -88,19 +95,94 @@ export class BodyTooLarge extends Error {
   }
 }
 
-/** Read a request body as text, refusing it (early when declared) past `limit` bytes. */
+/**
+ * Read a request body, refusing it (early when declared) past `limit` bytes. A refused
+ * body is left unread, paused, for refuseBody to drain: the client then hears the 413
+ * instead of a reset connection.
+ */
+export function readBodyBytes(req: IncomingMessage, limit = 1 << 20): Promise<Buffer> {
+  return new Promise<Buffer>((done, fail) => {
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (Number.isFinite(declared) && declared > limit) {
+      fail(new BodyTooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        req.pause();
+        fail(new BodyTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      done(Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      stop();
+      fail(err);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+/** readBodyBytes as UTF-8 text. */
 export async function readBody(req: IncomingMessage, limit = 1 << 20): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString('utf8');
+}
+
+/**
+ * Most bytes of a refused request body read and dropped before its refusal is sent. A
+ * server that answers and closes while the client is still sending makes the client's
+ * system reset the connection, and the client sees that instead of the answer; past this
+ * bound the answer is sent anyway and the connection closed.
+ */
+export const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Answer a request whose body will not be read (too large, the wrong type, refused before
+ * reading): the rest of the body is read and dropped (up to `discardMax` bytes), then the
+ * JSON answer goes out and the connection closes.
+ */
+export function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, discardMax = DISCARD_MAX_BYTES): void {
+  const answer = () => sendJson(res, status, body, { ...headers, Connection: 'close' });
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) throw new BodyTooLarge(limit);
-    chunks.push(buf);
+  if (req.complete || req.readableEnded) {
+    answer();
+    return;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  const cutOff = () => {
+    answer();
+    res.once('finish', () => req.destroy());
+  };
+  if (Number.isFinite(declared) && declared > discardMax) {
+    cutOff();
+    return;
+  }
+  let dropped = 0;
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped <= discardMax) return;
+    req.off('data', onData);
+    req.off('end', answer);
+    cutOff();
+  };
+  req.on('data', onData);
+  req.once('end', answer);
+  req.once('error', () => req.destroy());
+  req.resume();
 }
 
 /** GET /api/health: the server is up; what it serves. */
@@ -204,8 +286,14 @@ export function createAppServer(options: ServerOptions): Server {
   const root = resolve(options.root);
   const routes = options.routes ?? [];
   const compressed = new CompressedFiles(options.compressedCacheBytes);
+  const hosts = allowedHosts(options.hosts);
   return createServer((req, res) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const refusal = foreignHost(req, hosts);
+    if (refusal) {
+      refuseBody(req, res, refusal.status, { error: refusal.message });
+      return;
+    }
     handle(root, routes, compressed, req, res).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
       if (!res.headersSent) sendJson(res, 500, { error: message });

@@ -77,7 +77,7 @@ import { foreignOrigin, notJson } from './origin';
 import { ModelLibrary } from '../skills';
 import { modelDirFrom, nodeModelSource } from '../skills/nodeModels';
 import { RateLimiter } from './rateLimit';
-import { BodyTooLarge, MIME_TYPES, type Route, readBody, sendJson } from './server';
+import { BodyTooLarge, MIME_TYPES, type Route, readBody, refuseBody, sendJson } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
 export const EPISODE_MAX_BODY = 8 * 1024 * 1024;
@@ -177,9 +177,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
     } catch (caught) {
       const err = databaseError(caught, store?.path ?? options.dbPath ?? studyDbPath());
       if (!(err instanceof StudyError)) throw err;
-      if (err instanceof TooLarge) res.setHeader('Connection', 'close');
-      sendJson(res, err.status, { error: err.message });
-      if (err instanceof TooLarge) req.destroy();
+      if (err instanceof TooLarge) refuseBody(req, res, err.status, { error: err.message });
+      else sendJson(res, err.status, { error: err.message });
     }
   };
 
@@ -211,8 +210,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
     const { study, participant } = authenticate(store, studyId, token);
     switch (route) {
       case 'GET /session':
-        store.touch(participant.id);
-        sendJson(res, 200, { state: sessionState(store, study, participant) });
+        // Reads only: a participant's page still resumes on a database that cannot be written.
+        sendJson(res, 200, { state: sessionState(store, study, participant, { readOnly: true }) });
         return;
       case 'POST /instructions':
         await jsonBody(req, emptyBody, limit);
@@ -266,7 +265,7 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
     if (route === 'GET ' || route === 'GET /') {
       const data = store.studyData(studyId);
       const participants = data.participants.map((p) => {
-        const state = sessionState(store, study, p);
+        const state = sessionState(store, study, p, { readOnly: true });
         return {
           number: p.number,
           external: p.external,

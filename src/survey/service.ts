@@ -142,11 +142,15 @@ function skippedNotice(study: StudyRecord, progress: ParticipantProgress): strin
   return `Episode ${last.episode + 1} of block ${last.block + 1} was left before its end${allowed > 0 ? ` more than ${allowed === 1 ? 'once' : `${allowed} times`}` : ''}, so it is not played again. The study goes on with what comes next.`;
 }
 
-/** The participant's current step; marks the session completed when it reaches the end. */
-export function sessionState(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
+/**
+ * The participant's current step; marks the session completed when it reaches the end,
+ * unless `readOnly` (a GET, which must work on a database that cannot be written: the
+ * request that reached the end marked it).
+ */
+export function sessionState(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, options: { readOnly?: boolean } = {}): SessionState {
   const progress = progressOf(store, participant);
   const step = currentStep(study.config, study.id, progress);
-  if (step.kind === 'done' && !participant.completedAt) store.markCompleted(participant.id);
+  if (step.kind === 'done' && !participant.completedAt && !options.readOnly) store.markCompleted(participant.id);
   const notice = step.kind === 'done' ? undefined : skippedNotice(study, progress);
   return { participant: participant.number, step, ...(notice ? { notice } : {}) };
 }
@@ -464,7 +468,7 @@ export function currentClip(
   study: StudyRecord,
   participant: ParticipantRecord,
 ): { clip: number; clips: number; episodeId: number; agents: ClipAgent[]; replay: ReplayFile } {
-  const step = expectStep(sessionState(store, study, participant), 'clip');
+  const step = expectStep(sessionState(store, study, participant, { readOnly: true }), 'clip');
   const text = store.replayText(step.episodeId);
   if (!text) throw new StudyError(500, 'the clip is missing');
   const replay = blindedReplay(text);

@@ -585,10 +585,6 @@ export class StudyStore {
     this.db.prepare('UPDATE participants SET completed_at = COALESCE(completed_at, ?), updated_at = ? WHERE id = ?').run(stamp, stamp, participantId);
   }
 
-  touch(participantId: number): void {
-    this.db.prepare('UPDATE participants SET updated_at = ? WHERE id = ?').run(this.stamp(), participantId);
-  }
-
   // --- answers -------------------------------------------------------------------------
 
   /** Store several answers at once (all or none); a repeated (block, kind, item) is refused. */

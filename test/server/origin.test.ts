@@ -29,7 +29,7 @@ beforeAll(async () => {
   ({ adminToken } = await createStudy(store, { id: 'origin-study', teams: ['heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1 }, TEST_PLATFORM));
   // The key is the connection's secret, as a server's OPENAI_API_KEY is.
   const access = fixedLlmAccess({ client: echoKey, provider: 'test', settings: STRATEGIST_DEFAULTS, cache: null, secrets: [KEY] });
-  running = await listen(createAppServer({ root: dir, routes: [...llmProxyRoutes({ access }), ...studyRoutes({ root: dir, store })] }), 0);
+  running = await listen(createAppServer({ root: dir, routes: [...llmProxyRoutes({ access }), ...studyRoutes({ root: dir, store })], hosts: ['study.example.org'] }), 0);
   own = `http://127.0.0.1:${running.port}`;
 });
 
@@ -107,5 +107,32 @@ describe('the study API', () => {
   it('serves the study page to links from other sites (recruitment platforms link to it)', async () => {
     const r = await send('GET', '/study/origin-study', { 'sec-fetch-site': 'cross-site' });
     expect(r.status).not.toBe(403);
+  });
+});
+
+describe('the Host header (DNS rebinding: another site whose name is made to point here)', () => {
+  const as = (host: string) => ({ host: `${host}:${running.port}` });
+
+  it('answers its own names: the loopback ones and those it is given', async () => {
+    for (const host of ['127.0.0.1', 'localhost', 'LocalHost', '[::1]', 'study.example.org']) {
+      expect((await send('GET', '/api/study/origin-study', as(host))).status, host).toBe(200);
+    }
+  });
+
+  it('refuses any other host on every route with a 403 that says which hosts it answers to; nothing is stored', async () => {
+    const before = store.participants('origin-study').length;
+    for (const [method, path, body] of [
+      ['GET', '/api/study/origin-study', undefined],
+      ['POST', '/api/study/origin-study/session', JSON.stringify({ consent: true })],
+      ['GET', '/', undefined],
+      ['POST', '/api/llm/chat', chat],
+    ] as const) {
+      const r = await send(method, path, { ...json, ...as('attacker.example') }, body);
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(JSON.parse(r.text)).toEqual({
+        error: `this server does not answer to the host 'attacker.example:${running.port}'; it answers to localhost, 127.0.0.1, [::1], study.example.org (a deployment adds its names with HILLMIND_HOSTS)`,
+      });
+    }
+    expect(store.participants('origin-study')).toHaveLength(before);
   });
 });

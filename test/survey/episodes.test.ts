@@ -187,4 +187,17 @@ describe('a database that cannot be written', () => {
     }
     expect(store.participantEpisodes(id)).toEqual([]);
   });
+
+  it('still answers every GET of the study API: reading a session writes nothing', async () => {
+    const { token, step } = await atFirstBlock();
+    store.db.pragma('query_only = ON');
+    try {
+      const session = await api('GET', '/session', undefined, token);
+      expect(session.status, JSON.stringify(session.body)).toBe(200);
+      expect(stepOf(session)).toEqual(step);
+      expect((await api('GET', '', undefined)).status).toBe(200);
+    } finally {
+      store.db.pragma('query_only = OFF');
+    }
+  });
 });
