@@ -76,7 +76,8 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
   const budget = (seconds * 1000) / 4;
   const rows: LlmBenchRow[] = [
     { name: `local model: ${settings.model}, ${localThreads(settings)} thread(s), ${settings.sequences} sequences`, value: client.engine.sequences, unit: 'sequences' },
-    { name: 'local model load (binary, weights, context)', value: client.engine.loadMs, unit: 'ms' },
+    { name: 'local model load (digest, binary, weights, context)', value: client.engine.loadMs, unit: 'ms' },
+    ...(client.engine.digestMs !== null ? [{ name: 'local model digest check (sha256 of the GGUF)', value: client.engine.digestMs, unit: 'ms', target: 1000, lowerIsBetter: true }] : []),
     { name: 'local model ready (load + system prompt, 2 seq.)', value: readyMs, unit: 'ms' },
     { name: 'local model resident memory added by loading', value: loaded - before, unit: 'MiB' },
   ];

@@ -16,6 +16,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ChatError } from './chat';
+import { sha256File } from './digest';
 
 export interface LocalEngineOptions {
   readonly gguf: string;
@@ -27,6 +28,11 @@ export interface LocalEngineOptions {
   readonly contextSize: number;
   /** What to do about a missing or damaged file, for errors. */
   readonly help: string;
+  /**
+   * The file's pinned sha256 (a pulled model): the file is hashed before it loads, and
+   * refused when its bytes differ (digest.ts says what that costs and why it is not cached).
+   */
+  readonly sha256?: string;
 }
 
 /** The GGUF file is missing, damaged or not a model: the file and what to do. */
@@ -120,14 +126,25 @@ export class LocalEngine {
     readonly model: LlamaModel,
     readonly context: LlamaContext,
     private readonly slots: EngineSlot[],
-    /** Milliseconds from the call to a ready context (binary, weights, context). */
+    /** Milliseconds from the call to a ready context (digest, binary, weights, context). */
     readonly loadMs: number,
+    /** Milliseconds spent hashing the file (null when it has no pinned digest). */
+    readonly digestMs: number | null,
   ) {}
 
   /** Load the model and make its context; a missing or damaged file fails naming it and what to do. */
   static async load(options: LocalEngineOptions): Promise<LocalEngine> {
     const started = performance.now();
     if (!existsSync(options.gguf)) throw new LocalModelError(`the local model file ${options.gguf} does not exist: ${options.help}`);
+    let digestMs: number | null = null;
+    if (options.sha256 !== undefined) {
+      const hashed = performance.now();
+      const found = await sha256File(options.gguf);
+      digestMs = performance.now() - hashed;
+      if (found !== options.sha256) {
+        throw new LocalModelError(`the local model file ${options.gguf} is damaged or changed: its sha256 is ${found}, not the pinned ${options.sha256}; ${options.help}`);
+      }
+    }
     const { GgufInsights, LlamaChat, LlamaLogLevel, getLlama, readGgufFileInfo } = await import('node-llama-cpp');
     const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error });
     const refuse = (why: string) =>
@@ -159,7 +176,7 @@ export class LocalEngine {
       const sequence = context.getSequence();
       slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, busy: false, lastUsed: 0 });
     }
-    return new LocalEngine(options, llama, model, context, slots, performance.now() - started);
+    return new LocalEngine(options, llama, model, context, slots, performance.now() - started, digestMs);
   }
 
   get name(): string {

@@ -78,6 +78,8 @@ export async function openLocalClient(settings: LocalLlmSettings): Promise<Llama
     sequences: settings.sequences,
     contextSize: settings.contextSize,
     help: LOCAL_MODEL_HELP,
+    // A pulled model is pinned: its bytes are checked before they are served.
+    ...(settings.pulled && LOCAL_MODELS[settings.pulled] ? { sha256: LOCAL_MODELS[settings.pulled]!.sha256 } : {}),
   });
   const client = new LlamaChatClient(engine);
   // The first decisions of a two-agent team then evaluate only their state.

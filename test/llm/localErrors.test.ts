@@ -4,11 +4,12 @@
  * command line; nothing crashes.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LocalEngine, LocalModelError } from '../../src/llm/localEngine';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { createPlatform, createTeam, teamAvailability } from '../../src/teams';
@@ -64,6 +65,37 @@ describe('a GGUF file that cannot be used', () => {
     writeFileSync(`${file}.sha256`, JSON.stringify({ sha256: LOCAL_SPEC.sha256, size: LOCAL_SPEC.bytes, mtimeMs: 0 }));
     await expect(llmTeam({ HILLMIND_LLM_DIR: models })).rejects.toThrow(`the local model gemma3-270m is not pulled yet, or ${file} changed since npm run llm:pull verified it (run npm run llm:pull)`);
   });
+
+  it('a file whose bytes are not the pinned digest is refused before it loads, naming both digests', async () => {
+    const file = join(dir, 'pinned.gguf');
+    writeFileSync(file, 'GGUF, some other bytes');
+    const load = LocalEngine.load({ gguf: file, model: 'pinned', threads: 1, sequences: 1, contextSize: 256, help: 'pull it again', sha256: 'a'.repeat(64) });
+    await expect(load).rejects.toThrow(LocalModelError);
+    await expect(load).rejects.toThrow(
+      new RegExp(`^the local model file ${file} is damaged or changed: its sha256 is [0-9a-f]{64}, not the pinned ${'a'.repeat(64)}; pull it again$`),
+    );
+  });
+
+  it.runIf(HAVE_LOCAL_MODEL || IN_CI)('a pulled model with one flipped byte, its size and mtime kept (its note still says verified), is not served', async () => {
+    const models = join(dir, 'flipped');
+    mkdirSync(models, { recursive: true });
+    const file = join(models, LOCAL_SPEC.file);
+    copyFileSync(LOCAL_MODEL_PATH, file);
+    const { atime, mtime, size } = statSync(file);
+    // One byte in the weights, far past the header, so the file still reads as a whole GGUF.
+    const at = Math.floor(size * 0.75);
+    const fd = openSync(file, 'r+');
+    const byte = Buffer.alloc(1);
+    readSync(fd, byte, 0, 1, at);
+    byte[0] = byte[0]! ^ 0x01;
+    writeSync(fd, byte, 0, 1, at);
+    closeSync(fd);
+    utimesSync(file, atime, mtime);
+    writeFileSync(`${file}.sha256`, JSON.stringify({ sha256: LOCAL_SPEC.sha256, size, mtimeMs: statSync(file).mtimeMs }));
+    await expect(llmTeam({ HILLMIND_LLM_DIR: models })).rejects.toThrow(
+      new RegExp(`cannot start: the local model file ${file} is damaged or changed: its sha256 is [0-9a-f]{64}, not the pinned ${LOCAL_SPEC.sha256}; run npm run llm:pull`),
+    );
+  }, 120_000);
 
   it.runIf(HAVE_LOCAL_MODEL || IN_CI)('npm run match says the same and exits 1', async () => {
     const garbage = join(dir, 'garbage-cli.gguf');

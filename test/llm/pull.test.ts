@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +96,18 @@ describe('pulling', () => {
     expect(readdirSync(join(dir, 'pulled', 'pip'))).toEqual([]);
     const second = await pullLocalModel(spec(), options);
     expect(second).toEqual({ path: first.path, pulled: false });
+    // One flipped byte under a note that still reads as verified (bit rot changes neither size
+    // nor mtime; here the note is written over the flipped file's own size and mtime): pulled again.
+    const flipped = Buffer.from(whole);
+    flipped[3] = flipped[3]! ^ 0x01;
+    writeFileSync(first.path, flipped);
+    const { size, mtimeMs } = statSync(first.path);
+    writeFileSync(`${first.path}.sha256`, JSON.stringify({ sha256: spec().sha256, size, mtimeMs }));
+    expect(isVerified(spec(), first.path)).toBe(true);
+    rmSync(ran);
+    const third = await pullLocalModel(spec(), options);
+    expect(third).toEqual({ path: first.path, pulled: true });
+    expect(readFileSync(first.path)).toEqual(whole);
   });
 });
 
