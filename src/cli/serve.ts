@@ -5,20 +5,26 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { nodeLlmAccess } from '../llm/node';
+import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type Route, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
+import { modelDirFrom } from '../skills/nodeModels';
 import { parseCommandLine, runCli } from './args';
 
 const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
 /** The page's language model: a server where OPENAI_BASE_URL says, else the local model. */
 const llm = nodeLlmAccess({ env: process.env });
 
+/** Checks of the study's episodes, off the main thread, against the trained models HILLMIND_MODELS names. */
+const episodes = episodeCheckPool({ modelDir: modelDirFrom(process.env) });
+
 /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
 const routes: Route[] = [
   healthRoute(),
   ...llmProxyRoutes({ access: llm }),
-  ...studyRoutes({ root }), // user studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB)
+  // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
+  ...studyRoutes({ root, checker: episodes }),
 ];
 
 const USAGE = `usage: npm start [-- --help]
@@ -54,7 +60,7 @@ runCli(async () => {
     );
   } else console.log(`language model unavailable: ${availability.reason} (${availability.help?.split('\n')[0] ?? ''})`);
   await new Promise<void>((done) => {
-    const stop = () => void running.close().then(done);
+    const stop = () => void Promise.all([running.close(), episodes.close()]).then(() => done());
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

@@ -152,17 +152,18 @@ export async function readBody(req: IncomingMessage, limit = 1 << 20): Promise<s
 export const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
- * Answer a request whose body will not be read (too large, the wrong type, refused before
- * reading): the rest of the body is read and dropped (up to `discardMax` bytes), then the
- * JSON answer goes out and the connection closes.
+ * Answer a request with a JSON refusal. A body left unread (too large, the wrong type,
+ * refused before reading) is read and dropped first (up to `discardMax` bytes), and the
+ * connection then closes.
  */
 export function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, discardMax = DISCARD_MAX_BYTES): void {
-  const answer = () => sendJson(res, status, body, { ...headers, Connection: 'close' });
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (req.complete || req.readableEnded) {
-    answer();
+  if (req.complete) {
+    // All of it has arrived: nothing is left for the connection to trip over.
+    sendJson(res, status, body, headers);
     return;
   }
+  const answer = () => sendJson(res, status, body, { ...headers, Connection: 'close' });
+  const declared = Number(req.headers['content-length'] ?? NaN);
   const cutOff = () => {
     answer();
     res.once('finish', () => req.destroy());

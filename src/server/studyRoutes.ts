@@ -30,7 +30,8 @@
  *   410 closed, 413 too large, 415 not JSON, 429 too many new sessions.
  *
  * Researcher API (header `X-Admin-Token`, the token `npm run survey -- create` printed):
- *   GET  /api/admin/study/<id>               progress: participants, steps, counts, free text
+ *   GET  /api/admin/study/<id>               progress: participants, steps, counts, episodes whose
+ *                                            replay did not verify (kept, with why), free text
  *   GET  /api/admin/study/<id>/analysis      the analysis (as `survey analyze` computes it)
  *   GET  /api/admin/study/<id>/export?format=json[&replays=1] | format=csv&table=answers|participants|episodes|judgements
  *   POST /api/admin/study/<id>/status        {status: "open" | "closed"}
@@ -48,13 +49,15 @@ import {
   abandonBodySchema,
   acknowledgeInstructions,
   analyzeStudy,
+  type EpisodeChecker,
   attemptBodySchema,
   authenticate,
   backgroundBodySchema,
+  checkStorageLeft,
   choiceBodySchema,
   currentClip,
-  episodeBodySchema,
   externalSchema,
+  inProcessChecker,
   judgementBodySchema,
   openStudy,
   participantBadges,
@@ -77,7 +80,7 @@ import { foreignOrigin, notJson } from './origin';
 import { ModelLibrary } from '../skills';
 import { modelDirFrom, nodeModelSource } from '../skills/nodeModels';
 import { RateLimiter } from './rateLimit';
-import { BodyTooLarge, MIME_TYPES, type Route, readBody, refuseBody, sendJson } from './server';
+import { BodyTooLarge, MIME_TYPES, type Route, readBodyBytes, refuseBody, sendJson } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
 export const EPISODE_MAX_BODY = 8 * 1024 * 1024;
@@ -98,30 +101,36 @@ export interface StudyRoutesOptions {
   readonly now?: () => number;
   readonly maxBodyBytes?: number;
   readonly maxEpisodeBytes?: number;
+  /**
+   * Reads and re-simulates episode bodies. The server passes worker threads
+   * (episodeCheckPool), so no episode holds the main thread; default: on this thread, with
+   * `models`.
+   */
+  readonly checker?: EpisodeChecker;
 }
 
-
-/** A 413: answered, then the connection is closed without reading the rest. */
+/** A 413: answered once the rest of the body is read and dropped (refuseBody). */
 class TooLarge extends StudyError {
   constructor(limit: number) {
     super(413, `the request is larger than ${limit} bytes`);
   }
 }
 
-/** Read, parse and validate a JSON body (StudyError on any problem). */
-async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, limit: number): Promise<z.infer<T>> {
+/** Read a body declared JSON, unparsed (StudyError when it is not declared JSON or is too large). */
+async function jsonBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const refusal = notJson(req);
-  if (refusal) {
-    req.resume();
-    throw new StudyError(refusal.status, refusal.message);
-  }
-  let text: string;
+  if (refusal) throw new StudyError(refusal.status, refusal.message);
   try {
-    text = await readBody(req, limit);
+    return await readBodyBytes(req, limit);
   } catch (err) {
     if (err instanceof BodyTooLarge) throw new TooLarge(limit);
     throw err;
   }
+}
+
+/** Read, parse and validate a JSON body (StudyError on any problem). */
+async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, limit: number): Promise<z.infer<T>> {
+  const text = (await jsonBytes(req, limit)).toString('utf8');
   let json: unknown;
   try {
     json = text.trim() === '' ? {} : JSON.parse(text);
@@ -164,21 +173,21 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const episodeLimit = options.maxEpisodeBytes ?? EPISODE_MAX_BODY;
   const perMinute = options.sessionsPerMinute ?? 30;
   const sessions = new RateLimiter(perMinute / 60, perMinute, options.now);
+  const checker = options.checker ?? inProcessChecker(models());
+  /** Participants with an episode being checked: one at a time each, so nobody holds more than one thread of the checks. */
+  const checking = new Set<number>();
 
   const guard = (handler: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
     try {
       const refusal = foreignOrigin(req);
-      if (refusal) {
-        req.resume();
-        throw new StudyError(refusal.status, refusal.message);
-      }
+      if (refusal) throw new StudyError(refusal.status, refusal.message);
       await handler(req, res, path);
     } catch (caught) {
       const err = databaseError(caught, store?.path ?? options.dbPath ?? studyDbPath());
       if (!(err instanceof StudyError)) throw err;
-      if (err instanceof TooLarge) refuseBody(req, res, err.status, { error: err.message });
-      else sendJson(res, err.status, { error: err.message });
+      // A body the refusal left unread is read and dropped first, so the client hears it.
+      refuseBody(req, res, err.status, { error: err.message });
     }
   };
 
@@ -199,7 +208,6 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
     if (route === 'POST /session') {
       const waitMs = sessions.take(req.socket.remoteAddress ?? 'unknown');
       if (waitMs > 0) {
-        req.resume();
         throw new StudyError(429, `too many new sessions from this address; try again in ${Math.ceil(waitMs / 1000)} s`);
       }
       const body = await jsonBody(req, sessionBody, limit);
@@ -227,9 +235,19 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
       case 'POST /attempts/abandon':
         sendJson(res, 200, { state: abandonAttempt(store, study, participant, await jsonBody(req, abandonBodySchema, 64 * 1024)) });
         return;
-      case 'POST /episodes':
-        sendJson(res, 200, { state: await recordEpisode(store, study, participant, await jsonBody(req, episodeBodySchema, episodeLimit), models()) });
+      case 'POST /episodes': {
+        if (checking.has(participant.id)) throw new StudyError(429, 'an episode of this session is being checked: wait for its answer before sending another');
+        // A full quota refuses before the body is read.
+        checkStorageLeft(store, study, participant);
+        const body = await jsonBytes(req, episodeLimit);
+        checking.add(participant.id);
+        try {
+          sendJson(res, 200, { state: await recordEpisode(store, study, participant, body, checker) });
+        } finally {
+          checking.delete(participant.id);
+        }
         return;
+      }
       case 'POST /ratings':
         sendJson(res, 200, { state: recordRatings(store, study, participant, await jsonBody(req, ratingsBodySchema, limit)) });
         return;
@@ -279,6 +297,20 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         };
       });
       const numberOf = new Map(data.participants.map((p) => [p.id, p.number]));
+      // Kept, never dropped: the researcher sees each one and why.
+      const unverified = data.episodes
+        .filter((e) => e.participantId !== null && !e.replayOk)
+        .map((e) => ({
+          participant: numberOf.get(e.participantId!),
+          block: e.block,
+          episode: e.episode,
+          opponent: e.opponent,
+          outcome: e.outcome,
+          ticks: e.ticks,
+          problem: e.problem,
+          divergedByTick: e.divergedByTick,
+          createdAt: e.createdAt,
+        }));
       const freeText = data.answers
         .filter((a) => (a.kind === 'open' || a.kind === 'reason') && (a.valueText ?? '').trim() !== '')
         .map((a) => ({ participant: numberOf.get(a.participantId), team: a.team, label: a.label, item: a.item, text: a.valueText, createdAt: a.createdAt }));
@@ -291,8 +323,10 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
           answers: data.answers.length,
           judgements: data.judgements.length,
           restarts: data.attempts.filter((a) => a.status === 'abandoned').length,
+          unverified: unverified.length,
         },
         participants,
+        unverified,
         freeText,
       });
       return;

@@ -198,6 +198,13 @@ export const studyConfigSchema = z
      * episode they were losing until they win. 0: no restarts. Practice is not limited.
      */
     restartsPerEpisode: z.number().int().min(0).max(10).default(1),
+    /**
+     * MiB of replays one participant may store (episodes and left episodes together); past
+     * it an episode is refused with a 413 that says so. An honest participant of the
+     * default protocol stores about 1.6 MiB; without a quota, episodes padded to the 8 MiB
+     * request limit stored 116 MiB for one participant.
+     */
+    storageQuotaMiB: z.number().min(0.1).max(1024).default(16),
   });
 
 export type StudyConfigInput = z.input<typeof studyConfigSchema>;

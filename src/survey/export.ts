@@ -1,7 +1,9 @@
 /**
  * Exporting a study: JSON (everything, replays on request) and CSV tables (answers in long
  * format, participants, episodes, judgements, attempts: every start of an episode, with
- * the ones left before their end). Free text is exported exactly as typed; in
+ * the ones left before their end). An episode whose replay did not verify is exported
+ * like any other, with replay_ok 0, its first problem and the tick by which its
+ * re-simulation had parted from the recorded match. Free text is exported exactly as typed; in
  * CSV, text cells that a spreadsheet would run as a formula (starting with = + - @, tab or
  * carriage return) get a leading apostrophe.
  */
@@ -70,7 +72,7 @@ export function studyCsv(data: StudyData, table: CsvTable): string {
       );
     case 'episodes':
       return csv(
-        ['study', 'episode_id', 'participant', 'block', 'episode', 'opponent', 'teammate', 'seed', 'outcome', 'ai_won', 'ticks', 'duration_seconds', 'progress_blue', 'progress_red', 'human_agents', 'agent_controllers', 'replay_ok', 'created_at'],
+        ['study', 'episode_id', 'participant', 'block', 'episode', 'opponent', 'teammate', 'seed', 'outcome', 'ai_won', 'ticks', 'duration_seconds', 'progress_blue', 'progress_red', 'human_agents', 'agent_controllers', 'replay_ok', 'problem', 'diverged_by_tick', 'created_at'],
         data.episodes.map((e) => [
           data.study.id,
           e.id,
@@ -89,8 +91,11 @@ export function studyCsv(data: StudyData, table: CsvTable): string {
           e.humanAgents.join(' '),
           e.agentControllers.join(' '),
           e.replayOk ? 1 : 0,
+          e.problem,
+          e.divergedByTick,
           e.createdAt,
         ]),
+        new Set(['problem']),
       );
     case 'judgements':
       return csv(

@@ -1,5 +1,6 @@
 export * from './analysis';
 export * from './config';
+export * from './episodeCheck';
 export * from './export';
 export * from './flow';
 export * from './latin';

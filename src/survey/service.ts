@@ -5,15 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type ReplayFile, claimedSummarySchema, parseReplay, replayFromJson, runMatch, summaryProblems, verifyReplayWithModels } from '../match';
-import { DEFAULT_CONFIG, type GameConfig, createWorld, teamAgents } from '../sim';
-import type { ModelLibrary } from '../skills';
+import { type ReplayFile, parseReplay, runMatch } from '../match';
+import { DEFAULT_CONFIG, type GameConfig, createWorld } from '../sim';
 import { mulberry32 } from '../stats';
 import type { Platform } from '../teams';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
 import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
+import type { EpisodeChecker, EpisodeExpectation } from './episodeCheck';
 import { ABANDONED_REPLAY_MAX } from './limits';
-import { type NewAnswer, type ParticipantRecord, type StoredEpisode, type StudyRecord, type StudyStore, newToken } from './store';
+import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
 
 /** An error with the HTTP status it maps to. */
 export class StudyError extends Error {
@@ -267,6 +267,7 @@ export function abandonAttempt(store: StudyStore, study: StudyRecord, participan
       throw new StudyError(400, (err as Error).message);
     }
     replay = text;
+    checkQuota(study, store.storedReplayBytes(participant.id), Buffer.byteLength(text));
   }
   store.abandonAttempt(participant.id, body.block, body.episode, body.attempt, { ticks: body.ticks, ...(replay ? { replay } : {}) });
   return sessionState(store, study, store.participant(participant.id)!);
@@ -274,73 +275,106 @@ export function abandonAttempt(store: StudyStore, study: StudyRecord, participan
 
 // --- episodes --------------------------------------------------------------------------
 
-export const episodeBodySchema = z.strictObject({
-  block: z.number().int().min(-1).max(100),
-  episode: z.number().int().min(0).max(1000),
-  /** The match's replay file (an object, as the page's Match.replay() returns it). */
-  replay: z.unknown(),
-  /** The page's match summary: cross-checked against the server's re-simulation, never stored. */
-  summary: claimedSummarySchema.optional(),
-});
-export type EpisodeBody = z.infer<typeof episodeBodySchema>;
+/**
+ * Seconds an episode's result may arrive sooner than its play allows after its attempt
+ * started. Both times are the server's own; the page starts the attempt before the match's
+ * countdown, so an honest result comes later than its play by the countdown and the
+ * request's travel. The second covers the clock's steps and rounding.
+ */
+export const EPISODE_TIME_TOLERANCE_SECONDS = 1;
 
-/** Order-insensitive deep equality of plain JSON values. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+/** Bytes of replays a participant has stored, against the study's quota. */
+function checkQuota(study: StudyRecord, stored: number, adding: number): void {
+  const quota = study.config.storageQuotaMiB * MIB;
+  if (stored + adding <= quota) return;
+  const mib = (bytes: number) => `${(bytes / MIB).toFixed(1)} MiB`;
+  throw new StudyError(
+    413,
+    `each participant may store at most ${study.config.storageQuotaMiB} MiB of replays in this study (its storageQuotaMiB); ${mib(stored)} are stored${adding > 0 ? ` and this replay takes ${mib(adding)}` : ''}`,
+  );
+}
+const MIB = 1024 * 1024;
+
+/** Refuse before reading a body when the participant's replays already fill the quota. */
+export function checkStorageLeft(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): void {
+  checkQuota(study, store.storedReplayBytes(participant.id), 0);
+}
+
+/**
+ * What the participant's current episode must be, from the session and the attempt the page
+ * started: null when there is no such episode (another step) or it was never started, so a
+ * body can only be a retry of one already stored.
+ */
+function planEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): EpisodeExpectation | null {
+  const step = state.step;
+  if (step.kind !== 'play' && step.kind !== 'practice') return null;
+  const attempt = store.attempts(participant.id).find((a) => a.block === step.block && a.episode === step.episode && a.status === 'playing');
+  if (!attempt) return null;
+  const config = studyGameConfig(step.episodeSeconds);
+  const age = (store.now().getTime() - Date.parse(attempt.startedAt)) / 1000;
+  const shortest = Math.min(config.winHoldSeconds, config.episodeSeconds);
+  if (age + EPISODE_TIME_TOLERANCE_SECONDS < shortest) {
+    throw new StudyError(400, `this episode was started ${age.toFixed(1)} s ago; no episode ends in less than ${shortest} s of play, so its result cannot be in yet`);
+  }
+  return {
+    block: step.block,
+    episode: step.episode,
+    seed: step.seed,
+    opponent: step.opponent,
+    teammate: step.teammate,
+    config,
+    personTeammate: study.config.teammate === PERSON_TEAMMATE,
+    maxTicks: Math.floor((age + EPISODE_TIME_TOLERANCE_SECONDS) * config.tickHz),
+    attemptAgeSeconds: age,
+  };
 }
 
 /**
  * Store the episode the participant just played. It must be the current one (block and
- * index), with the seed, teams and game config the server planned; a repeat of an episode
- * already stored is answered with the current state (a retried request).
+ * index), started by the page (its attempt on record), no sooner than its play allows after
+ * that start, with the seed, teams and game config the server planned, within the
+ * participant's storage quota; a repeat of an episode already stored is answered with the
+ * current state (a retried request). The body is read and re-simulated by `checker` (on a
+ * worker thread in the server).
  *
  * Every result stored comes from the server's own re-simulation (outcome, ticks, zone
  * progress, per-agent counts), never from the page's word: the replay must re-simulate
  * to every claim it makes, its AI agents' actions must follow their decisions (skills from
- * `models` where trained), and the page's summary must agree. An episode that falls short
- * is stored flagged (replay_ok 0, its problems in the summary's verification) and left out
- * of every analysis. A practice episode and the end of practice are one transaction.
+ * the trained models), and the page's summary must agree. An episode that falls short is
+ * stored all the same, flagged (replay_ok 0, its first problem and the tick by which the
+ * re-simulation had parted from the file; every problem in the summary's verification),
+ * and left out of every analysis: a participant's episode is never dropped for it. Its
+ * outcome is the re-simulation's, 'unfinished' when the file claims an end the
+ * re-simulation did not reach. A practice episode and the end of practice are one
+ * transaction.
  */
 export async function recordEpisode(
   store: StudyStore,
   study: StudyRecord,
   participant: ParticipantRecord,
-  body: EpisodeBody,
-  models: ModelLibrary,
+  body: Uint8Array | string,
+  checker: EpisodeChecker,
 ): Promise<SessionState> {
   const before = sessionState(store, study, participant);
-  if (storedEpisode(store, participant, body)) return before;
-  const step = expectEpisodeStep(before, body);
-  let replay: ReplayFile;
-  try {
-    replay = replayFromJson(body.replay, 'the replay');
-  } catch (err) {
-    throw new StudyError(400, (err as Error).message);
+  checkStorageLeft(store, study, participant);
+  const plan = planEpisode(store, study, participant, before);
+  const checked = await checker.check(body, plan);
+  if (checked.kind === 'refused') throw new StudyError(checked.status, checked.message);
+  if (checked.kind === 'other-slot') {
+    if (storedEpisode(store, participant, checked)) return sessionState(store, study, store.participant(participant.id)!);
+    const step = expectEpisodeStep(before, checked);
+    throw new StudyError(
+      409,
+      `episode ${step.episode + 1} of ${step.kind === 'practice' ? 'practice' : `block ${step.block + 1}`} was not started: the page records an episode's start (POST /attempts) before it is played, and its result is taken only after that`,
+    );
   }
-  if (replay.seed !== step.seed) throw new StudyError(400, `the replay's seed ${replay.seed} is not the planned ${step.seed}`);
-  if (replay.teams.blue !== 'human' || replay.teams.red !== step.opponent) throw new StudyError(400, 'the replay is not of the planned teams');
-  if (!sameJson(replay.config, studyGameConfig(step.episodeSeconds))) throw new StudyError(400, "the replay's game config is not the study's");
-  const world = createWorld(replay.seed, replay.config);
-  const blue = teamAgents(world, 0).map((a) => a.id);
-  const person = study.config.teammate === PERSON_TEAMMATE;
-  const humanAgents = person ? blue : [blue[0]!];
-  const agentControllers = world.agents.map((a) => (humanAgents.includes(a.id) ? 'human' : a.team === 0 ? step.teammate : step.opponent));
-  const check = await verifyReplayWithModels(replay, { models, people: { blue: { agents: humanAgents, ...(person ? {} : { teammate: step.teammate }) } } });
-  if (check.outcome === 'unfinished') {
-    throw new StudyError(400, `the episode is not finished: its replay re-simulates to tick ${check.ticks} with neither a winner nor the draw`);
-  }
-  const problems = [...check.problems, ...(body.summary ? summaryProblems(body.summary, check.summary) : [])];
+  const at = plan!;
   store.transaction(() => {
     // Another request may have stored it, or moved the session on, while this one re-simulated.
     const now = sessionState(store, study, store.participant(participant.id)!);
-    if (storedEpisode(store, participant, body)) return;
-    expectEpisodeStep(now, body);
+    if (storedEpisode(store, participant, at)) return;
+    const step = expectEpisodeStep(now, at);
+    checkQuota(study, store.storedReplayBytes(participant.id), Buffer.byteLength(checked.replay));
     store.addEpisode({
       studyId: study.id,
       participantId: participant.id,
@@ -348,17 +382,19 @@ export async function recordEpisode(
       episode: step.episode,
       opponent: step.opponent,
       teammate: step.teammate,
-      seed: replay.seed,
-      outcome: check.outcome as StoredEpisode['outcome'],
-      ticks: check.ticks,
-      durationSeconds: check.summary.durationSeconds,
-      progressBlue: check.progress.blue,
-      progressRed: check.progress.red,
-      humanAgents,
-      agentControllers,
-      summary: { ...check.summary, verification: { ok: problems.length === 0, problems, sides: check.sides } },
-      replay: JSON.stringify(replay),
-      replayOk: problems.length === 0,
+      seed: at.seed,
+      outcome: checked.outcome,
+      ticks: checked.ticks,
+      durationSeconds: checked.durationSeconds,
+      progressBlue: checked.progress.blue,
+      progressRed: checked.progress.red,
+      humanAgents: checked.humanAgents,
+      agentControllers: checked.agentControllers,
+      summary: checked.summary,
+      replay: checked.replay,
+      replayOk: checked.replayOk,
+      problem: checked.problem,
+      divergedByTick: checked.divergedByTick,
     });
     store.finishAttempt(participant.id, step.block, step.episode);
     if (step.kind === 'practice') store.markStep(participant.id, 'practice');
@@ -366,12 +402,12 @@ export async function recordEpisode(
   return sessionState(store, study, store.participant(participant.id)!);
 }
 
-function storedEpisode(store: StudyStore, participant: ParticipantRecord, body: EpisodeBody): boolean {
+function storedEpisode(store: StudyStore, participant: ParticipantRecord, body: { block: number; episode: number }): boolean {
   return store.participantEpisodes(participant.id).some((e) => e.block === body.block && e.episode === body.episode);
 }
 
 /** The session's episode step, when it is the one the body says. */
-function expectEpisodeStep(state: SessionState, body: EpisodeBody): Extract<Step, { kind: 'play' | 'practice' }> {
+function expectEpisodeStep(state: SessionState, body: { block: number; episode: number }): Extract<Step, { kind: 'play' | 'practice' }> {
   const step = expectStep(state, 'play', 'practice');
   if (step.block !== body.block || step.episode !== body.episode) {
     throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);

@@ -3,7 +3,7 @@
  * crash or a reload loses at most the episode being played. The schema, readable without
  * the program:
  *
- *   meta(key PRIMARY KEY, value)                      schema_version = 2
+ *   meta(key PRIMARY KEY, value)                      schema_version = 3
  *   studies(id PRIMARY KEY, kind 'play'|'observe', title, config JSON (validated, with
  *           defaults filled), admin_token_hash (sha256 hex of the admin token), status
  *           'open'|'closed', created_at)
@@ -23,15 +23,19 @@
  *   episodes(id INTEGER PRIMARY KEY, study_id, participant_id (NULL for bot-versus-bot
  *           clips), block (-1 practice, -2 bot clip), episode, opponent (red team id),
  *           teammate (blue AI id, "person", or the blue team of a bot clip), seed, outcome
- *           'blue'|'red'|'draw' (blue is the participant's side; outcome, ticks, duration
+ *           'blue'|'red'|'draw'|'unfinished' (blue is the participant's side; outcome, ticks, duration
  *           and progress are the server's re-simulation's, never the page's), ticks, duration_seconds,
  *           progress_blue, progress_red, human_agents JSON [agent ids people played],
  *           agent_controllers JSON [per agent id: "human" or a team id], summary JSON (the
  *           match summary of the server's re-simulation, with verification: {ok,
  *           problems, sides}), replay JSON (a hillmind-replay file), replay_ok 1 when the
  *           replay verified (every claim held, AI actions followed their decisions, the
- *           page's summary agreed; 0 rows are left out of the analysis), created_at;
- *           UNIQUE(participant_id, block, episode))
+ *           page's summary agreed; 0 rows are left out of the analysis, never dropped),
+ *           created_at, problem (a 0 row's first problem, in words), diverged_by_tick (when
+ *           the re-simulation did not reach the file's final state: the tick at which they
+ *           were compared, by which they had parted); UNIQUE(participant_id, block, episode)).
+ *           outcome is 'unfinished' when the file claims an end the re-simulation did not
+ *           reach. (problem, diverged_by_tick and 'unfinished' came with version 3.)
  *   judgements(id INTEGER PRIMARY KEY, participant_id -> participants, episode_id ->
  *           episodes, clip (position in the participant's list), agent, truth ("human" or
  *           the team id that played the agent), judged_human 0|1, created_at;
@@ -54,7 +58,7 @@ import Database from 'better-sqlite3';
 import { type StudyConfig, parseStudyConfig } from './config';
 import { nextRow, williamsDesign } from './latin';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Where studies live unless --db or HILLMIND_STUDY_DB says otherwise. */
 export const DEFAULT_STUDY_DB = 'data/studies.sqlite';
@@ -167,6 +171,47 @@ CREATE TABLE IF NOT EXISTS attempts (
 CREATE INDEX IF NOT EXISTS attempts_participant ON attempts(participant_id);
 `,
   },
+  {
+    // An episode whose replay does not re-simulate is kept: its outcome may be 'unfinished'
+    // (the re-simulation did not reach the end the file claims), with its first problem and
+    // the tick by which the re-simulation had parted from the file. SQLite cannot change a
+    // CHECK, so the table is made again (foreign keys are off while migrating).
+    to: 3,
+    sql: `
+CREATE TABLE episodes_v3 (
+  id INTEGER PRIMARY KEY,
+  study_id TEXT NOT NULL REFERENCES studies(id),
+  participant_id INTEGER REFERENCES participants(id),
+  block INTEGER NOT NULL,
+  episode INTEGER NOT NULL,
+  opponent TEXT NOT NULL,
+  teammate TEXT NOT NULL,
+  seed INTEGER NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('blue', 'red', 'draw', 'unfinished')),
+  ticks INTEGER NOT NULL,
+  duration_seconds REAL NOT NULL,
+  progress_blue REAL NOT NULL,
+  progress_red REAL NOT NULL,
+  human_agents TEXT NOT NULL,
+  agent_controllers TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  replay TEXT NOT NULL,
+  replay_ok INTEGER NOT NULL CHECK (replay_ok IN (0, 1)),
+  created_at TEXT NOT NULL,
+  problem TEXT,
+  diverged_by_tick INTEGER,
+  UNIQUE (participant_id, block, episode)
+);
+INSERT INTO episodes_v3 (id, study_id, participant_id, block, episode, opponent, teammate, seed, outcome, ticks, duration_seconds,
+    progress_blue, progress_red, human_agents, agent_controllers, summary, replay, replay_ok, created_at)
+  SELECT id, study_id, participant_id, block, episode, opponent, teammate, seed, outcome, ticks, duration_seconds,
+    progress_blue, progress_red, human_agents, agent_controllers, summary, replay, replay_ok, created_at FROM episodes;
+DROP TABLE episodes;
+ALTER TABLE episodes_v3 RENAME TO episodes;
+CREATE INDEX IF NOT EXISTS episodes_study ON episodes(study_id);
+CREATE INDEX IF NOT EXISTS episodes_participant ON episodes(participant_id);
+`,
+  },
 ];
 
 /** The schema as version 1 wrote it, then every migration: a new file ends at SCHEMA_VERSION. */
@@ -178,10 +223,18 @@ function migrate(db: Database.Database, path: string): void {
     db.close();
     throw new Error(`${path} has study schema version ${row?.value}; this build reads versions 1 to ${SCHEMA_VERSION}`);
   }
-  db.transaction(() => {
-    for (const m of MIGRATIONS) if (m.to > from) db.exec(m.sql);
-    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('schema_version', String(SCHEMA_VERSION));
-  })();
+  // A table made again must not trip the keys that point at it (SQLite's own recipe); checked before the commit.
+  db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      for (const m of MIGRATIONS) if (m.to > from) db.exec(m.sql);
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`${path}: migrating to study schema version ${SCHEMA_VERSION} broke ${broken.length} references`);
+      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('schema_version', String(SCHEMA_VERSION));
+    })();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }
 
 export type AnswerKind = 'likert' | 'open' | 'choice' | 'reason' | 'background';
@@ -250,7 +303,8 @@ export interface StoredEpisode {
   readonly opponent: string;
   readonly teammate: string;
   readonly seed: number;
-  readonly outcome: 'blue' | 'red' | 'draw';
+  /** 'unfinished' only for a flagged episode whose re-simulation did not reach the end its file claims. */
+  readonly outcome: 'blue' | 'red' | 'draw' | 'unfinished';
   readonly ticks: number;
   readonly durationSeconds: number;
   readonly progressBlue: number;
@@ -258,10 +312,16 @@ export interface StoredEpisode {
   readonly humanAgents: readonly number[];
   readonly agentControllers: readonly string[];
   readonly replayOk: boolean;
+  /** Why the replay did not verify (its first problem); null when it did. */
+  readonly problem: string | null;
+  /** When the re-simulation did not reach the file's final state: the tick by which they had parted. */
+  readonly divergedByTick: number | null;
   readonly createdAt: string;
 }
 
-export type NewEpisode = Omit<StoredEpisode, 'id' | 'createdAt'> & {
+export type NewEpisode = Omit<StoredEpisode, 'id' | 'createdAt' | 'problem' | 'divergedByTick'> & {
+  readonly problem?: string | null;
+  readonly divergedByTick?: number | null;
   /** The match summary (stored as JSON). */
   readonly summary: unknown;
   /** The replay file as JSON text. */
@@ -366,7 +426,7 @@ function toAnswer(row: Row): AnswerRecord {
 }
 
 const EPISODE_COLUMNS =
-  'id, study_id, participant_id, block, episode, opponent, teammate, seed, outcome, ticks, duration_seconds, progress_blue, progress_red, human_agents, agent_controllers, replay_ok, created_at';
+  'id, study_id, participant_id, block, episode, opponent, teammate, seed, outcome, ticks, duration_seconds, progress_blue, progress_red, human_agents, agent_controllers, replay_ok, problem, diverged_by_tick, created_at';
 
 function toEpisode(row: Row): StoredEpisode {
   return {
@@ -378,7 +438,7 @@ function toEpisode(row: Row): StoredEpisode {
     opponent: String(row.opponent),
     teammate: String(row.teammate),
     seed: Number(row.seed),
-    outcome: row.outcome as 'blue' | 'red' | 'draw',
+    outcome: row.outcome as StoredEpisode['outcome'],
     ticks: Number(row.ticks),
     durationSeconds: Number(row.duration_seconds),
     progressBlue: Number(row.progress_blue),
@@ -386,6 +446,8 @@ function toEpisode(row: Row): StoredEpisode {
     humanAgents: JSON.parse(String(row.human_agents)) as number[],
     agentControllers: JSON.parse(String(row.agent_controllers)) as string[],
     replayOk: row.replay_ok === 1,
+    problem: str(row.problem),
+    divergedByTick: row.diverged_by_tick === null || row.diverged_by_tick === undefined ? null : Number(row.diverged_by_tick),
     createdAt: String(row.created_at),
   };
 }
@@ -427,7 +489,8 @@ export interface StoreOptions {
 }
 
 export class StudyStore {
-  private readonly now: () => Date;
+  /** The store's clock: what it stamps records with, and what checks of their times compare with. */
+  readonly now: () => Date;
 
   private constructor(
     readonly db: Database.Database,
@@ -611,8 +674,8 @@ export class StudyStore {
       const info = this.db
         .prepare(
           `INSERT INTO episodes (study_id, participant_id, block, episode, opponent, teammate, seed, outcome, ticks, duration_seconds,
-             progress_blue, progress_red, human_agents, agent_controllers, summary, replay, replay_ok, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             progress_blue, progress_red, human_agents, agent_controllers, summary, replay, replay_ok, problem, diverged_by_tick, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           e.studyId,
@@ -632,6 +695,8 @@ export class StudyStore {
           JSON.stringify(e.summary),
           e.replay,
           e.replayOk ? 1 : 0,
+          e.problem ?? null,
+          e.divergedByTick ?? null,
           stamp,
         );
       if (e.participantId !== null) this.db.prepare('UPDATE participants SET updated_at = ? WHERE id = ?').run(stamp, e.participantId);
@@ -648,6 +713,17 @@ export class StudyStore {
   /** A participant's episodes, in the order played. */
   participantEpisodes(participantId: number): StoredEpisode[] {
     return (this.db.prepare(`SELECT ${EPISODE_COLUMNS} FROM episodes WHERE participant_id = ? ORDER BY id`).all(participantId) as Row[]).map(toEpisode);
+  }
+
+  /** Bytes of replays a participant has stored: episodes' and left episodes' (the study's storage quota counts them). */
+  storedReplayBytes(participantId: number): number {
+    const row = this.db
+      .prepare(
+        `SELECT (SELECT COALESCE(SUM(LENGTH(CAST(replay AS BLOB))), 0) FROM episodes WHERE participant_id = ?)
+              + (SELECT COALESCE(SUM(LENGTH(CAST(replay AS BLOB))), 0) FROM attempts WHERE participant_id = ?) AS bytes`,
+      )
+      .get(participantId, participantId) as { bytes: number };
+    return Number(row.bytes);
   }
 
   /** The stored replay JSON text of an episode. */

@@ -13,7 +13,7 @@ import { studyRoutes } from '../../src/server/studyRoutes';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { type Step, StudyStore, createStudy } from '../../src/survey';
 import { TEST_PLATFORM } from '../helpers/platform';
-import { humanEpisode, quickStudy } from './fixture';
+import { humanEpisode, manualClock, quickStudy } from './fixture';
 import { mutate, mutation } from '../helpers/fuzz';
 
 const STUDY = 'fuzz-study';
@@ -22,9 +22,10 @@ const dir = mkdtempSync(join(tmpdir(), 'hillmind-fuzz-'));
 let store: StudyStore;
 let running: RunningServer;
 let adminToken: string;
+const clock = manualClock();
 
 beforeAll(async () => {
-  store = StudyStore.open(':memory:');
+  store = StudyStore.open(':memory:', { now: clock.now });
   ({ adminToken } = await createStudy(store, quickStudy(STUDY), TEST_PLATFORM));
   running = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, models: TEST_PLATFORM.models, sessionsPerMinute: 1_000_000 }) }), 0);
 });
@@ -97,6 +98,8 @@ describe('the study API under random and mutated requests', () => {
         // Each run its own participant, so an accepted episode does not move the next run on.
         const fresh = await session();
         await post(`/api/study/${STUDY}/instructions`, '{}', { 'x-study-token': fresh });
+        await post(`/api/study/${STUDY}/attempts`, JSON.stringify({ block: valid.block, episode: valid.episode }), { 'x-study-token': fresh });
+        clock.advance(5);
         expectAnswered(await post(`/api/study/${STUDY}/episodes`, body, { 'x-study-token': fresh }));
       }),
       RUNS,

@@ -9,15 +9,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { MatchSummary, ReplayFile } from '../../src/match';
+import { type MatchSummary, REPLAY_VERSION, type ReplayFile } from '../../src/match';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { studyRoutes } from '../../src/server/studyRoutes';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { type Step, StudyStore, analyzeStudy, createStudy } from '../../src/survey';
 import { TEST_PLATFORM } from '../helpers/platform';
-import { humanEpisode, quickStudy } from './fixture';
+import { humanEpisode, manualClock, quickStudy } from './fixture';
 
 const STUDY = 'derive-study';
+const clock = manualClock();
 
 let dir: string;
 let store: StudyStore;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hillmind-derive-'));
   mkdirSync(join(dir, 'dist'));
   writeFileSync(join(dir, 'dist', 'study.html'), '<!doctype html>');
-  store = StudyStore.open(join(dir, 'studies.sqlite'));
+  store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   await createStudy(store, quickStudy(STUDY), TEST_PLATFORM);
   running = await listen(createAppServer({ root: join(dir, 'dist'), routes: studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000 }) }), 0);
 });
@@ -59,15 +60,19 @@ async function atFirstBlock(): Promise<{ token: string; step: Extract<Step, { ki
   return { token, step, id: store.participants(STUDY).at(-1)!.id };
 }
 
-async function played(step: Step): Promise<{ replay: ReplayFile; summary: MatchSummary }> {
+/** Start the step's episode as the page does and play it for as long as it lasts (the clock moves on by its length and 3 s). */
+async function played(step: Step, token: string): Promise<{ replay: ReplayFile; summary: MatchSummary }> {
   if (step.kind !== 'play' && step.kind !== 'practice') throw new Error(`not an episode step: ${step.kind}`);
-  return humanEpisode(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: step.episodeSeconds ?? 60 });
+  expect((await api('POST', '/attempts', { block: step.block, episode: step.episode }, token)).status).toBe(200);
+  const episode = await humanEpisode(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: step.episodeSeconds ?? 60 });
+  clock.advance(episode.replay.ticks / DEFAULT_CONFIG.tickHz + 3);
+  return episode;
 }
 
 describe('results the server derives', () => {
   it('a real replay whose outcome says the participant won is stored with the re-simulated outcome, flagged and left out of the win rates', async () => {
     const { token, step, id } = await atFirstBlock();
-    const { replay, summary } = await played(step);
+    const { replay, summary } = await played(step, token);
     expect(replay.outcome).toBe('draw'); // a one-second episode
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: { ...replay, outcome: 'blue' }, summary: { ...summary, winner: 'blue' } }, token);
     expect(r.status).toBe(200);
@@ -84,20 +89,24 @@ describe('results the server derives', () => {
 
   it('a replay whose hash does not match is stored with what its actions re-simulate to, flagged and excluded', async () => {
     const { token, step, id } = await atFirstBlock();
-    const { replay, summary } = await played(step);
+    const { replay, summary } = await played(step, token);
     const forged = { ...replay, actions: replay.actions.map((a) => (a[1] === 2 ? ([a[0], a[1], 0, 0, 0, 0, 0] as typeof a) : a)) };
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: forged, summary }, token);
     expect(r.status).toBe(200);
     const [stored] = store.participantEpisodes(id);
     expect(stored!.replayOk).toBe(false);
     const verification = (store.summaryJson(stored!.id) as { verification: { problems: string[] } }).verification;
-    expect(verification.problems[0]).toMatch(/^finalHash: the file says [0-9a-f]{16}; the re-simulation gives [0-9a-f]{16}$/);
+    expect(verification.problems).toContainEqual(expect.stringMatching(/^finalHash: the file says [0-9a-f]{16}; the re-simulation gives [0-9a-f]{16}$/));
+    // Where it parted is kept beside the first problem, for the admin page and the exports.
+    expect(stored!.problem).toBe(verification.problems[0]);
+    expect(stored!.divergedByTick).toBeGreaterThan(0);
+    expect(stored!.divergedByTick).toBeLessThanOrEqual(replay.ticks);
     expect(analyzeStudy(store.studyData(STUDY)).episodes.excluded).toBe(2);
   });
 
   it("an honest episode is stored with the re-simulation's summary (per-agent counts), not the page's", async () => {
     const { token, step, id } = await atFirstBlock();
-    const { replay, summary } = await played(step);
+    const { replay, summary } = await played(step, token);
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay, summary }, token);
     expect(r.status).toBe(200);
     const [stored] = store.participantEpisodes(id);
@@ -111,8 +120,15 @@ describe('results the server derives', () => {
 
   it('a replay cut short of its end is refused: the re-simulation has no outcome', async () => {
     const { token, step } = await atFirstBlock();
-    const { replay } = await played(step);
-    const cut = { ...replay, ticks: 20, actions: replay.actions.filter((a) => a[0] < 20), decisions: replay.decisions.filter((d) => d.tick < 20) };
+    const { replay } = await played(step, token);
+    const every = replay.checkpoints.every;
+    const cut = {
+      ...replay,
+      ticks: 20,
+      checkpoints: { every, hashes: replay.checkpoints.hashes.slice(0, 16 * Math.floor(20 / every)) },
+      actions: replay.actions.filter((a) => a[0] < 20),
+      decisions: replay.decisions.filter((d) => d.tick < 20),
+    };
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: cut }, token);
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('the episode is not finished: its replay re-simulates to tick 20 with neither a winner nor the draw');
@@ -122,7 +138,7 @@ describe('results the server derives', () => {
 describe('malformed episodes get a 4xx, never a 500', () => {
   it('an action naming an agent the world lacks: 400', async () => {
     const { token, step } = await atFirstBlock();
-    const { replay } = await played(step);
+    const { replay } = await played(step, token);
     const bad = { ...replay, actions: [...replay.actions.slice(0, 4), [1, 17, 0, 0, 0, 0, 0]] };
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: bad }, token);
     expect(r.status).toBe(400);
@@ -131,7 +147,7 @@ describe('malformed episodes get a 4xx, never a 500', () => {
 
   it('a deeply nested summary or replay: 400', async () => {
     const { token, step } = await atFirstBlock();
-    const { replay, summary } = await played(step);
+    const { replay, summary } = await played(step, token);
     const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
     const body = (summaryText: string, replayText: string) => `{"block":${step.block},"episode":${step.episode},"replay":${replayText},"summary":${summaryText}}`;
     const nested = await api('POST', '/episodes', body(`{"agents":${deep}}`, JSON.stringify(replay)), token);
@@ -140,7 +156,9 @@ describe('malformed episodes get a 4xx, never a 500', () => {
     const hidden = await api('POST', '/episodes', body(JSON.stringify({ ...summary, extra: 'x' }).replace('"extra":"x"', `"extra":${deep}`), JSON.stringify(replay)), token);
     expect(hidden.status).toBe(200); // fields the server does not know are dropped unread
     const { token: other, step: next } = await atFirstBlock();
-    const inReplay = await api('POST', '/episodes', `{"block":${next.block},"episode":${next.episode},"replay":{"format":"hillmind-replay","version":1,"config":${deep}}}`, other);
+    await api('POST', '/attempts', { block: next.block, episode: next.episode }, other);
+    clock.advance(60);
+    const inReplay = await api('POST', '/episodes', `{"block":${next.block},"episode":${next.episode},"replay":{"format":"hillmind-replay","version":${REPLAY_VERSION},"config":${deep}}}`, other);
     expect(inReplay.status).toBe(400);
     expect(inReplay.body.error).toMatch(/^the replay is malformed at /);
   });
@@ -153,7 +171,7 @@ describe('practice', () => {
     const step = stepOf(await api('POST', '/instructions', {}, token));
     expect(step.kind).toBe('practice');
     const id = store.participants(STUDY).at(-1)!.id;
-    const { replay, summary } = await played(step);
+    const { replay, summary } = await played(step, token);
     const body = { block: -1, episode: 0, replay, summary };
     const crash = vi.spyOn(store, 'markStep').mockImplementationOnce(() => {
       throw new Error('the process died here');
@@ -176,7 +194,7 @@ describe('practice', () => {
 describe('a database that cannot be written', () => {
   it('answers 503 naming the file, and stores nothing', async () => {
     const { token, step, id } = await atFirstBlock();
-    const { replay, summary } = await played(step);
+    const { replay, summary } = await played(step, token);
     store.db.pragma('query_only = ON');
     try {
       const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay, summary }, token);

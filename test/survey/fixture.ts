@@ -131,3 +131,9 @@ export async function humanEpisode(
   }
   return { replay: match.replay(), summary: match.summary() };
 }
+
+/** A clock tests move by hand: a store opened with it stamps attempts with it, and the study checks episode times against it. */
+export function manualClock(start = Date.parse('2026-03-02T09:00:00Z')): { now: () => Date; advance(seconds: number): void } {
+  let t = start;
+  return { now: () => new Date(t), advance: (seconds) => void (t += seconds * 1000) };
+}

@@ -20,6 +20,7 @@ import {
   abandonAttempt,
   acknowledgeInstructions,
   createStudy,
+  inProcessChecker,
   parseStudyConfig,
   recordEpisode,
   sessionState,
@@ -30,16 +31,17 @@ import {
 } from '../../src/survey';
 import { createHumanTeam } from '../../src/teams/human';
 import { TEST_PLATFORM } from '../helpers/platform';
-import { IDLE_INPUT, humanReplay } from './fixture';
+import { IDLE_INPUT, humanReplay, manualClock } from './fixture';
 
 let dir: string;
+const clock = manualClock();
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'hillmind-restarts-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function studyWith(restartsPerEpisode: number | undefined, id: string) {
-  const store = StudyStore.open(join(dir, `${id}.sqlite`));
+  const store = StudyStore.open(join(dir, `${id}.sqlite`), { now: clock.now });
   const { study } = await createStudy(
     store,
     { id, teams: ['bt-scripted', 'heuristic'], episodesPerBlock: 2, episodeSeconds: 1, ...(restartsPerEpisode === undefined ? {} : { restartsPerEpisode }) },
@@ -59,7 +61,8 @@ const play = (state: SessionState) => {
 async function finish(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): Promise<SessionState> {
   const step = play(state);
   const replay = await humanReplay(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: 1 });
-  return recordEpisode(store, study, participant, { block: step.block, episode: step.episode, replay }, TEST_PLATFORM.models);
+  clock.advance(replay.ticks / DEFAULT_CONFIG.tickHz + 3);
+  return recordEpisode(store, study, participant, JSON.stringify({ block: step.block, episode: step.episode, replay }), inProcessChecker(TEST_PLATFORM.models));
 }
 
 describe('episode restarts', () => {
@@ -109,7 +112,7 @@ describe('episode restarts', () => {
     expect(store.attempts(participant.id).map((a) => a.status)).toEqual(['abandoned', 'abandoned']);
     // The skipped episode cannot be sent any more.
     const replay = await humanReplay(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: 1 });
-    await expect(recordEpisode(store, study, participant, { ...at, replay }, TEST_PLATFORM.models)).rejects.toThrow(StudyError);
+    await expect(recordEpisode(store, study, participant, JSON.stringify({ ...at, replay }), inProcessChecker(TEST_PLATFORM.models))).rejects.toThrow(StudyError);
     // The notice stays until the next episode starts.
     expect(sessionState(store, study, participant).notice).toMatch(/not played again/);
     startAttempt(store, study, participant, { block: step.block, episode: step.episode + 1 });
@@ -161,6 +164,6 @@ describe('episode restarts', () => {
     const newer = new Database(path);
     newer.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '99');");
     newer.close();
-    expect(() => StudyStore.open(path)).toThrow(/version 99; this build reads versions 1 to 2/);
+    expect(() => StudyStore.open(path)).toThrow(/version 99; this build reads versions 1 to 3/);
   });
 });

@@ -12,13 +12,14 @@ import { type RunningServer, createAppServer, healthRoute, listen } from '../../
 import { studyRoutes } from '../../src/server/studyRoutes';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { type Step, type StudyConfigInput, StudyStore, analyzeStudy, createStudy } from '../../src/survey';
-import { humanEpisode, quickStudy } from './fixture';
+import { humanEpisode, manualClock, quickStudy } from './fixture';
 import { TEST_PLATFORM } from '../helpers/platform';
 
 let dir: string;
 let store: StudyStore;
 let running: RunningServer;
 let adminToken: string;
+const clock = manualClock();
 const STUDY = 'api-study';
 const CONFIG: StudyConfigInput = { ...quickStudy(STUDY), completion: { code: 'API-CODE' } };
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
   mkdirSync(root);
   writeFileSync(join(root, 'index.html'), '<!doctype html><title>app</title>');
   writeFileSync(join(root, 'study.html'), '<!doctype html><title>study page</title>');
-  store = StudyStore.open(join(dir, 'studies.sqlite'));
+  store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   ({ adminToken } = await createStudy(store, CONFIG, TEST_PLATFORM));
   await createStudy(store, { ...CONFIG, id: 'other-study' }, TEST_PLATFORM);
   running = await listen(createAppServer({ root, routes: [healthRoute(), ...studyRoutes({ root, store, sessionsPerMinute: 1000 })] }), 0);
@@ -73,10 +74,12 @@ async function join_(study = STUDY, external: Record<string, string> = {}): Prom
   return { token: r.body.token as string, step: state.step, participant: state.participant };
 }
 
-/** Play the step's episode (a real replay, the person idle) and send it. */
+/** Start the step's episode as the page does, play it (a real replay, the person idle) for as long as it lasts, and send it. */
 async function sendEpisode(token: string, step: Step, tamper?: (r: ReplayFile) => ReplayFile): Promise<Reply> {
   if (step.kind !== 'play' && step.kind !== 'practice') throw new Error(`not an episode step: ${step.kind}`);
+  await api('POST', `/api/study/${STUDY}/attempts`, { block: step.block, episode: step.episode }, as(token));
   const { replay, summary } = await humanEpisode(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: step.episodeSeconds ?? 60 });
+  clock.advance(replay.ticks / DEFAULT_CONFIG.tickHz + 3);
   return api('POST', `/api/study/${STUDY}/episodes`, { block: step.block, episode: step.episode, replay: tamper ? tamper(replay) : replay, summary }, as(token));
 }
 

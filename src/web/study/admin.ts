@@ -1,7 +1,8 @@
 /**
  * The researcher's progress page at /study/<id>/admin: behind the study's admin token
  * (typed in, or passed once as #token=... and then dropped from the address bar), it shows
- * who is where, the running counts, the forced choice so far, the Likert ratings per team
+ * who is where, the running counts, the episodes whose replay did not verify (with why and
+ * where their re-simulation parted), the forced choice so far, the Likert ratings per team
  * (means, medians and the Friedman test the analysis computes), every free-text answer (as
  * text) and export downloads. It refreshes itself every 10 seconds.
  */
@@ -21,6 +22,17 @@ interface Progress {
     startedAt: string;
     updatedAt: string;
     completedAt: string | null;
+  }[];
+  readonly unverified?: readonly {
+    participant?: number;
+    block: number;
+    episode: number;
+    opponent: string;
+    outcome: string;
+    ticks: number;
+    problem: string | null;
+    divergedByTick: number | null;
+    createdAt: string;
   }[];
   readonly freeText: readonly { participant?: number; team: string | null; label: string | null; item: string; text: string; createdAt: string }[];
 }
@@ -154,7 +166,7 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         el(
           'p',
           { id: 'admin-counts', class: 'mono' },
-          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restart${progress.counts.restarts === 1 ? '' : 's'} · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
+          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restart${progress.counts.restarts === 1 ? '' : 's'} · ${progress.counts.unverified ?? 0} not verified · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
         ),
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
@@ -190,6 +202,26 @@ export function adminPage(root: HTMLElement, studyId: string): void {
             when(p.completedAt),
           ]),
           'admin-participants',
+        ),
+        el('h2', { text: 'Episodes whose replay did not verify' }),
+        el('p', {
+          class: 'hint',
+          text: 'Kept and exported (replay_ok 0), left out of the analysis. Outcome and ticks are the server\'s re-simulation; "parted by" is the first tick at which a state hash the page recorded differs.',
+        }),
+        table(
+          ['#', 'block', 'episode', 'team', 'outcome', 'ticks', 'parted by tick', 'first problem', 'stored'],
+          (progress.unverified ?? []).map((e) => [
+            String(e.participant ?? ''),
+            e.block < 0 ? 'practice' : String(e.block + 1),
+            String(e.episode + 1),
+            e.opponent,
+            e.outcome,
+            String(e.ticks),
+            e.divergedByTick === null ? '-' : String(e.divergedByTick),
+            e.problem ?? '',
+            when(e.createdAt),
+          ]),
+          'admin-unverified',
         ),
         el('h2', { text: 'Free-text answers' }),
         table(['#', 'team', 'question', 'answer'], progress.freeText.map((f) => [String(f.participant ?? ''), f.team ? `${f.team} (${f.label})` : '', f.item, f.text]), 'admin-free-text'),
