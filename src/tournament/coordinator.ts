@@ -9,6 +9,12 @@
  * from Redis only after its records are appended. A killed coordinator loses nothing: on
  * --resume it adds the same jobs again (BullMQ keeps one job per id, so those waiting,
  * running or finished are not added twice) and collects those that finished meanwhile.
+ *
+ * A Redis that lost its data (restarted without persistence, or before its first
+ * snapshot; a FLUSHALL) is noticed by the tournament's registry entry being gone: the
+ * coordinator registers the tournament again, so workers find it, and adds every job not
+ * yet recorded at once. A Redis that does not answer for `silenceMs` ends the run with an
+ * error naming it, the records so far kept for --resume.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
@@ -47,6 +53,10 @@ export interface CoordinatorOptions {
   /** Lock of the local threads' jobs (see QueueWorkerOptions.lockMs). */
   readonly lockMs: number;
   readonly pollMs?: number;
+  /** How long Redis may go unanswering before the run ends with an error; default 60 s. */
+  readonly silenceMs?: number;
+  /** Clock in ms (tests); default performance.now. */
+  readonly now?: () => number;
   readonly onProgress?: (progress: QueueProgress) => void;
   readonly onEvent?: (message: string) => void;
 }
@@ -78,6 +88,30 @@ export interface QueueOutcome {
 
 /** Re-adding every unfinished job now and then restores any that Redis lost (adding an existing id is a no-op). */
 const RECONCILE_MS = 10_000;
+
+/**
+ * How long Redis may not answer before the coordinator gives up: a restart takes seconds,
+ * and BullMQ's client reconnects at most 20 s apart, so a minute spans several tries.
+ */
+export const DEFAULT_SILENCE_MS = 60_000;
+
+/** Redis has not answered for too long: the run ends, its records kept. */
+export class RedisSilent extends Error {
+  constructor(shown: string, seconds: number, lastError: string) {
+    super(
+      `Redis at ${shown} has not answered for ${seconds} s${lastError ? ` (last error: ${lastError})` : ''}. ` +
+        'The episodes recorded so far are kept: start Redis again and run the same command with --resume.',
+    );
+    this.name = 'RedisSilent';
+  }
+}
+
+/** `promise`, or a rejection once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${Math.round(ms)} ms`)), Math.max(0, ms))));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 
 export async function coordinate(options: CoordinatorOptions): Promise<QueueOutcome> {
@@ -167,7 +201,21 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
     }
   };
 
-  await client.hset(REGISTRY_KEY, { [id]: JSON.stringify({ queue: queueName(id), manifest: options.manifest }) });
+  const register = () => client.hset(REGISTRY_KEY, { [id]: JSON.stringify({ queue: queueName(id), manifest: options.manifest }) });
+
+  /**
+   * The registry entry is written once and removed only by this coordinator at the end: when
+   * it is gone, Redis lost its data. Register again and re-add every job not yet recorded.
+   */
+  const restoreIfLost = async (): Promise<void> => {
+    if (await client.hexists(REGISTRY_KEY, id)) return;
+    await register();
+    const jobs = [...outstanding.values()].filter((job) => !failed.has(job.id));
+    await enqueue(jobs);
+    report(`Redis at ${options.redis.shown} lost this tournament (restarted without its data?): registered it again and re-added ${jobs.length} job${jobs.length === 1 ? '' : 's'}`);
+  };
+
+  await register();
   // Jobs that failed before a --resume get their attempts again.
   for (const job of await queue.getJobs(['failed'], 0, -1)) {
     if (outstanding.has(job.id ?? '')) await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
@@ -190,27 +238,47 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
         onEvent: report,
       });
     }
-    let reconciled = performance.now();
-    while ([...outstanding.keys()].some((jobId) => !failed.has(jobId))) {
+    const now = options.now ?? (() => performance.now());
+    const silenceMs = options.silenceMs ?? DEFAULT_SILENCE_MS;
+    let reconciled = now();
+    /** When Redis last answered a whole round. */
+    let answered = now();
+    const round = async (): Promise<number> => {
       const read = await collect();
       if (read > 0) progress();
       await checkFailures();
-      if (performance.now() - reconciled > RECONCILE_MS) {
-        reconciled = performance.now();
+      await restoreIfLost();
+      if (now() - reconciled > RECONCILE_MS) {
+        reconciled = now();
         await enqueue([...outstanding.values()].filter((job) => !failed.has(job.id)));
+      }
+      return read;
+    };
+    while ([...outstanding.keys()].some((jobId) => !failed.has(jobId))) {
+      let read = 0;
+      try {
+        // A round that hangs on a silent Redis is cut off when the silence has lasted too long.
+        read = await within(round(), silenceMs - (now() - answered));
+        answered = now();
+      } catch (err) {
+        if (now() - answered >= silenceMs) throw new RedisSilent(options.redis.shown, Math.round(silenceMs / 1000), lastError || (err as Error).message);
+        // A passing failure (a connection lost mid-command): the next round tries again.
       }
       if (read === 0) await sleep(options.pollMs ?? 200);
     }
     finished = true;
   } finally {
+    // Redis may be gone when the run failed: then the queue's connection is dropped at once
+    // (waiting for its 'end', as queue.disconnect() does, never ends while it reconnects).
+    if (!finished) (await queue.client).disconnect();
     await local?.close();
     if (finished) {
       // Done with the tournament: nothing of it is left in Redis, and workers let it go.
       await client.hdel(REGISTRY_KEY, id);
       await client.del(refusalsKey(id));
       await queue.obliterate({ force: true });
+      await queue.close();
     }
-    await queue.close();
   }
   return { collected, shares, retriedAfterStall, failed: [...failed.values()], refusals };
 }

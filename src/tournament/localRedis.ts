@@ -50,23 +50,26 @@ function started(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
-/** Start redis-server (extra arguments such as ['--requirepass', 's3cret'] after the defaults). */
-export async function startLocalRedis(serverPath: string, extraArgs: readonly string[] = []): Promise<LocalRedis> {
+/**
+ * Start redis-server (extra arguments such as ['--requirepass', 's3cret'] after the defaults);
+ * on `port` when given (a restart of one that was stopped: it comes back empty).
+ */
+export async function startLocalRedis(serverPath: string, extraArgs: readonly string[] = [], port?: number): Promise<LocalRedis> {
   for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const child = spawn(serverPath, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chosen = port ?? (await freePort());
+    const child = spawn(serverPath, ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       await started(child, 20_000);
     } catch (err) {
       child.kill('SIGKILL');
-      if (attempt < 3) continue; // the port was taken between finding and binding it
+      if (attempt < 3 && port === undefined) continue; // the port was taken between finding and binding it
       throw err;
     }
     child.stdout!.resume();
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     return {
-      url: `redis://127.0.0.1:${port}`,
-      port,
+      url: `redis://127.0.0.1:${chosen}`,
+      port: chosen,
       pid: child.pid!,
       async stop() {
         if (child.exitCode === null && child.signalCode === null) {

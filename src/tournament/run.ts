@@ -33,6 +33,8 @@ export interface QueueRunOptions {
   readonly lockMs?: number;
   /** Refusals, failed jobs, jobs retried after their worker went silent, Redis errors. */
   readonly onEvent?: (message: string) => void;
+  /** How long Redis may not answer before the run ends with an error (default 60 s). */
+  readonly silenceMs?: number;
 }
 
 export interface RunOptions {
@@ -167,6 +169,7 @@ async function playLocked(
             : {}),
           onProgress: (p) => options.onProgress?.(p.done, p.total, p.shares),
           ...(options.queue.onEvent ? { onEvent: options.queue.onEvent } : {}),
+          ...(options.queue.silenceMs !== undefined ? { silenceMs: options.queue.silenceMs } : {}),
         });
       } else {
         // A model in this process (the local engine, loaded by the probe) is shared with the

@@ -301,6 +301,51 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     await queue.close();
   });
 
+  it('Redis restarted empty mid-run: the coordinator registers the tournament again and re-adds the jobs; every episode recorded once', { timeout: 180_000 }, async () => {
+    // A Redis of its own, restarted empty on the same port (no persistence: --save '' --appendonly no).
+    let own = await startLocalRedis(SERVER!);
+    try {
+      const worker = await startWorker(own.url);
+      const out = tempDir();
+      const path = join(out, 'episodes.jsonl');
+      const events: string[] = [];
+      const run = runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: parseRedisAddress(own.url), episodesPerJob: 1, onEvent: (m) => events.push(m) } });
+      run.catch(() => {});
+      await waitFor('a first record', () => existsSync(path) && readFileSync(path, 'utf8').includes('\n'));
+      await own.stop();
+      own = await startLocalRedis(SERVER!, [], own.port);
+      const result = await run;
+      expect(events.find((m) => m.includes('lost this tournament'))).toMatch(
+        new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${own.port} lost this tournament \\(restarted without its data\\?\\): registered it again and re-added \\d+ jobs$`),
+      );
+      expect(result.records).toHaveLength(TOTAL);
+      expectEveryEpisodeOnceAsPlayedLocally(out);
+      expect(worker.child.exitCode).toBe(null);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('a Redis that stays down ends the run within the silence bound, naming it, and frees the folder', { timeout: 120_000 }, async () => {
+    const own = await startLocalRedis(SERVER!);
+    const out = tempDir();
+    let queued = false;
+    const run = runTournament({
+      settings: SETTINGS,
+      platform: { env: {} },
+      out,
+      workers: 0,
+      resume: false,
+      queue: { redis: parseRedisAddress(own.url), silenceMs: 3000 },
+      onProgress: (_done, _total, shares) => (queued ||= shares !== undefined),
+    });
+    run.catch(() => {});
+    await waitFor('the jobs to be queued', () => queued);
+    await own.stop();
+    await expect(run).rejects.toThrow(new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${own.port} has not answered for 3 s.*run the same command with --resume\\.$`));
+    expect(existsSync(join(out, 'tournament.lock'))).toBe(false);
+  });
+
   it('an unreachable Redis is a clear error at once, for the coordinator and for a worker', { timeout: 120_000 }, async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
     const out = join(tempDir(), 'never');
