@@ -14,7 +14,12 @@ export interface EpisodeCheckPoolOptions {
   readonly modelDir: string;
   /** Worker threads (default 1: the main thread keeps a core on a 2-core machine). */
   readonly threads?: number;
-  /** Longest one check may take before it is ended and answered 503 (default 30 s; a 60 s episode takes well under 1 s). */
+  /**
+   * Longest one check may take before it is ended and answered 503. Default 90 s: checking
+   * runs at about 1.1 ms a tick with trained skills on both sides (a 708-tick match in
+   * 0.8 s on this 2-core machine), so a 60 s episode takes about 3.5 s and the longest a
+   * study allows (600 s) about 35 s.
+   */
   readonly timeoutMs?: number;
   /** Checks waiting for a thread before more are answered 503 (default 16). */
   readonly maxQueue?: number;
@@ -22,7 +27,7 @@ export interface EpisodeCheckPoolOptions {
 
 export function episodeCheckPool(options: EpisodeCheckPoolOptions): EpisodeChecker {
   const threads = options.threads ?? 1;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 90_000;
   const pool = new Piscina({
     filename: new URL('./episodeCheckWorker.ts', import.meta.url).href,
     minThreads: threads,

@@ -27,7 +27,10 @@
  *   POST /api/study/<id>/judgements          {clip, episodeId, judgements: [{agent, human}]}
  *   state = {participant, step, notice?}; errors are {error} with 400 invalid, 401 no or unknown
  *   token, 403 from another origin's page, 404 no such study, 409 not the current step,
- *   410 closed, 413 too large, 415 not JSON, 429 too many new sessions.
+ *   410 closed, 413 too large or past the participant's storage quota, 415 not JSON, 429 too
+ *   many new sessions or episodes, or an episode sent while the last is still being checked;
+ *   503 the episode checks are busy or one ran past its time limit. Every route answers 403
+ *   to a Host header that is not the server's (see origin.ts).
  *
  * Researcher API (header `X-Admin-Token`, the token `npm run survey -- create` printed):
  *   GET  /api/admin/study/<id>               progress: participants, steps, counts, episodes whose
@@ -97,7 +100,13 @@ export interface StudyRoutesOptions {
   readonly models?: ModelLibrary;
   /** New sessions per client address per minute, and at most that many at once (default 30). */
   readonly sessionsPerMinute?: number;
-  /** Clock in ms for the session limit (tests); default Date.now. */
+  /**
+   * Episodes one session may send a minute, and at most that many at once (default 6). An
+   * honest page sends one per episode it played (at least a second each) and retries a
+   * failed save; a refused body is not sent again and again into the checks.
+   */
+  readonly episodesPerMinute?: number;
+  /** Clock in ms for the session and episode limits (tests); default Date.now. */
   readonly now?: () => number;
   readonly maxBodyBytes?: number;
   readonly maxEpisodeBytes?: number;
@@ -173,6 +182,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const episodeLimit = options.maxEpisodeBytes ?? EPISODE_MAX_BODY;
   const perMinute = options.sessionsPerMinute ?? 30;
   const sessions = new RateLimiter(perMinute / 60, perMinute, options.now);
+  const episodesPerMinute = options.episodesPerMinute ?? 6;
+  const episodeSends = new RateLimiter(episodesPerMinute / 60, episodesPerMinute, options.now);
   const checker = options.checker ?? inProcessChecker(models());
   /** Participants with an episode being checked: one at a time each, so nobody holds more than one thread of the checks. */
   const checking = new Set<number>();
@@ -237,6 +248,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         return;
       case 'POST /episodes': {
         if (checking.has(participant.id)) throw new StudyError(429, 'an episode of this session is being checked: wait for its answer before sending another');
+        const waitMs = episodeSends.take(String(participant.id));
+        if (waitMs > 0) throw new StudyError(429, `too many episodes sent by this session; try again in ${Math.ceil(waitMs / 1000)} s`);
         // A full quota refuses before the body is read.
         checkStorageLeft(store, study, participant);
         const body = await jsonBytes(req, episodeLimit);

@@ -34,7 +34,7 @@ beforeAll(async () => {
   store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   ({ adminToken } = await createStudy(store, quickStudy(QUICK), TEST_PLATFORM));
   await createStudy(store, { ...quickStudy(TIMED), episodeSeconds: 10, storageQuotaMiB: 0.1 }, TEST_PLATFORM);
-  running = await listen(createAppServer({ root: join(dir, 'dist'), routes: studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000 }) }), 0);
+  running = await listen(createAppServer({ root: join(dir, 'dist'), routes: studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000, now: () => clock.now().getTime() }) }), 0);
 });
 
 afterAll(async () => {
@@ -156,5 +156,16 @@ describe("a participant's storage quota", () => {
     expect(store.participantEpisodes(id)).toEqual([]);
     expect((await api(TIMED, 'POST', '/episodes', episodeBody(step, replay, summary), token)).status).toBe(200);
     expect(store.storedReplayBytes(id)).toBe(Buffer.byteLength(JSON.stringify(replay)));
+  });
+});
+
+describe('how often a session may send episodes', () => {
+  it('six a minute: a seventh is answered 429 before it is read, saying when to try again', async () => {
+    const { token, step } = await atFirstBlock(QUICK);
+    const junk = { block: step.block, episode: step.episode, replay: { format: 'hillmind-replay' } };
+    for (let i = 0; i < 6; i++) expect((await api(QUICK, 'POST', '/episodes', junk, token)).status).toBe(409);
+    expect(await api(QUICK, 'POST', '/episodes', junk, token)).toEqual({ status: 429, body: { error: 'too many episodes sent by this session; try again in 10 s' } });
+    clock.advance(10);
+    expect((await api(QUICK, 'POST', '/episodes', junk, token)).status).toBe(409);
   });
 });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   ({ adminToken } = await createStudy(store, CONFIG, TEST_PLATFORM));
   await createStudy(store, { ...CONFIG, id: 'other-study' }, TEST_PLATFORM);
-  running = await listen(createAppServer({ root, routes: [healthRoute(), ...studyRoutes({ root, store, sessionsPerMinute: 1000 })] }), 0);
+  running = await listen(createAppServer({ root, routes: [healthRoute(), ...studyRoutes({ root, store, sessionsPerMinute: 1000, episodesPerMinute: 1000 })] }), 0);
 });
 
 afterAll(async () => {
