@@ -104,11 +104,12 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Read and check an episode request body (UTF-8 JSON) against its plan; re-simulate it
- * when it is the planned episode. With no plan (the session is at no episode it started),
- * only which slot the body names is answered: it may retry one already stored.
+ * Read and check an episode request body (UTF-8 JSON) against what the server expects;
+ * re-simulate it when it is the planned episode. With no expectation (the session is at
+ * no episode it started), only which slot the body names is answered: it may retry one
+ * already stored.
  */
-export async function checkEpisode(body: Uint8Array | string, plan: EpisodeExpectation | null, models: ModelLibrary): Promise<EpisodeCheck> {
+export async function checkEpisode(body: Uint8Array | string, expected: EpisodeExpectation | null, models: ModelLibrary): Promise<EpisodeCheck> {
   let json: unknown;
   try {
     const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
@@ -122,21 +123,21 @@ export async function checkEpisode(body: Uint8Array | string, plan: EpisodeExpec
     return refused(400, `invalid request at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   const request = parsed.data;
-  if (!plan || request.block !== plan.block || request.episode !== plan.episode) return { kind: 'other-slot', block: request.block, episode: request.episode };
+  if (!expected || request.block !== expected.block || request.episode !== expected.episode) return { kind: 'other-slot', block: request.block, episode: request.episode };
   let replay: ReplayFile;
   try {
     replay = replayFromJson(request.replay, 'the replay');
   } catch (err) {
     return refused(400, (err as Error).message);
   }
-  if (replay.seed !== plan.seed) return refused(400, `the replay's seed ${replay.seed} is not the planned ${plan.seed}`);
-  if (replay.teams.blue !== 'human' || replay.teams.red !== plan.opponent) return refused(400, 'the replay is not of the planned teams');
-  if (!sameJson(replay.config, plan.config)) return refused(400, "the replay's game config is not the study's");
-  if (replay.ticks > plan.maxTicks) {
+  if (replay.seed !== expected.seed) return refused(400, `the replay's seed ${replay.seed} is not the planned ${expected.seed}`);
+  if (replay.teams.blue !== 'human' || replay.teams.red !== expected.opponent) return refused(400, 'the replay is not of the planned teams');
+  if (!sameJson(replay.config, expected.config)) return refused(400, "the replay's game config is not the study's");
+  if (replay.ticks > expected.maxTicks) {
     const seconds = replay.ticks / replay.config.tickHz;
     return refused(
       400,
-      `the replay covers ${seconds.toFixed(1)} s of play, but this episode was started ${plan.attemptAgeSeconds.toFixed(1)} s ago: an episode's result arrives no sooner than its play allows`,
+      `the replay covers ${seconds.toFixed(1)} s of play, but this episode was started ${expected.attemptAgeSeconds.toFixed(1)} s ago: an episode's result arrives no sooner than its play allows`,
     );
   }
   // The page's own word that the match did not end (or a draw before the time ran out) is no episode: refused, as the page was left.
@@ -145,9 +146,9 @@ export async function checkEpisode(body: Uint8Array | string, plan: EpisodeExpec
   }
   const world = createWorld(replay.seed, replay.config);
   const blue = teamAgents(world, 0).map((a) => a.id);
-  const humanAgents = plan.personTeammate ? blue : [blue[0]!];
-  const agentControllers = world.agents.map((a) => (humanAgents.includes(a.id) ? 'human' : a.team === 0 ? plan.teammate : plan.opponent));
-  const check = await verifyReplayWithModels(replay, { models, people: { blue: { agents: humanAgents, ...(plan.personTeammate ? {} : { teammate: plan.teammate }) } } });
+  const humanAgents = expected.personTeammate ? blue : [blue[0]!];
+  const agentControllers = world.agents.map((a) => (humanAgents.includes(a.id) ? 'human' : a.team === 0 ? expected.teammate : expected.opponent));
+  const check = await verifyReplayWithModels(replay, { models, people: { blue: { agents: humanAgents, ...(expected.personTeammate ? {} : { teammate: expected.teammate }) } } });
   const problems = [...check.problems, ...(request.summary ? summaryProblems(request.summary, check.summary) : [])];
   // The first checkpoint that differs, else (the states agreed wherever the file kept one) the end, where the outcome differed.
   const divergedByTick = check.divergence?.differsBy ?? (check.resimulates && check.outcome === replay.outcome ? null : check.ticks);
@@ -169,11 +170,11 @@ export async function checkEpisode(body: Uint8Array | string, plan: EpisodeExpec
 
 /** Checks episode bodies: on this thread (tests, tools) or on worker threads (the server). */
 export interface EpisodeChecker {
-  check(body: Uint8Array | string, plan: EpisodeExpectation | null): Promise<EpisodeCheck>;
+  check(body: Uint8Array | string, expected: EpisodeExpectation | null): Promise<EpisodeCheck>;
   close(): Promise<void>;
 }
 
 /** An EpisodeChecker on the calling thread, with the given trained models. */
 export function inProcessChecker(models: ModelLibrary): EpisodeChecker {
-  return { check: (body, plan) => checkEpisode(body, plan, models), close: async () => undefined };
+  return { check: (body, expected) => checkEpisode(body, expected, models), close: async () => undefined };
 }

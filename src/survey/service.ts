@@ -283,7 +283,9 @@ export function abandonAttempt(store: StudyStore, study: StudyRecord, participan
  */
 export const EPISODE_TIME_TOLERANCE_SECONDS = 1;
 
-/** Bytes of replays a participant has stored, against the study's quota. */
+const MIB = 1024 * 1024;
+
+/** A 413 unless `adding` more bytes of replays keep a participant who stored `stored` within the study's storageQuotaMiB. */
 function checkQuota(study: StudyRecord, stored: number, adding: number): void {
   const quota = study.config.storageQuotaMiB * MIB;
   if (stored + adding <= quota) return;
@@ -293,9 +295,8 @@ function checkQuota(study: StudyRecord, stored: number, adding: number): void {
     `each participant may store at most ${study.config.storageQuotaMiB} MiB of replays in this study (its storageQuotaMiB); ${mib(stored)} are stored${adding > 0 ? ` and this replay takes ${mib(adding)}` : ''}`,
   );
 }
-const MIB = 1024 * 1024;
 
-/** Refuse before reading a body when the participant's replays already fill the quota. */
+/** A 413 when the participant's replays already fill the quota: the server asks before it reads an episode's body. */
 export function checkStorageLeft(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): void {
   checkQuota(study, store.storedReplayBytes(participant.id), 0);
 }
@@ -305,7 +306,7 @@ export function checkStorageLeft(store: StudyStore, study: StudyRecord, particip
  * started: null when there is no such episode (another step) or it was never started, so a
  * body can only be a retry of one already stored.
  */
-function planEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): EpisodeExpectation | null {
+function expectedEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): EpisodeExpectation | null {
   const step = state.step;
   if (step.kind !== 'play' && step.kind !== 'practice') return null;
   const attempt = store.attempts(participant.id).find((a) => a.block === step.block && a.episode === step.episode && a.status === 'playing');
@@ -356,9 +357,8 @@ export async function recordEpisode(
   checker: EpisodeChecker,
 ): Promise<SessionState> {
   const before = sessionState(store, study, participant);
-  checkStorageLeft(store, study, participant);
-  const plan = planEpisode(store, study, participant, before);
-  const checked = await checker.check(body, plan);
+  const expected = expectedEpisode(store, study, participant, before);
+  const checked = await checker.check(body, expected);
   if (checked.kind === 'refused') throw new StudyError(checked.status, checked.message);
   if (checked.kind === 'other-slot') {
     if (storedEpisode(store, participant, checked)) return sessionState(store, study, store.participant(participant.id)!);
@@ -368,7 +368,7 @@ export async function recordEpisode(
       `episode ${step.episode + 1} of ${step.kind === 'practice' ? 'practice' : `block ${step.block + 1}`} was not started: the page records an episode's start (POST /attempts) before it is played, and its result is taken only after that`,
     );
   }
-  const at = plan!;
+  const at = expected!;
   store.transaction(() => {
     // Another request may have stored it, or moved the session on, while this one re-simulated.
     const now = sessionState(store, study, store.participant(participant.id)!);
