@@ -53,6 +53,10 @@ export interface ChatClient {
   /** The model name, part of the decision cache's address. */
   readonly model: string;
   complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse>;
+  /** Tokens a call's prompt and answer share, where the client knows it (the local engine's sequence). */
+  readonly contextTokens?: number;
+  /** The request's prompt in the model's own tokens, where the client can count them (the local engine). */
+  promptTokens?(request: ChatRequest): number;
 }
 
 /** Why a call brought no answer. */

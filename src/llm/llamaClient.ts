@@ -93,6 +93,14 @@ function seedOf(request: ChatRequest): number {
 
 const aborted = () => new ChatError('aborted', 'the call was aborted');
 
+/**
+ * Prompt tokens evaluated between two looks at the caller's signal. node-llama-cpp evaluates
+ * a prompt given at once to its end, whoever still waits for it (a 24 KB prompt held the
+ * model 93 s after its caller left); in pieces, a call given up stops within one piece.
+ * A decision's prompt (67 new tokens, 620 from cold) takes one to five pieces.
+ */
+export const PROMPT_PIECE_TOKENS = 128;
+
 /** "1,3" and its tokens: a token per number and per comma between them. */
 const compactAnswer = (numbers: readonly number[]) => ({ text: numbers.join(','), completionTokens: 2 * numbers.length - 1 });
 
@@ -112,6 +120,19 @@ export class LlamaChatClient implements ChatClient {
     this.model = engine.name;
     this.prefixReuse = options.prefixReuse ?? true;
     this.maxStringLength = options.maxStringLength ?? 160;
+  }
+
+  get contextTokens(): number {
+    return this.engine.contextSize;
+  }
+
+  /** The request's prompt as the model sees it (its chat template applied), in the model's tokens. */
+  promptTokens(request: ChatRequest): number {
+    return this.tokenizePrompt(this.engine.chatWrapper, toHistory(request.messages)).length;
+  }
+
+  private tokenizePrompt(wrapper: EngineSlot['chat']['chatWrapper'], history: ChatHistoryItem[]): Token[] {
+    return wrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.engine.model.tokenizer);
   }
 
   async complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
@@ -142,14 +163,19 @@ export class LlamaChatClient implements ChatClient {
     const started = performance.now();
     if (!this.prefixReuse) await slot.sequence.clearHistory();
     const history = toHistory(request.messages);
-    const prompt = slot.chat.chatWrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.engine.model.tokenizer);
+    const prompt = this.tokenizePrompt(slot.chat.chatWrapper, history);
+    const room = slot.sequence.contextSize - prompt.length;
+    if (room < 1) {
+      throw new ChatError('http', `the prompt is ${prompt.length} tokens, and the local model's context holds ${slot.sequence.contextSize} with its answer`, 413);
+    }
     // What the sequence already holds of this prompt is not evaluated again.
     const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
     // Whatever happens next, the sequence no longer holds what it held.
     slot.held = null;
+    await this.evaluatePrompt(slot, prompt, reused, signal);
     const answer =
       request.numberList && !request.responseFormat
-        ? compactAnswer(await this.numberList(slot, prompt, reused, request.numberList, request.temperature, seedOf(request), signal))
+        ? compactAnswer(await this.numberList(slot, prompt, request.numberList, request.temperature, seedOf(request), signal))
         : await this.freeAnswer(slot, history, request, grammar, signal);
     if (signal.aborted) throw aborted();
     slot.held = key;
@@ -160,6 +186,20 @@ export class LlamaChatClient implements ChatClient {
       ms: performance.now() - started,
     };
     return { text: answer.text, promptTokens: prompt.length, completionTokens: answer.completionTokens, model: this.model };
+  }
+
+  /**
+   * Evaluate the prompt but its last token (what generation starts from) in pieces, looking
+   * at `signal` between them; what the sequence held past `reused` is erased first.
+   */
+  private async evaluatePrompt(slot: EngineSlot, prompt: readonly Token[], reused: number, signal: AbortSignal): Promise<void> {
+    const held = slot.sequence.nextTokenIndex;
+    if (reused < held) await slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]);
+    for (let start = reused; start < prompt.length - 1; start += PROMPT_PIECE_TOKENS) {
+      if (signal.aborted) throw aborted();
+      await slot.sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(start, Math.min(start + PROMPT_PIECE_TOKENS, prompt.length - 1)));
+    }
+    if (signal.aborted) throw aborted();
   }
 
   /** An answer decoded token by token under the request's grammar (JSON), stopping once it is whole. */
@@ -207,7 +247,6 @@ export class LlamaChatClient implements ChatClient {
   private async numberList(
     slot: EngineSlot,
     prompt: readonly Token[],
-    reused: number,
     list: { readonly count: number; readonly max: number },
     temperature: number,
     seed: number,
@@ -216,9 +255,8 @@ export class LlamaChatClient implements ChatClient {
     const { model } = this.engine;
     const tokenBias = await this.numbersBias(list.max);
     const comma = model.tokenize(',');
-    const held = slot.sequence.nextTokenIndex;
-    if (reused < held) await slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]);
-    const tokens = slot.sequence.evaluate(prompt.slice(reused), { tokenBias, temperature, seed });
+    // evaluatePrompt left only the last token to evaluate, with the first number sampled after it.
+    const tokens = slot.sequence.evaluate(prompt.slice(slot.sequence.nextTokenIndex), { tokenBias, temperature, seed });
     const numbers: number[] = [];
     try {
       let next = await tokens.next();

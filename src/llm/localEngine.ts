@@ -187,6 +187,16 @@ export class LocalEngine {
     return this.slots.length;
   }
 
+  /** The chat template every sequence's chat applies (one model, one template). */
+  get chatWrapper(): EngineSlot['chat']['chatWrapper'] {
+    return this.slots[0]!.chat.chatWrapper;
+  }
+
+  /** Tokens of one sequence: a prompt and its answer together. */
+  get contextSize(): number {
+    return this.slots[0]!.sequence.contextSize;
+  }
+
   /** The number of tokens of `text` by the model's own tokenizer. */
   countTokens(text: string): number {
     return this.model.tokenize(text).length;

@@ -3,14 +3,19 @@
  * which alone holds the key, forwards the request to its model (its LlmAccess: a server
  * through the openai SDK, or the embedded local engine). Requests must come from the
  * server's own pages as JSON (403 for another origin, 415 for another content type), are
- * validated (shape, 32 KiB), rate-limited per client, and sent with the server's model;
- * answers and errors never carry the key.
+ * validated (shape, 32 KiB, a prompt of at most so many tokens), rate-limited per client,
+ * admitted to the model a few at a time with a bounded queue (llmProxyGate.ts), given a
+ * token bound where they set none, and sent with the server's model; a request whose
+ * caller gives up (or times out) stops the model's work on it. Answers and errors never
+ * carry the key.
  *
  *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
  *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs}
- *                         -> 400 invalid, 403 another origin, 413 too large, 415 not JSON,
- *                            429 rate-limited (Retry-After),
- *                            502 model server error, 503 no model configured, 504 timeout;
+ *                         -> 400 invalid, 403 another origin, 413 too large (bytes, or
+ *                            prompt tokens: the message names the bound), 415 not JSON,
+ *                            429 rate-limited or this client's share in use (Retry-After),
+ *                            502 model server error, 503 no model configured or the
+ *                            model's queue full (Retry-After), 504 timeout;
  *                            error bodies are {error: {kind, message}}
  *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ...} or
  *                         {configured: false, error, help}
@@ -18,10 +23,12 @@
  * Mounted by the product's server (src/cli/serve.ts) and by Vite's dev server (vite.config.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ChatError, type LlmAccess, type LlmAvailability, type LlmConnection, type LlmStatus, chatRequestSchema } from '../llm';
+import { type ChatClient, ChatError, type ChatRequest, type LlmAccess, type LlmAvailability, type LlmConnection, type LlmStatus, chatRequestSchema } from '../llm';
+import { estimateTokens } from '../llm/tokens';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 
 import { foreignOrigin, notJson } from './origin';
+import { AdmissionGate, DEFAULT_GATE_LIMITS, type GateLimits } from './llmProxyGate';
 import { RateLimiter } from './rateLimit';
 import { BodyTooLarge, type Route, readBody, sendJson } from './server';
 
@@ -34,11 +41,49 @@ export interface LlmProxyOptions {
   readonly maxBodyBytes?: number;
   /** Per client (remote address): sustained requests per second and burst; default 8/s, 16. */
   readonly rate?: { readonly perSecond: number; readonly burst: number };
+  /** Largest prompt in tokens (the model's own where its client counts them, else estimated); default 2048, and never past the model's context less the answer. */
+  readonly maxPromptTokens?: number;
+  /** The answer's token bound where a request sets none; default 128. */
+  readonly defaultMaxTokens?: number;
+  /** Requests at the model at once, waiting, and per client (llmProxyGate.ts); default 4, 8 and 2. */
+  readonly limits?: Partial<GateLimits>;
+  /** The gate itself, made by the caller (tests watch its load); default one with `limits`. */
+  readonly gate?: AdmissionGate;
   /** Clock in ms (tests); default Date.now. */
   readonly now?: () => number;
 }
 
 export const LLM_PROXY_MAX_BODY = 32 * 1024;
+
+/**
+ * The page's prompts are about 700 tokens (the system prompt and a situation); 2048 leaves
+ * room for longer custom ones. A 24 KB prompt (about 6,000 tokens) held the local model 93 s.
+ */
+export const LLM_PROXY_MAX_PROMPT_TOKENS = 2048;
+/** A JSON answer with its rationale is bounded at 120 tokens (DEFAULT_MAX_TOKENS); a request without a bound held the model until the timeout. */
+export const LLM_PROXY_DEFAULT_MAX_TOKENS = 128;
+
+/** Tokens the answer may take: a compact answer's numbers and commas, else its bound. */
+function answerTokens(request: ChatRequest): number {
+  return request.numberList && !request.responseFormat ? 2 * request.numberList.count : (request.maxTokens ?? 0);
+}
+
+/** The prompt's size in the model's tokens where the client counts them, else estimated (4 a message for the template). */
+function promptSize(client: ChatClient, request: ChatRequest): { readonly tokens: number; readonly estimated: boolean } {
+  if (client.promptTokens) return { tokens: client.promptTokens(request), estimated: false };
+  return { tokens: request.messages.reduce((n, m) => n + estimateTokens(m.content) + 4, 0), estimated: true };
+}
+
+/** Why a prompt is too long for this proxy and its model, or null. */
+export function promptRefusal(client: ChatClient, request: ChatRequest, maxPromptTokens: number): string | null {
+  const answer = answerTokens(request);
+  const context = client.contextTokens;
+  const bound = context !== undefined ? Math.min(maxPromptTokens, context - answer) : maxPromptTokens;
+  const size = promptSize(client, request);
+  if (size.tokens <= bound) return null;
+  const why = context !== undefined && bound < maxPromptTokens ? `the model's context of ${context} tokens less ${answer} for the answer` : 'this server\'s bound';
+  return `the prompt is ${size.tokens} tokens${size.estimated ? ' (estimated)' : ''}; at most ${Math.max(0, bound)} are taken (${why})`;
+}
 
 interface ErrorBody {
   readonly error: { readonly kind: string; readonly message: string; readonly help?: string };
@@ -74,6 +119,9 @@ export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
   const maxBody = options.maxBodyBytes ?? LLM_PROXY_MAX_BODY;
   const now = options.now ?? Date.now;
   const limiter = new RateLimiter(options.rate?.perSecond ?? 8, options.rate?.burst ?? 16, now);
+  const gate = options.gate ?? new AdmissionGate({ ...DEFAULT_GATE_LIMITS, ...options.limits }, now);
+  const maxPromptTokens = options.maxPromptTokens ?? LLM_PROXY_MAX_PROMPT_TOKENS;
+  const defaultMaxTokens = options.defaultMaxTokens ?? LLM_PROXY_DEFAULT_MAX_TOKENS;
 
   const complete: Route = {
     method: 'POST',
@@ -85,7 +133,8 @@ export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
         fail(res, refusal.status, 'http', refusal.message);
         return;
       }
-      const waitMs = limiter.take(req.socket.remoteAddress ?? 'unknown');
+      const clientKey = req.socket.remoteAddress ?? 'unknown';
+      const waitMs = limiter.take(clientKey);
       if (waitMs > 0) {
         req.resume();
         fail(res, 429, 'rate-limit', 'too many requests from this client', { 'retry-after': String(Math.ceil(waitMs / 1000)) });
@@ -128,6 +177,13 @@ export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
         return;
       }
       const { client } = connection;
+      // No request holds the model without a bound on its answer.
+      const request: ChatRequest = parsed.data.maxTokens ? parsed.data : { ...parsed.data, maxTokens: defaultMaxTokens };
+      const tooLong = promptRefusal(client, request, maxPromptTokens);
+      if (tooLong) {
+        fail(res, 413, 'http', tooLong);
+        return;
+      }
       /** Whatever the model or its server said, without the key. */
       const scrub = (text: string) => (connection.secrets ?? []).reduce((t, secret) => t.split(secret).join('[key]'), text);
       const abort = new AbortController();
@@ -142,8 +198,18 @@ export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
         if (!res.writableEnded) abort.abort();
       });
       const started = now();
+      // Waiting for a place counts against the timeout, and ends when the page leaves.
+      const admission = await gate.enter(clientKey, abort.signal);
+      if (!admission.ok) {
+        clearTimeout(timer);
+        if (admission.status === 499) {
+          if (timedOut) fail(res, 504, 'timeout', 'the model did not answer in time (its queue was long)');
+          else fail(res, 499, 'aborted', admission.message);
+        } else fail(res, admission.status, admission.status === 429 ? 'rate-limit' : 'unavailable', admission.message, { 'retry-after': String(admission.retryAfterSeconds) });
+        return;
+      }
       try {
-        const answer = await client.complete(parsed.data, abort.signal);
+        const answer = await client.complete(request, abort.signal);
         // A model may repeat whatever reached it (a prompt asking for the key): answers are scrubbed too.
         sendJson(res, 200, { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}), latencyMs: now() - started });
       } catch (err) {
@@ -158,6 +224,7 @@ export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
         } else fail(res, 502, error.kind, scrub(error.message));
       } finally {
         clearTimeout(timer);
+        admission.release();
       }
     },
   };

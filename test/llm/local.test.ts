@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ChatRequest, ChatError, type LlmConnection, buildRequest, parseAnswer, systemPrompt } from '../../src/llm';
-import type { LlamaChatClient } from '../../src/llm/llamaClient';
+import { type LlamaChatClient, PROMPT_PIECE_TOKENS } from '../../src/llm/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { runMatch, verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG, type GameConfig, createWorld, idleAction, step, teamSituation } from '../../src/sim';
@@ -139,5 +139,49 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
 
     const after = await client.complete(requests('compact', 1)[0]!, signal());
     expect(parseAnswer(after.text, 2).ok).toBe(true);
+  }, 300_000);
+
+  it('a call given up while its prompt is evaluated stops there: the rest of the prompt is never evaluated', async () => {
+    const long = 'The blue team holds the north cover while the red team circles the south wall. '.repeat(36);
+    const request: ChatRequest = { messages: [{ role: 'system', content: 'Answer in one word.' }, { role: 'user', content: long }], temperature: 0, maxTokens: 4 };
+    const total = client.promptTokens(request);
+    expect(total).toBeGreaterThan(3 * PROMPT_PIECE_TOKENS);
+    expect(total).toBeLessThan(client.contextTokens);
+    // The caller gives up as soon as the first piece of the prompt is in.
+    const giveUp = new AbortController();
+    let pieces = 0;
+    let evaluated = -1;
+    const engine = client.engine;
+    const acquire = engine.acquire.bind(engine);
+    const patched: { sequence: object }[] = [];
+    engine.acquire = async (prompt, s) => {
+      const slot = await acquire(prompt, s);
+      const sequence = slot.sequence;
+      const evaluate = sequence.evaluateWithoutGeneratingNewTokens.bind(sequence);
+      sequence.evaluateWithoutGeneratingNewTokens = async (...args: Parameters<typeof evaluate>) => {
+        await evaluate(...args);
+        pieces++;
+        evaluated = sequence.nextTokenIndex;
+        giveUp.abort();
+      };
+      patched.push(slot);
+      return slot;
+    };
+    try {
+      await expect(client.complete(request, giveUp.signal)).rejects.toMatchObject({ kind: 'aborted' });
+    } finally {
+      engine.acquire = acquire;
+      for (const slot of patched) delete (slot.sequence as { evaluateWithoutGeneratingNewTokens?: unknown }).evaluateWithoutGeneratingNewTokens;
+    }
+    expect(pieces).toBe(1);
+    expect(evaluated).toBeLessThan(total - PROMPT_PIECE_TOKENS);
+    // The sequence is usable afterwards.
+    const after = await client.complete(requests('compact', 1)[0]!, signal());
+    expect(parseAnswer(after.text, 2).ok).toBe(true);
+  }, 300_000);
+
+  it('a prompt longer than the context is refused at once, naming both sizes', async () => {
+    const request: ChatRequest = { messages: [{ role: 'user', content: 'north wall cover '.repeat(700) }], temperature: 0 };
+    await expect(client.complete(request, signal())).rejects.toMatchObject({ kind: 'http', status: 413, message: expect.stringMatching(/^the prompt is \d+ tokens, and the local model's context holds 1024 with its answer$/) });
   }, 300_000);
 });

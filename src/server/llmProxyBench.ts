@@ -1,0 +1,152 @@
+/**
+ * The LLM proxy under a flood, for `npm run bench -- --only llm-proxy`: the proxy as
+ * `npm start` mounts it, on the embedded local model, answering the page's decisions (two
+ * teams asking back to back, each giving up after the strategist's 2 s as the page does)
+ * alone, and then while 30 other clients (from another loopback address) each send a 24 KB
+ * prompt with no token bound, again as soon as they are answered, or once Retry-After has
+ * passed when refused. The figures: the page's answers per second and the share answered in
+ * both cases, and what the flood got. Node only.
+ */
+import { setMaxListeners } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STRATEGIST_DEFAULTS, type ChatRequest, buildRequest, readLlmSettings } from '../llm';
+import type { LlmBenchRow } from '../llm/bench';
+import { sampleWorlds } from '../llm/bench';
+import { LLM_PROXY_PATH } from '../llm/proxyClient';
+import { localAvailability, nodeLlmAccess } from '../llm/node';
+import { teamSituation } from '../sim';
+import { llmProxyRoutes } from './llmProxy';
+import { createAppServer, listen } from './server';
+
+/** Where the flood comes from: another loopback address, so it is another client to the proxy. */
+const FLOOD_ADDRESS = '127.0.0.2';
+const FLOODERS = 30;
+
+interface Reply {
+  readonly status: number;
+  readonly retryAfterS: number;
+}
+
+/** POST a chat request from `localAddress`; status 0 when the caller gave up after `timeoutMs` (or the connection failed). */
+function post(url: string, body: ChatRequest, localAddress: string, timeoutMs: number, stop: AbortSignal): Promise<Reply> {
+  return new Promise((resolve) => {
+    const data = Buffer.from(JSON.stringify(body));
+    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': data.length } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfterS: Number(res.headers['retry-after'] ?? 0) || 0 }));
+      res.on('error', () => resolve({ status: 0, retryAfterS: 0 }));
+    });
+    const giveUp = () => req.destroy();
+    const timer = setTimeout(giveUp, timeoutMs);
+    stop.addEventListener('abort', giveUp, { once: true });
+    req.on('error', () => resolve({ status: 0, retryAfterS: 0 }));
+    req.on('close', () => {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', giveUp);
+    });
+    req.end(data);
+  });
+}
+
+/** A 24 KB prompt (two messages of 12,000 characters: the proxy's per-message limit) with no token bound. */
+export function floodRequest(): ChatRequest {
+  const text = 'Describe every wall, corner and cover spot of the arena in detail, then plan each move. '.repeat(140).slice(0, 12_000);
+  return { messages: [{ role: 'system', content: text }, { role: 'user', content: text }], temperature: 0.7 };
+}
+
+interface PageFigures {
+  readonly perSecond: number;
+  readonly answered: number;
+  readonly asked: number;
+}
+
+/** The page's two teams asking back to back for `ms`, each request given up after the strategist's timeout. */
+async function page(url: string, requests: readonly ChatRequest[], ms: number): Promise<PageFigures> {
+  const stop = new AbortController();
+  const deadline = performance.now() + ms;
+  let answered = 0;
+  let asked = 0;
+  const start = performance.now();
+  await Promise.all(
+    [0, 1].map(async (team) => {
+      for (let i = team; performance.now() < deadline; i += 2) {
+        asked++;
+        const reply = await post(url, requests[i % requests.length]!, '127.0.0.1', STRATEGIST_DEFAULTS.timeoutMs, stop.signal);
+        if (reply.status === 200) answered++;
+        // A refused page backs off as the strategist does, for the time it is told.
+        else if (reply.retryAfterS > 0) await new Promise((r) => setTimeout(r, Math.min(2, reply.retryAfterS) * 1000));
+      }
+    }),
+  );
+  return { perSecond: answered / ((performance.now() - start) / 1000), answered, asked };
+}
+
+/** 30 clients sending 24 KB prompts until `stop`; what they got, by status (0: gave up at 30 s). */
+function flood(url: string, stop: AbortSignal): Promise<Map<number, number>> {
+  const outcomes = new Map<number, number>();
+  const body = floodRequest();
+  setMaxListeners(FLOODERS + 8, stop);
+  return Promise.all(
+    Array.from({ length: FLOODERS }, async () => {
+      while (!stop.aborted) {
+        const reply = await post(url, body, FLOOD_ADDRESS, 30_000, stop);
+        if (stop.aborted) break;
+        outcomes.set(reply.status, (outcomes.get(reply.status) ?? 0) + 1);
+        if (reply.retryAfterS > 0 || reply.status === 0) await new Promise((r) => setTimeout(r, Math.min(5, Math.max(1, reply.retryAfterS)) * 1000));
+      }
+    }),
+  ).then(() => outcomes);
+}
+
+export async function benchLlmProxy(seconds: number): Promise<LlmBenchRow[]> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
+  const result = readLlmSettings(env);
+  if (!result.ok || result.settings.source !== 'local') {
+    console.log(`(skipped: ${result.ok ? 'no local model' : result.error})`);
+    return [];
+  }
+  const available = localAvailability(result.settings);
+  if (!available.ok) {
+    console.log(`(skipped: ${available.reason})`);
+    return [];
+  }
+  const access = nodeLlmAccess({ env });
+  const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-bench-'));
+  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ access }) }), 0);
+  const url = `${running.url}${LLM_PROXY_PATH}`;
+  const requests = sampleWorlds(48).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
+  const ms = Math.max(10, seconds * 3) * 1000;
+  try {
+    // The engine loads on the first request.
+    await post(url, requests[0]!, '127.0.0.1', 120_000, new AbortController().signal);
+    const alone = await page(url, requests, ms);
+    const stopFlood = new AbortController();
+    const flooded = flood(url, stopFlood.signal);
+    // Let the flood fill the proxy before the page is measured.
+    await new Promise((r) => setTimeout(r, 2000));
+    const underFlood = await page(url, requests, ms);
+    stopFlood.abort();
+    const outcomes = await flooded;
+    const count = (status: number) => outcomes.get(status) ?? 0;
+    const floodSeconds = ms / 1000 + 2;
+    return [
+      { name: 'proxy: page decisions/s alone (2 teams)', value: alone.perSecond, unit: 'answers/s' },
+      { name: `proxy: page decisions answered alone (${alone.asked})`, value: (100 * alone.answered) / Math.max(1, alone.asked), unit: '%' },
+      { name: `proxy: page decisions/s, ${FLOODERS} clients flooding`, value: underFlood.perSecond, unit: 'answers/s', target: alone.perSecond / 2 },
+      { name: `proxy: page decisions answered, flooded (${underFlood.asked})`, value: (100 * underFlood.answered) / Math.max(1, underFlood.asked), unit: '%', target: 90 },
+      { name: 'proxy: flood answered (200)', value: count(200) / floodSeconds, unit: 'requests/s' },
+      { name: 'proxy: flood refused (429 + 503)', value: (count(429) + count(503)) / floodSeconds, unit: 'requests/s' },
+      { name: 'proxy: flood refused as too large (413, 400)', value: (count(413) + count(400)) / floodSeconds, unit: 'requests/s' },
+      { name: 'proxy: flood timed out (504, or none in 30 s)', value: (count(504) + count(0)) / floodSeconds, unit: 'requests/s' },
+    ];
+  } finally {
+    await running.close();
+    rmSync(root, { recursive: true, force: true });
+    const connection = await access.connect().catch(() => null);
+    const engine = (connection?.client as { engine?: { dispose(): Promise<void> } } | undefined)?.engine;
+    await engine?.dispose();
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The LLM proxy shares its model fairly: every request gets a token bound, a prompt past the
+ * bound in tokens is refused (413, naming the bound), one client has at most its share at
+ * the model, the queue for the model is bounded (429 and 503, with Retry-After), and a
+ * request whose caller leaves stops holding its place. A stand-in model that answers only
+ * when told keeps every step counted, never timed.
+ */
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ChatClient, ChatError, type ChatRequest, type ChatResponse, STRATEGIST_DEFAULTS, buildRequest, fixedLlmAccess } from '../../src/llm';
+import { type LlmProxyOptions, llmProxyRoutes } from '../../src/server/llmProxy';
+import { AdmissionGate } from '../../src/server/llmProxyGate';
+import { type RunningServer, createAppServer, listen } from '../../src/server/server';
+import { createWorld, teamSituation } from '../../src/sim';
+
+const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-limits-'));
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A model that holds every call until told to answer; what it was asked, and which calls were given up. */
+class HeldModel implements ChatClient {
+  readonly model = 'held';
+  readonly asked: ChatRequest[] = [];
+  readonly abandoned: ChatRequest[] = [];
+  private readonly pending: (() => void)[] = [];
+  constructor(
+    readonly contextTokens?: number,
+    readonly countTokens?: (request: ChatRequest) => number,
+  ) {}
+
+  get promptTokens(): ((request: ChatRequest) => number) | undefined {
+    return this.countTokens;
+  }
+
+  complete(request: ChatRequest, signal: AbortSignal): Promise<ChatResponse> {
+    this.asked.push(request);
+    return new Promise((resolve, reject) => {
+      this.pending.push(() => resolve({ text: '1,2', model: this.model }));
+      signal.addEventListener('abort', () => {
+        this.abandoned.push(request);
+        reject(new ChatError('aborted', 'the call was aborted'));
+      });
+    });
+  }
+
+  /** Answer every call held so far. */
+  answerAll(): void {
+    for (const answer of this.pending.splice(0)) answer();
+  }
+}
+
+async function serve(client: ChatClient, options: Omit<LlmProxyOptions, 'access'> = {}): Promise<string> {
+  const access = fixedLlmAccess({ client, provider: 'held', settings: { ...STRATEGIST_DEFAULTS, timeoutMs: 60_000 }, cache: null });
+  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ access, ...options }) }), 0);
+  servers.push(running);
+  return `${running.url}/api/llm`;
+}
+
+interface Reply {
+  readonly status: number;
+  readonly body: { error?: { kind: string; message: string }; text?: string };
+  readonly retryAfter: string | undefined;
+}
+
+/** POST from a loopback address of our choosing (each address is another client to the proxy); `leave` drops the connection. */
+function post(url: string, body: unknown, from = '127.0.0.1', leave?: AbortSignal): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const data = Buffer.from(JSON.stringify(body));
+    const req = httpRequest(url, { method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': data.length } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), retryAfter: res.headers['retry-after'] as string | undefined }));
+    });
+    req.on('error', reject);
+    leave?.addEventListener('abort', () => req.destroy());
+    req.end(data);
+  });
+}
+
+/** Wait until `probe` holds, counting event-loop turns rather than time. */
+async function until(what: string, probe: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 10_000; turn++) {
+    if (probe()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+const decision = (): ChatRequest => buildRequest(teamSituation(createWorld(1), 0), ['navigate', 'navigate'], { format: 'json', temperature: 0.1 });
+const unbounded = (): ChatRequest => {
+  const { maxTokens: _bound, ...rest } = decision();
+  return rest;
+};
+
+describe('the LLM proxy shares its model', () => {
+  it('a request without a token bound gets the default one; a bound the request sets is kept', async () => {
+    const model = new HeldModel();
+    const url = await serve(model);
+    const replies = Promise.all([post(url, unbounded()), post(url, { ...decision(), maxTokens: 40 }, '127.0.0.2')]);
+    await until('both calls at the model', () => model.asked.length === 2);
+    model.answerAll();
+    expect((await replies).map((r) => r.status)).toEqual([200, 200]);
+    expect(model.asked.map((r) => r.maxTokens).sort((a, b) => a! - b!)).toEqual([40, 128]);
+  });
+
+  it("a prompt past the bound in tokens is refused with 413, naming the bound: the model's context less the answer, or the server's", async () => {
+    // A local model counts its own tokens and has a context of 1024.
+    const local = new HeldModel(1024, () => 5000);
+    const refused = await post(await serve(local), unbounded());
+    expect(refused.status).toBe(413);
+    expect(refused.body.error!.message).toBe("the prompt is 5000 tokens; at most 896 are taken (the model's context of 1024 tokens less 128 for the answer)");
+    expect(local.asked).toEqual([]);
+    // A server's model: its tokens estimated, against the proxy's bound; 24 KB is past it.
+    const server = new HeldModel();
+    const text = 'Describe every wall, corner and cover spot of the arena in detail. '.repeat(180).slice(0, 12_000);
+    const big = await post(await serve(server, { maxPromptTokens: 2048 }), { messages: [{ role: 'system', content: text }, { role: 'user', content: text }], temperature: 0.7 });
+    expect(big.status).toBe(413);
+    expect(big.body.error!.message).toMatch(/^the prompt is \d{4} tokens \(estimated\); at most 2048 are taken \(this server's bound\)$/);
+    expect(server.asked).toEqual([]);
+  });
+
+  it('one client has at most its share at the model: past it, 429 with Retry-After; another client still gets in', async () => {
+    const model = new HeldModel();
+    const url = await serve(model, { limits: { perClient: 2, concurrent: 4, queue: 8 } });
+    const mine = [post(url, decision()), post(url, decision())];
+    await until('two calls at the model', () => model.asked.length === 2);
+    const third = await post(url, decision());
+    expect(third.status).toBe(429);
+    expect(third.body.error!.message).toBe('this client already has 2 requests at the model or waiting (at most 2)');
+    expect(Number(third.retryAfter)).toBeGreaterThanOrEqual(1);
+    const other = post(url, decision(), '127.0.0.2');
+    await until("the other client's call at the model", () => model.asked.length === 3);
+    model.answerAll();
+    expect((await Promise.all([...mine, other])).map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
+  it('the queue for the model is bounded: past it, 503 with Retry-After; a request whose caller leaves while it waits never reaches the model', async () => {
+    const model = new HeldModel();
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 1 });
+    const url = await serve(model, { gate });
+    const first = post(url, decision(), '127.0.0.1');
+    await until('the first call at the model', () => model.asked.length === 1);
+    const leave = new AbortController();
+    const left = post(url, decision(), '127.0.0.2', leave.signal).catch(() => 'left');
+    await until('a call waiting', () => gate.load.waiting === 1);
+    const full = await post(url, decision(), '127.0.0.3');
+    expect(full.status).toBe(503);
+    expect(full.body.error!.message).toBe('the model is busy: 1 requests at it and 1 waiting (at most 1)');
+    expect(Number(full.retryAfter)).toBeGreaterThanOrEqual(1);
+    // The waiting caller leaves: its place is free, and it never reaches the model.
+    leave.abort();
+    expect(await left).toBe('left');
+    await until('the queue empty', () => gate.load.waiting === 0);
+    const next = post(url, decision(), '127.0.0.3');
+    await until('the next call waiting', () => gate.load.waiting === 1);
+    model.answerAll();
+    expect((await first).status).toBe(200);
+    await until('the next call at the model', () => model.asked.length === 2);
+    model.answerAll();
+    expect((await next).status).toBe(200);
+    expect(model.asked).toHaveLength(2);
+    expect(model.abandoned).toEqual([]);
+  });
+
+  it('a caller that gives up while its call is at the model aborts the call', async () => {
+    const model = new HeldModel();
+    const url = await serve(model);
+    const leave = new AbortController();
+    const call = post(url, decision(), '127.0.0.1', leave.signal).catch(() => 'left');
+    await until('the call at the model', () => model.asked.length === 1);
+    leave.abort();
+    expect(await call).toBe('left');
+    await until('the call aborted', () => model.abandoned.length === 1);
+  });
+});
+
+describe('the admission gate', () => {
+  const open = () => new AbortController().signal;
+
+  it('gives a freed place to the waiting client with the fewest at the model, not the earliest', async () => {
+    const gate = new AdmissionGate({ perClient: 3, concurrent: 2, queue: 4 });
+    const a1 = await gate.enter('a', open());
+    await gate.enter('a', open());
+    const order: string[] = [];
+    const a3 = gate.enter('a', open()).then((r) => (order.push('a'), r));
+    const b1 = gate.enter('b', open()).then((r) => (order.push('b'), r));
+    expect(gate.load).toEqual({ running: 2, waiting: 2 });
+    if (a1.ok) a1.release();
+    await b1;
+    expect(order).toEqual(['b']);
+    expect(gate.load).toEqual({ running: 2, waiting: 1 });
+    void a3;
+  });
+});
