@@ -130,9 +130,9 @@ async function benchLocalModel(seconds: number): Promise<BenchRow[]> {
   return rows;
 }
 
-const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'training', 'browser'] as const;
+const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'llm-proxy', 'training', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
-sections: ${SECTIONS.join(', ')} (local-llm needs npm run llm:pull)`;
+sections: ${SECTIONS.join(', ')} (local-llm and llm-proxy need npm run llm:pull)`;
 
 function formatRow(row: BenchRow): string {
   const value = row.value >= 1000 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(3);
@@ -162,6 +162,7 @@ runCli(async () => {
     ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
     ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
+    ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds)],
     ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
     ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];
