@@ -223,6 +223,8 @@ function migrate(db: Database.Database, path: string): void {
     db.close();
     throw new Error(`${path} has study schema version ${row?.value}; this build reads versions 1 to ${SCHEMA_VERSION}`);
   }
+  // Up to date: nothing is written, so a database on a read-only or full disk still opens for reading.
+  if (row && from === SCHEMA_VERSION) return;
   // A table made again must not trip the keys that point at it (SQLite's own recipe); checked before the commit.
   db.pragma('foreign_keys = OFF');
   try {

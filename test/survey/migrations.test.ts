@@ -67,3 +67,16 @@ describe('opening a version 2 study database', () => {
     }
   });
 });
+
+describe('opening an up-to-date study database', () => {
+  it('writes nothing (a database on a read-only or full disk still opens for reading)', () => {
+    const path = join(dir, 'current.sqlite');
+    StudyStore.open(path).close();
+    const store = StudyStore.open(path);
+    try {
+      expect(store.db.prepare('SELECT total_changes() AS n').get()).toEqual({ n: 0 });
+    } finally {
+      store.close();
+    }
+  });
+});
