@@ -2,8 +2,9 @@
  * npm run bench [-- --seconds <s per figure>] [--only <section,...>]: every performance figure
  * of the product in one run (or the sections named), each beside its target and the ratio to it.
  */
-import { type BenchRow, benchMatches, benchStep } from '../match/benchmarks';
+import { type BenchRow, benchDetMath, benchMatches, benchStep } from '../match/benchmarks';
 import { createPlatform } from '../teams';
+import { nodePlatform } from '../teams/nodePlatform';
 import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
@@ -152,10 +153,11 @@ runCli(async () => {
   const unknown = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown?.length) throw new UsageError(`--only: unknown section ${unknown.join(', ')}\n\n${USAGE}`);
   const all: [(typeof SECTIONS)[number], string, () => BenchRow[] | Promise<BenchRow[]>][] = [
-    ['sim', 'simulation', () => benchStep(seconds)],
+    ['sim', 'simulation (engine-independent math beside the engine\'s own)', () => [...benchStep(seconds), ...benchDetMath(seconds)]],
     ['matches', 'matches (one core, no rendering)', async () => [
       ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
       ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
+      ...(await benchMatches(nodePlatform({ env: process.env }), 'bt', 'flat', seconds)),
     ]],
     ['inference', 'policy inference (onnxruntime-node)', () => benchInference(seconds)],
     ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds)],

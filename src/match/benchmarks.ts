@@ -2,7 +2,7 @@
  * Simulation benchmarks: raw step() throughput and whole matches with controllers.
  * One core, no rendering. Used by `npm run bench`.
  */
-import { type Action, type SimEvent, createWorld, idleAction, step } from '../sim';
+import { type Action, type SimEvent, createWorld, det, idleAction, step } from '../sim';
 import type { Platform } from '../teams';
 import { runMatch } from './match';
 
@@ -19,9 +19,9 @@ export interface BenchRow {
 /** Varied but deterministic actions, so every rule (moves, turns, fire, dash) is exercised. */
 function scriptedActions(actions: Action[], tick: number): void {
   actions.forEach((a, i) => {
-    a.move = Math.sin(tick * 0.013 + i);
-    a.turn = Math.cos(tick * 0.007 + 2 * i);
-    a.strafe = Math.sin(tick * 0.011 + 3 * i) * 0.5;
+    a.move = det.sin(tick * 0.013 + i);
+    a.turn = det.cos(tick * 0.007 + 2 * i);
+    a.strafe = det.sin(tick * 0.011 + 3 * i) * 0.5;
     a.fire = (tick + i) % 3 === 0 ? 1 : 0;
     a.dash = (tick + 17 * i) % 150 === 0 ? 1 : 0;
   });
@@ -48,6 +48,37 @@ export function benchStep(seconds: number): BenchRow[] {
     { name: 'sim step(), no controllers', value: agentTicks / elapsed, unit: 'agent-ticks/s', target: 1_000_000 },
     { name: 'sim step(), time per 60 s of play', value: (elapsed * 1000 * 3000 * 4) / agentTicks, unit: 'ms', target: 12, lowerIsBetter: true },
   ];
+}
+
+/**
+ * The simulation's own elementary functions (sim/detMath) beside the engine's Math, on the
+ * arguments the game meets: what engine-independent results cost.
+ */
+export function benchDetMath(seconds: number): BenchRow[] {
+  const args = Float64Array.from({ length: 4096 }, (_, i) => ((i * 7919) % 4096) / 4096 * 2 * Math.PI - Math.PI);
+  const rate = (f: (x: number) => number) => {
+    let sink = 0;
+    let calls = 0;
+    const start = performance.now();
+    while (performance.now() - start < (seconds * 1000) / 8) {
+      for (let i = 0; i < args.length; i++) sink += f(args[i]!);
+      calls += args.length;
+    }
+    if (sink === 42) console.log(''); // keep the loop's result alive
+    return calls / ((performance.now() - start) / 1000);
+  };
+  const rows: BenchRow[] = [];
+  for (const [name, mine, engine] of [
+    ['sin', det.sin, Math.sin],
+    ['cos', det.cos, Math.cos],
+    ['atan2', (x: number) => det.atan2(x, 0.7), (x: number) => Math.atan2(x, 0.7)], // the engine's own, for comparison
+    ['tanh', det.tanh, Math.tanh],
+  ] as const) {
+    const ours = rate(mine);
+    const theirs = rate(engine);
+    rows.push({ name: `det.${name} (Math.${name}: ${(theirs / 1e6).toFixed(1)}M/s)`, value: ours, unit: 'calls/s', target: theirs / 2 });
+  }
+  return rows;
 }
 
 export async function benchMatches(platform: Platform, blue: string, red: string, seconds: number): Promise<BenchRow[]> {

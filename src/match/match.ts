@@ -102,6 +102,7 @@ export class Match {
     this.recorder?.record(this.world.tick, this.actions);
     this.events.length = 0;
     step(this.world, this.actions, this.events);
+    this.recorder?.checkpoint(this.world);
     this.metrics.recordTick(this.world, this.controllers);
   }
 

@@ -4,10 +4,12 @@
  * changed, with the strategists' decisions. Verification (verify.ts) re-simulates and
  * checks every claim.
  *
- * Format (JSON): { format: "hillmind-replay", version: 1, obsSpecVersion, actionSpecVersion,
- * seed, config, teams, ticks, finalHash, outcome, actions: [[tick, agent, move, turn,
- * strafe, dash, fire], ...], decisions: [{tick, team, skills, source, rationale?, timing?},
- * ...] }. An action row applies from its tick until the agent's next row; rows are in tick
+ * Format (JSON): { format: "hillmind-replay", version: 2, obsSpecVersion, actionSpecVersion,
+ * seed, config, teams, ticks, finalHash, checkpoints: { every, hashes }, outcome, actions:
+ * [[tick, agent, move, turn, strafe, dash, fire], ...], decisions: [{tick, team, skills,
+ * source, rationale?, timing?}, ...] }. `checkpoints.hashes` is the state hash (16 hex
+ * digits) after every `every`-th tick, concatenated, so verification can say where a
+ * re-simulation first leaves the recorded match, not only that it ended elsewhere. An action row applies from its tick until the agent's next row; rows are in tick
  * order, at most one per agent and tick, with each value as step() applies it (continuous
  * parts in [-1, 1], dash and fire 0 or 1). A decision's timing (asynchronous strategists:
  * when it was asked for, how long the answer took, what asked, from the cache or not) says
@@ -40,7 +42,13 @@ import { SKILL_IDS } from '../skills';
 import type { DecisionTiming, TimedDecision } from '../teams';
 
 export const REPLAY_FORMAT = 'hillmind-replay';
-export const REPLAY_VERSION = 1;
+/**
+ * 2: the simulation's elementary functions became engine-independent (sim/detMath.ts), so
+ * version 1 files, recorded with the engine's own Math.sin and friends, no longer replay.
+ */
+export const REPLAY_VERSION = 2;
+/** Ticks between the state hashes a replay keeps (0.2 s of play: about 5 KB a match). */
+export const CHECKPOINT_EVERY = 10;
 
 export type ActionRow = [tick: number, agent: number, move: number, turn: number, strafe: number, dash: number, fire: number];
 
@@ -109,6 +117,10 @@ const replaySchema = z.strictObject({
   teams: z.strictObject({ blue: teamName, red: teamName }),
   ticks: z.number().int().min(0),
   finalHash: z.string().regex(/^[0-9a-f]{16}$/),
+  checkpoints: z.strictObject({
+    every: z.number().int().min(1).max(MAX_TICKS),
+    hashes: z.string().max(16 * MAX_TICKS).regex(/^(?:[0-9a-f]{16})*$/, 'expected 16 hex digits per checkpoint'),
+  }),
   outcome: z.enum(['blue', 'red', 'draw', 'unfinished']),
   actions: z.array(actionRowSchema).max(MAX_ACTION_ROWS),
   decisions: z.array(decisionSchema).max(MAX_DECISIONS),
@@ -134,6 +146,7 @@ export type ReplayFile = z.infer<typeof replaySchema>;
 export class ReplayRecorder {
   readonly actions: ActionRow[] = [];
   readonly decisions: TimedDecision[] = [];
+  private readonly checkpoints: string[] = [];
   private readonly last: Action[];
   private readonly scratch: Action = idleAction();
 
@@ -157,6 +170,11 @@ export class ReplayRecorder {
     });
   }
 
+  /** Keep the state hash after a step that ends a checkpoint interval. */
+  checkpoint(world: World): void {
+    if (world.tick % CHECKPOINT_EVERY === 0) this.checkpoints.push(hashWorld(world));
+  }
+
   file(world: World, teams: { blue: string; red: string }): ReplayFile {
     return {
       format: REPLAY_FORMAT,
@@ -168,6 +186,7 @@ export class ReplayRecorder {
       teams,
       ticks: world.tick,
       finalHash: hashWorld(world),
+      checkpoints: { every: CHECKPOINT_EVERY, hashes: this.checkpoints.join('') },
       outcome: outcomeSide(world.outcome) ?? 'unfinished',
       actions: this.actions,
       decisions: this.decisions.map((d) => ({ ...d, skills: [...d.skills] })),
@@ -193,7 +212,8 @@ export function replayFromJson(json: unknown, source = 'replay'): ReplayFile {
   }
   if (header.data.version !== REPLAY_VERSION) {
     const found = typeof header.data.version === 'number' ? `replay version ${header.data.version}` : `a replay without a numeric "version"`;
-    throw new Error(`${source} is ${found}; this build reads version ${REPLAY_VERSION}`);
+    const why = header.data.version === 1 ? ' (version 1 was recorded before the simulation gave the same bits in every engine, and no longer replays; record the match again)' : '';
+    throw new Error(`${source} is ${found}; this build reads version ${REPLAY_VERSION}${why}`);
   }
   const frame = replayFrameSchema.safeParse(json);
   if (!frame.success) throw malformed(source, frame.error.issues[0]!);
@@ -259,6 +279,11 @@ export function checkReplayBounds(replay: ReplayFile, source = 'replay'): void {
     previous[agent] = tick;
     rowTick = tick;
   });
+  const kept = replay.checkpoints.hashes.length / 16;
+  const expected = Math.floor(replay.ticks / replay.checkpoints.every);
+  if (kept !== expected) {
+    throw new Error(`${source} keeps ${kept} checkpoint hashes; ${replay.ticks} ticks at one per ${replay.checkpoints.every} make ${expected}`);
+  }
   const perTeam = replay.config.agent.perTeam;
   replay.decisions.forEach((d, i) => {
     if (d.skills.length !== perTeam) throw new Error(`${source} decision ${i} gives ${d.skills.length} skills; the teams have ${perTeam} agents`);

@@ -63,6 +63,12 @@ export interface VerifyResult {
   readonly ok: boolean;
   /** The re-simulation reached the file's final hash at its tick count. */
   readonly resimulates: boolean;
+  /**
+   * Where the re-simulation first left the recorded match: the first checkpoint whose hash
+   * differs, and the checkpoint before it that still agreed (so the first diverging tick
+   * lies in (agreedAt, differsBy]). null when every checkpoint agrees.
+   */
+  readonly divergence: Divergence | null;
   /** Each claim that does not hold, in words; empty when ok. */
   readonly problems: readonly string[];
   readonly expectedHash: string;
@@ -78,13 +84,14 @@ export interface VerifyResult {
   readonly sides: { readonly blue: SideCheck; readonly red: SideCheck };
 }
 
-/**
- * How far a continuous part of a derived action may lie from the recorded one. The page
- * and Node run the same code, but engines differ in the last bits of some Math functions
- * and onnxruntime-web is not onnxruntime-node; the world never sees those bits (it steps
- * on the recorded actions), so they stay in the last bits. Dash and fire compare exactly.
- */
-const DERIVED_TOLERANCE = 1e-5;
+export interface Divergence {
+  /** The last checkpoint tick whose hash still agreed (0: the start). */
+  readonly agreedAt: number;
+  /** The first checkpoint tick whose hash differs. */
+  readonly differsBy: number;
+  readonly expected: string;
+  readonly actual: string;
+}
 
 /** One way a side may have acted: its agents' actions derived again, tick by tick. */
 interface Derivation {
@@ -189,6 +196,7 @@ class Verification {
   private readonly scratch = idleAction();
   private nextRow = 0;
   private nextDecision = 0;
+  private divergence: Divergence | null = null;
   private readonly unchanged: { first: string | null; n: number } = { first: null, n: 0 };
 
   constructor(
@@ -349,7 +357,19 @@ class Verification {
       }
     }
     step(this.world, this.actions);
+    this.checkpoint();
     this.metrics.recordTick(this.world, this.controllers);
+  }
+
+  /** Compare the state with the file's checkpoint, if this tick has one, until the first difference. */
+  private checkpoint(): void {
+    const { every, hashes } = this.replay.checkpoints;
+    const tick = this.world.tick;
+    if (this.divergence || tick % every !== 0) return;
+    const at = (tick / every - 1) * 16;
+    const expected = hashes.slice(at, at + 16);
+    const actual = hashWorld(this.world);
+    if (expected !== actual) this.divergence = { agreedAt: tick - every, differsBy: tick, expected, actual };
   }
 
   private result(): VerifyResult {
@@ -359,6 +379,8 @@ class Verification {
     const outcome = outcomeSide(world.outcome) ?? 'unfinished';
     const problems = this.problems;
     const ended = world.outcome ? ` (${outcome === 'draw' ? 'a draw' : `${outcome} won`})` : '';
+    const d = this.divergence;
+    if (d) problems.push(`the re-simulation leaves the recorded match between tick ${d.agreedAt} and tick ${d.differsBy} (checkpoint hash ${d.expected}; the re-simulation gives ${d.actual})`);
     if (world.tick !== r.ticks) problems.push(`ticks: the file says ${r.ticks}; the re-simulation ended at tick ${world.tick}${ended}`);
     else if (actualHash !== r.finalHash) problems.push(`finalHash: the file says ${r.finalHash}; the re-simulation gives ${actualHash}`);
     if (outcome !== r.outcome) problems.push(`outcome: the file says ${r.outcome}; the re-simulation gives ${outcome}`);
@@ -369,7 +391,8 @@ class Verification {
     const hz = world.config.tickHz;
     return {
       ok: problems.length === 0,
-      resimulates: actualHash === r.finalHash && world.tick === r.ticks,
+      resimulates: actualHash === r.finalHash && world.tick === r.ticks && !d,
+      divergence: d,
       problems: [...problems],
       expectedHash: r.finalHash,
       actualHash,
@@ -394,9 +417,12 @@ class Verification {
   }
 }
 
+/**
+ * Derived and recorded actions compare exactly: skills and policies give the same bits in
+ * every engine (sim/detMath.ts, skills/policyNetwork.ts), so any difference is a real one.
+ */
 function sameAction(a: Action, b: Action): boolean {
-  const near = (x: number, y: number) => x === y || Math.abs(x - y) <= DERIVED_TOLERANCE;
-  return near(a.move, b.move) && near(a.turn, b.turn) && near(a.strafe, b.strafe) && a.dash === b.dash && a.fire === b.fire;
+  return a.move === b.move && a.turn === b.turn && a.strafe === b.strafe && a.dash === b.dash && a.fire === b.fire;
 }
 
 function formatAction(a: Action): string {

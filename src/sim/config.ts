@@ -4,6 +4,7 @@
  *
  * Units: metres, seconds, radians. Timers are converted to whole ticks by `ticksOf`.
  */
+import * as det from './detMath';
 
 /** An axis-aligned wall: min and max corners in metres. */
 export interface Wall {
@@ -146,7 +147,7 @@ export const DEFAULT_CONFIG: GameConfig = {
 
 /** The arena's diagonal: observed distances are divided by it. */
 export function arenaDiagonal(config: GameConfig): number {
-  return Math.hypot(config.arena.width, config.arena.height);
+  return det.hypot(config.arena.width, config.arena.height);
 }
 
 /** Seconds to whole ticks (rounded), so every timer is an exact integer count. */

@@ -3,6 +3,7 @@
  * Pure functions over numbers; no allocation, since they run many times per tick.
  */
 import type { Wall } from './config';
+import * as det from './detMath';
 
 /** Distance from a point to a wall's rectangle (0 inside it). */
 export function distanceToWall(x: number, y: number, w: Wall): number {
@@ -91,7 +92,7 @@ export function castRay(
 
 /** True when no wall crosses the segment from a to b. */
 export function lineOfSight(walls: readonly Wall[], ax: number, ay: number, bx: number, by: number): boolean {
-  const len = Math.hypot(bx - ax, by - ay);
+  const len = det.hypot(bx - ax, by - ay);
   if (len === 0) return true;
   const dx = (bx - ax) / len;
   const dy = (by - ay) / len;

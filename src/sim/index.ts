@@ -1,4 +1,5 @@
 /** The simulation: rules, world state, observations and situations. No I/O, no clock, no Math.random. */
+export * as det from './detMath';
 export * from './config';
 export * from './rng';
 export * from './geometry';

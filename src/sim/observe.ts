@@ -5,18 +5,19 @@ import { arenaDiagonal } from './config';
 import { castRay, lineOfSight, wrapAngle } from './geometry';
 import { OBS, OBS_SIZE, RAY_ANGLES_DEG } from './observeSpec';
 import type { Agent, World } from './world';
+import * as det from './detMath';
 
-const RAY_COS = RAY_ANGLES_DEG.map((deg) => Math.cos((deg * Math.PI) / 180));
-const RAY_SIN = RAY_ANGLES_DEG.map((deg) => Math.sin((deg * Math.PI) / 180));
+const RAY_COS = RAY_ANGLES_DEG.map((deg) => det.cos((deg * Math.PI) / 180));
+const RAY_SIN = RAY_ANGLES_DEG.map((deg) => det.sin((deg * Math.PI) / 180));
 
 function bearing(agent: Agent, x: number, y: number): number {
-  return wrapAngle(Math.atan2(y - agent.y, x - agent.x) - agent.angle) / Math.PI;
+  return wrapAngle(det.atan2(y - agent.y, x - agent.x) - agent.angle) / Math.PI;
 }
 
 /** True when `from` can see `to`: both alive, within vision range, no wall between. */
 export function canSee(world: World, from: Agent, to: Agent): boolean {
   if (!from.alive || !to.alive) return false;
-  const d = Math.hypot(to.x - from.x, to.y - from.y);
+  const d = det.hypot(to.x - from.x, to.y - from.y);
   return d <= world.config.visionRange && lineOfSight(world.config.arena.walls, from.x, from.y, to.x, to.y);
 }
 
@@ -38,7 +39,7 @@ function computeObservation(world: World, agentId: number, out: Float32Array, of
   const diagonal = arenaDiagonal(config);
   const me = agents[agentId]!;
 
-  const zoneDist = Math.hypot(zone.x - me.x, zone.y - me.y);
+  const zoneDist = det.hypot(zone.x - me.x, zone.y - me.y);
   out[offset + 0] = Math.min(1, zoneDist / diagonal);
   out[offset + 1] = bearing(me, zone.x, zone.y);
   out[offset + 2] = me.inZone ? 1 : 0;
@@ -53,13 +54,13 @@ function computeObservation(world: World, agentId: number, out: Float32Array, of
     if (other === me) continue;
     if (other.team === me.team) {
       if (!other.alive) continue;
-      const d = Math.hypot(other.x - me.x, other.y - me.y);
+      const d = det.hypot(other.x - me.x, other.y - me.y);
       if (d < allyDist) {
         allyDist = d;
         ally = other;
       }
     } else if (canSee(world, me, other)) {
-      const d = Math.hypot(other.x - me.x, other.y - me.y);
+      const d = det.hypot(other.x - me.x, other.y - me.y);
       if (d < enemyDist) {
         enemyDist = d;
         enemy = other;
@@ -74,7 +75,7 @@ function computeObservation(world: World, agentId: number, out: Float32Array, of
   for (let i = 0; i < world.pickups.length; i++) {
     const p = world.pickups[i]!;
     if (p.respawnTimer > 0) continue;
-    const d = Math.hypot(p.x - me.x, p.y - me.y);
+    const d = det.hypot(p.x - me.x, p.y - me.y);
     if (d < pickupDist) {
       pickupDist = d;
       pickupIndex = i;
@@ -93,8 +94,8 @@ function computeObservation(world: World, agentId: number, out: Float32Array, of
   out[offset + 12] = me.health / config.agent.maxHealth;
 
   // Ray directions by angle addition: two trig calls instead of fourteen.
-  const cos = Math.cos(me.angle);
-  const sin = Math.sin(me.angle);
+  const cos = det.cos(me.angle);
+  const sin = det.sin(me.angle);
   for (let i = 0; i < RAY_COS.length; i++) {
     const dx = cos * RAY_COS[i]! - sin * RAY_SIN[i]!;
     const dy = sin * RAY_COS[i]! + cos * RAY_SIN[i]!;

@@ -7,6 +7,7 @@ import { arenaDiagonal } from './config';
 import { observe } from './observe';
 import { OBS, OBS_SIZE } from './observeSpec';
 import { type Agent, type Team, type World, type ZoneStatus, TEAM_NAMES, teamAgents } from './world';
+import * as det from './detMath';
 
 export type HealthLevel = 'HIGH' | 'MEDIUM' | 'LOW';
 export type DistanceBand = 'NEAR' | 'MID' | 'FAR';
@@ -93,7 +94,7 @@ function closestLivingPair(members: readonly Agent[]): number {
     if (!a.alive) continue;
     for (let j = i + 1; j < members.length; j++) {
       const b = members[j]!;
-      if (b.alive) closest = Math.min(closest, Math.hypot(a.x - b.x, a.y - b.y));
+      if (b.alive) closest = Math.min(closest, det.hypot(a.x - b.x, a.y - b.y));
     }
   }
   return closest;

@@ -20,6 +20,7 @@ import { type Action, clampUnit } from './actions';
 import type { SimEvent } from './events';
 import { castRay, distanceToWall, rayToCircle, wrapAngle } from './geometry';
 import { type Agent, type Team, type World, type ZoneStatus, spawnPose, worldRandom } from './world';
+import * as det from './detMath';
 
 /** Shot targets chosen this tick, applied after everyone has fired (-2: no shot, -1: a miss). */
 const pendingTarget = new Int32Array(64);
@@ -79,8 +80,8 @@ function moveAgent(world: World, agent: Agent, action: Action, events: SimEvent[
   const { config, timings } = world;
   const { speed, turnRate } = config.agent;
   agent.angle = wrapAngle(agent.angle + clampUnit(action.turn) * turnRate * timings.dt);
-  const cos = Math.cos(agent.angle);
-  const sin = Math.sin(agent.angle);
+  const cos = det.cos(agent.angle);
+  const sin = det.sin(agent.angle);
 
   // Intended direction in the world frame: forward (cos, sin), left (-sin, cos).
   let move = clampUnit(action.move);
@@ -155,7 +156,7 @@ function separateAgents(world: World): void {
     for (let j = i + 1; j < agents.length; j++) {
       const b = agents[j]!;
       if (!b.alive) continue;
-      const d = Math.hypot(b.x - a.x, b.y - a.y);
+      const d = det.hypot(b.x - a.x, b.y - a.y);
       if (d >= minDist) continue;
       const dx = d === 0 ? 1 : (b.x - a.x) / d;
       const dy = d === 0 ? 0 : (b.y - a.y) / d;
@@ -173,14 +174,14 @@ function separateAgents(world: World): void {
 
 /** Move `free` straight away from `fixed` until they touch; true when that left no overlap. */
 function pushApart(world: World, fixed: Agent, free: Agent, minDist: number): boolean {
-  const d = Math.hypot(free.x - fixed.x, free.y - fixed.y);
+  const d = det.hypot(free.x - fixed.x, free.y - fixed.y);
   if (d >= minDist) return true;
   const dx = d === 0 ? 1 : (free.x - fixed.x) / d;
   const dy = d === 0 ? 0 : (free.y - fixed.y) / d;
   free.x = fixed.x + dx * minDist;
   free.y = fixed.y + dy * minDist;
   resolveWalls(world, free);
-  return Math.hypot(free.x - fixed.x, free.y - fixed.y) >= minDist - 1e-9;
+  return det.hypot(free.x - fixed.x, free.y - fixed.y) >= minDist - 1e-9;
 }
 
 /**
@@ -199,8 +200,8 @@ function fireWeapons(world: World, actions: readonly Action[], events: SimEvent[
     shooter.stats.shots++;
     const spread = spreadStill + spreadMoving * shooter.speedFraction;
     const angle = shooter.angle + (worldRandom(world) * 2 - 1) * spread;
-    const dx = Math.cos(angle);
-    const dy = Math.sin(angle);
+    const dx = det.cos(angle);
+    const dy = det.sin(angle);
     let t = castRay(walls, width, height, shooter.x, shooter.y, dx, dy, range);
     let target = -1;
     for (const other of agents) {

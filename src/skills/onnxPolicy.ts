@@ -1,12 +1,14 @@
 /**
- * Trained policies at play time: an ONNX model run by onnxruntime (onnxruntime-node
- * headless, onnxruntime-web in the browser; both have this API). Play is deterministic:
- * the Gaussian means are the continuous actions, and dash/fire are on when their logit is
- * positive.
+ * Trained policies at play time: an ONNX model, checked by onnxruntime (onnxruntime-node
+ * headless, onnxruntime-web in the browser; both have this API) and played by its network
+ * in plain TypeScript (policyNetwork.ts), which gives the same bits in every engine. Play is
+ * deterministic: the Gaussian means are the continuous actions, and dash/fire are on when
+ * their logit is positive.
  */
 import { ACTION_SPEC_VERSION, type Action, OBS_SIZE, OBS_SPEC_VERSION, clampUnit } from '../sim';
 import { type ModelCard, POLICY_INPUT, POLICY_OUTPUT, POLICY_OUTPUT_LAYOUT } from './modelCard';
 import type { Policy } from './policy';
+import { PolicyNetwork, readPolicyNetwork } from './policyNetwork';
 import { sha256Hex } from './sha256';
 
 /** The part of onnxruntime's API we use (identical in onnxruntime-node and onnxruntime-web). */
@@ -63,7 +65,7 @@ export function checkModelDigest(bytes: Uint8Array, card: ModelCard, source: str
 /**
  * Load a model with its card: the card must fit this build, the file must be the one the
  * card's SHA-256 names and a model with the documented input and output, and the card's
- * probe must reproduce.
+ * probe must reproduce, both in onnxruntime and in the network that plays.
  */
 export async function loadOnnxPolicy(
   ort: OrtModule,
@@ -85,21 +87,37 @@ export async function loadOnnxPolicy(
       `${source} has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}]; expected input '${POLICY_INPUT}' and output '${POLICY_OUTPUT}'`,
     );
   }
-  const run = async (obs: Float32Array, count: number): Promise<Float32Array> => {
-    const result = await session.run({ [POLICY_INPUT]: new ort.Tensor('float32', obs, [count, OBS_SIZE]) });
-    return result[POLICY_OUTPUT]!.data as Float32Array;
-  };
-
   const probe = card.probe;
-  const probeOut = await run(Float32Array.from(probe.inputs.flat()), probe.inputs.length);
-  probe.outputs.flat().forEach((expected, i) => {
-    const got = probeOut[i]!;
-    if (!(Math.abs(got - expected) <= probe.tolerance)) {
-      throw new Error(`${source} does not reproduce its card's probe (output ${i}: ${got} vs ${expected}); the file is corrupted or not the model its card describes`);
+  const probeIn = Float32Array.from(probe.inputs.flat());
+  const count = probe.inputs.length;
+  const runtimeOut = (await session.run({ [POLICY_INPUT]: new ort.Tensor('float32', probeIn, [count, OBS_SIZE]) }))[POLICY_OUTPUT]!.data as Float32Array;
+  checkProbe(runtimeOut, probe.outputs.flat(), probe.tolerance, source, 'its card\'s probe');
+  const network = new PolicyNetwork(readPolicyNetwork(bytes, source));
+  const networkOut = network.forward(probeIn, count, new Float32Array(count * POLICY_OUTPUT_LAYOUT.length));
+  checkProbe(networkOut, Array.from(runtimeOut), probe.tolerance, source, 'onnxruntime on its card\'s probe (the network that plays)');
+  return { ...networkPolicy(card.name, network), agentsPerTeam: card.training.agentsPerTeam };
+}
+
+function checkProbe(got: Float32Array, expected: readonly number[], tolerance: number, source: string, what: string): void {
+  expected.forEach((want, i) => {
+    if (!(Math.abs(got[i]! - want) <= tolerance)) {
+      throw new Error(`${source} does not reproduce ${what} (output ${i}: ${got[i]} vs ${want}); the file is corrupted or not the model its card describes`);
     }
   });
+}
 
-  return { ...batchingPolicy(card.name, run), agentsPerTeam: card.training.agentsPerTeam };
+/** A policy that plays a network: synchronous, so a match never waits on it. */
+export function networkPolicy(name: string, network: PolicyNetwork): Policy {
+  let out = new Float32Array(0);
+  return {
+    name,
+    kind: 'onnx',
+    act(obs, count, actions) {
+      const size = count * network.outputSize;
+      if (out.length < size) out = new Float32Array(size);
+      outputsToActions(network.forward(obs, count, out), count, actions);
+    },
+  };
 }
 
 interface PendingRequest {

@@ -3,7 +3,7 @@
  * observation vector (agent `o` starts at offset o) and the match's skill context, and
  * write an action.
  */
-import { type Action, OBS, RAY_ANGLES_DEG, clampUnit } from '../sim';
+import { type Action, OBS, RAY_ANGLES_DEG, clampUnit, det } from '../sim';
 import type { SkillContext } from './policy';
 
 export const PI = Math.PI;
@@ -57,8 +57,8 @@ export function walkTowards(obs: Float32Array, o: number, bearing: number, dista
 
 /** Move along a bearing without turning (strafe and move combined), for fighting on the move. */
 export function slideTowards(bearing: number, out: Action, speed: number): void {
-  out.move = Math.cos(bearing * PI) * speed;
-  out.strafe = Math.sin(bearing * PI) * speed;
+  out.move = det.cos(bearing * PI) * speed;
+  out.strafe = det.sin(bearing * PI) * speed;
 }
 
 /** Turn to the visible enemy and fire when the shot would land. */
@@ -67,7 +67,7 @@ export function aimAndFire(obs: Float32Array, o: number, out: Action, context: S
   const distanceM = obs[o + OBS.enemyDistance]! * context.diagonalM;
   out.turn = clampUnit(bearing * 12);
   // Fire when the aim error is within the angle the target's body covers.
-  const tolerance = Math.max(0.03, Math.atan2(0.45, Math.max(distanceM, 0.5)));
+  const tolerance = Math.max(0.03, det.atan2(0.45, Math.max(distanceM, 0.5)));
   out.fire = Math.abs(bearing * PI) < tolerance && distanceM <= context.config.weapon.range ? 1 : 0;
 }
 

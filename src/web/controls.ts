@@ -3,7 +3,7 @@
  * input.ts feeds them). Movement is relative to the screen (W is up whatever the agent
  * faces); aiming turns the agent towards a point as fast as its turn rate allows.
  */
-import { type Action, type World, wrapAngle } from '../sim';
+import { type Action, type World, det, wrapAngle } from '../sim';
 
 export interface PlayerBindings {
   readonly up: readonly string[];
@@ -104,17 +104,17 @@ export function intentToAction(world: World, agentId: number, intent: Intent, ou
   else if (turn === 0 && intent.aimX !== null && intent.aimY !== null) {
     const dx = intent.aimX - agent.x;
     const dy = intent.aimY - agent.y;
-    if (dx * dx + dy * dy > 0.04) turn = turnTowards(agent.angle, Math.atan2(dy, dx), turnRate, dt);
+    if (dx * dx + dy * dy > 0.04) turn = turnTowards(agent.angle, det.atan2(dy, dx), turnRate, dt);
   }
   const angle = agent.angle + turn * turnRate * dt;
   let { dx, dy } = intent;
-  const length = Math.hypot(dx, dy);
+  const length = det.hypot(dx, dy);
   if (length > 1) {
     dx /= length;
     dy /= length;
   }
-  const cos = Math.cos(angle);
-  const sin = Math.sin(angle);
+  const cos = det.cos(angle);
+  const sin = det.sin(angle);
   out.move = dx * cos + dy * sin;
   out.strafe = -dx * sin + dy * cos;
   out.turn = turn;
@@ -134,13 +134,13 @@ const DEADZONE = 0.2;
 export function padIntent(pad: PadState, out: Intent): Intent {
   const lx = pad.axes[0] ?? 0;
   const ly = pad.axes[1] ?? 0;
-  if (Math.hypot(lx, ly) > DEADZONE) {
+  if (det.hypot(lx, ly) > DEADZONE) {
     out.dx += lx;
     out.dy += ly;
   }
   const rx = pad.axes[2] ?? 0;
   const ry = pad.axes[3] ?? 0;
-  if (Math.hypot(rx, ry) > 0.35) out.aimAngle = Math.atan2(ry, rx);
+  if (det.hypot(rx, ry) > 0.35) out.aimAngle = det.atan2(ry, rx);
   out.fire ||= Boolean(pad.pressed[7] || pad.pressed[0] || pad.pressed[5]);
   out.dash ||= Boolean(pad.pressed[4] || pad.pressed[1]);
   return out;

@@ -1,7 +1,10 @@
 /**
  * A small read-mostly handle on window.__hillmind for automated checks of the page (the
- * browser tests and `npm run bench`): state, hash, and per-frame timing.
+ * browser tests and `npm run bench`): state, hash, per-frame timing, and the cross-engine
+ * check played on the page's own platform.
  */
+import type { Platform } from '../teams';
+import { type CrossEngineCase, type CrossEngineResult, playCrossEngineCase } from './crossEngine';
 import type { FrameSummary } from './frameStats';
 import type { GameSession, SessionSnapshot } from './session';
 
@@ -14,6 +17,8 @@ export interface HillmindHook {
   resetFrameStats(): void;
   /** The live match's replay JSON, or null. */
   replayText(): string | null;
+  /** Play seeded cases headless with the page's models (crossEngine.ts), every tick's hash kept. */
+  crossEngine(cases: readonly CrossEngineCase[]): Promise<CrossEngineResult[]>;
 }
 
 declare global {
@@ -22,7 +27,7 @@ declare global {
   }
 }
 
-export function installHook(session: GameSession, renderer: () => string): HillmindHook {
+export function installHook(session: GameSession, renderer: () => string, platform: Platform): HillmindHook {
   const hook: HillmindHook = {
     ready: true,
     get renderer() {
@@ -32,6 +37,11 @@ export function installHook(session: GameSession, renderer: () => string): Hillm
     frameStats: () => session.stats.summary(),
     resetFrameStats: () => session.stats.reset(),
     replayText: () => session.replayText(),
+    async crossEngine(cases) {
+      const results: CrossEngineResult[] = [];
+      for (const c of cases) results.push(await playCrossEngineCase(c, platform));
+      return results;
+    },
   };
   window.__hillmind = hook;
   return hook;

@@ -185,7 +185,7 @@ function main(): void {
     showError(`The arena could not be drawn: ${err instanceof Error ? err.message : String(err)}`);
   }
   const renderer = () => (game ? rendererName(game) : 'none');
-  installHook(session, renderer);
+  installHook(session, renderer, platform);
   const refreshStatus = () => {
     const s = stores.app.getState();
     const human = session.snapshotState().humanAgents.length;

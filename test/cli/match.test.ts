@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
+import { REPLAY_VERSION } from '../../src/match';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-cli-'));
@@ -61,7 +62,7 @@ describe('npm run match', () => {
 
   it('a malformed replay exits 1 with a clear message', async ({ expect }) => {
     const file = join(dir, 'malformed.json');
-    writeFileSync(file, JSON.stringify({ format: 'hillmind-replay', version: 1, seed: 'seven' }));
+    writeFileSync(file, JSON.stringify({ format: 'hillmind-replay', version: REPLAY_VERSION, seed: 'seven' }));
     const r = await cli('--verify', file);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: .*malformed\.json is malformed at \S+/);
@@ -103,6 +104,6 @@ describe('npm run match', () => {
     writeFileSync(file, JSON.stringify({ format: 'hillmind-replay', version: 9 }));
     const r = await cli('--verify', file);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/replay version 9; this build reads version 1/);
+    expect(r.stderr).toMatch(new RegExp(`replay version 9; this build reads version ${REPLAY_VERSION}$`, 'm'));
   });
 });

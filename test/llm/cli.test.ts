@@ -46,7 +46,10 @@ describe.concurrent('npm run match with an llm team', () => {
     expect(counters).not.toBeNull();
     const [, requests, calls, hits, valid] = counters!.map(Number);
     expect(calls! + hits!).toBe(requests);
-    expect(calls).toBe(fake.calls.length);
+    // A call still out when the match ended is abandoned: it may have been aborted before it reached the server.
+    const abandoned = Number(/abandoned (\d+)/.exec(first.stdout)![1]);
+    expect(fake.calls.length).toBeLessThanOrEqual(calls!);
+    expect(fake.calls.length).toBeGreaterThanOrEqual(calls! - abandoned);
     expect(first.stdout).toMatch(/failures: 0; .*\n\s+latency p50 \d+ ms, p95 \d+ ms over \d+ calls; tokens: prompt \d+, completion \d+/);
     const file = parseReplay(readFileSync(replay, 'utf8'));
     expect(verifyReplay(file).ok).toBe(true);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Match, type ReplayFile, ReplayRecorder, parseReplay, replayTicks, runMatch, verifyReplay } from '../../src/match';
+import { Match, REPLAY_VERSION, type ReplayFile, ReplayRecorder, parseReplay, replayTicks, runMatch, verifyReplay } from '../../src/match';
 import { createWorld, idleAction, step } from '../../src/sim';
 import { testConfig } from '../helpers/world';
 import { TEST_PLATFORM } from '../helpers/platform';
@@ -134,6 +134,7 @@ describe('replays', () => {
     for (let i = 0; i < 20; i++) {
       recorder.record(world.tick, actions);
       step(world, actions);
+      recorder.checkpoint(world);
     }
     const file = recorder.file(world, { blue: 'a', red: 'b' });
     expect(verifyReplay(file).resimulates).toBe(true);
@@ -164,7 +165,9 @@ describe('parseReplay errors', () => {
   });
 
   it('a wrong version names the version found and the one read', () => {
-    expect(() => parseReplay(JSON.stringify({ ...good, version: 2 }))).toThrow(/replay version 2; this build reads version 1/);
+    expect(() => parseReplay(JSON.stringify({ ...good, version: REPLAY_VERSION + 1 }))).toThrow(`replay version ${REPLAY_VERSION + 1}; this build reads version ${REPLAY_VERSION}`);
+    // Version 1 came before the engine-independent simulation: it says so, and what to do.
+    expect(() => parseReplay(JSON.stringify({ ...good, version: 1 }))).toThrow(/replay version 1; this build reads version 2 \(version 1 was recorded before the simulation gave the same bits in every engine, and no longer replays; record the match again\)/);
   });
 
   // Minor BUG (src/match/replay.ts, parseReplay's header check): a file with the right

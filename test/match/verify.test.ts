@@ -4,11 +4,18 @@
  * the decided skills, scripted or trained), all bounded before the first tick.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Match, type ReplayFile, checkReplayBounds, formatVerification, parseReplay, runMatch, summaryProblems, verifyReplay, verifyReplayWithModels } from '../../src/match';
-import { DEFAULT_CONFIG } from '../../src/sim';
+import { CHECKPOINT_EVERY, Match, type ReplayFile, checkReplayBounds, formatVerification, parseReplay, replayTicks, runMatch, summaryProblems, verifyReplay, verifyReplayWithModels } from '../../src/match';
+import { DEFAULT_CONFIG, hashWorld } from '../../src/sim';
 import { createHumanTeam } from '../../src/teams/human';
 import { humanReplay } from '../survey/fixture';
 import { TEST_PLATFORM } from '../helpers/platform';
+
+/** The checkpoints a forger would write for edited actions: the hashes of re-simulating them. */
+function checkpointsOf(replay: ReplayFile): ReplayFile['checkpoints'] {
+  const hashes: string[] = [];
+  for (const world of replayTicks(replay)) if (world.tick % CHECKPOINT_EVERY === 0) hashes.push(hashWorld(world));
+  return { every: CHECKPOINT_EVERY, hashes: hashes.join('') };
+}
 
 const clone = (r: ReplayFile): ReplayFile => JSON.parse(JSON.stringify(r)) as ReplayFile;
 const edited = (r: ReplayFile, edit: (c: ReplayFile) => void): ReplayFile => {
@@ -88,7 +95,8 @@ describe('verifyReplay', () => {
   });
 
   it('a wrong tick count says so once, without repeating a hash', () => {
-    const result = verifyReplay(edited(scripted, (c) => (c.ticks += 10)));
+    // The claim comes with the checkpoint those ten more ticks would have kept.
+    const result = verifyReplay(edited(scripted, (c) => ((c.ticks += 10), (c.checkpoints.hashes += '0123456789abcdef'))));
     expect(result.problems).toEqual([`ticks: the file says ${scripted.ticks + 10}; the re-simulation ended at tick ${scripted.ticks} (${scripted.outcome === 'draw' ? 'a draw' : `${scripted.outcome} won`})`]);
     expect(result.expectedHash).toBe(result.actualHash);
     const text = formatVerification(scripted, result);
@@ -99,6 +107,20 @@ describe('verifyReplay', () => {
   it('a wrong final hash names both hashes', () => {
     const result = verifyReplay(edited(scripted, (c) => (c.finalHash = '0123456789abcdef')));
     expect(result.problems).toEqual([`finalHash: the file says 0123456789abcdef; the re-simulation gives ${scripted.finalHash}`]);
+  });
+
+  it('a changed action is found where it changes the match: between the last checkpoint that agrees and the first that differs', () => {
+    const row = scripted.actions.findIndex((r) => r[0] > 200 && r[2] !== 0);
+    const tick = scripted.actions[row]![0];
+    const result = verifyReplay(edited(scripted, (c) => (c.actions[row]![2] = -c.actions[row]![2])));
+    expect(result.resimulates).toBe(false);
+    const d = result.divergence!;
+    expect(d.differsBy - d.agreedAt).toBe(scripted.checkpoints.every);
+    // The edited row applies from its tick on: the first tick it can change is tick + 1.
+    expect(d.agreedAt).toBeLessThanOrEqual(tick);
+    expect(d.differsBy).toBeGreaterThan(tick);
+    expect(result.problems[0]).toBe(`the re-simulation leaves the recorded match between tick ${d.agreedAt} and tick ${d.differsBy} (checkpoint hash ${d.expected}; the re-simulation gives ${d.actual})`);
+    expect(verifyReplay(scripted).divergence).toBeNull();
   });
 
   it('action rows after the last tick are claims the match never played', () => {
@@ -166,8 +188,8 @@ describe('verifyReplayWithModels', () => {
   it('finds an action the flat policy would not take, even where the hash was recomputed to match', async () => {
     const row = trained.actions.findIndex((r) => r[1] === 2 && r[0] > 100);
     const tampered = edited(trained, (c) => (c.actions[row]![6] = c.actions[row]![6] ? 0 : 1));
-    const rehashed = verifyReplay(tampered);
-    const forged = { ...tampered, finalHash: rehashed.actualHash, ticks: rehashed.ticks, outcome: rehashed.outcome };
+    const rehashed = verifyReplay({ ...tampered, checkpoints: checkpointsOf(tampered) });
+    const forged = { ...tampered, finalHash: rehashed.actualHash, ticks: rehashed.ticks, outcome: rehashed.outcome, checkpoints: checkpointsOf(tampered) };
     const result = await verifyReplayWithModels(forged, { models: TEST_PLATFORM.models });
     expect(result.resimulates).toBe(true);
     expect(result.ok).toBe(false);

@@ -58,7 +58,7 @@ export class StudyArena {
   private palette: TeamPalette = DEFAULT_PALETTE;
   private readonly hint = el('p', { class: 'hint controls-hint', id: 'controls-hint' });
 
-  constructor(platform: Platform) {
+  constructor(private readonly platform: Platform) {
     // Sound starts off in a study: every participant meets the same conditions unless they choose otherwise.
     this.stores = createStores({ blue: 'human', introOpen: false, sound: false });
     this.arena = el('div', { class: 'arena', id: 'arena', tabindex: 0, 'aria-label': 'Arena' });
@@ -91,7 +91,7 @@ export class StudyArena {
   mount(canvas: boolean): void {
     if (this.game) return;
     this.game = createGame(this.arena, this.session, { canvas });
-    installHook(this.session, () => (this.game ? rendererName(this.game) : 'none'));
+    installHook(this.session, () => (this.game ? rendererName(this.game) : 'none'), this.platform);
   }
 
   /**
