@@ -131,7 +131,7 @@ async function benchLocalModel(seconds: number): Promise<BenchRow[]> {
   return rows;
 }
 
-const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'llm-proxy', 'training', 'browser'] as const;
+const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'llm-proxy', 'study-server', 'training', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
 sections: ${SECTIONS.join(', ')} (local-llm and llm-proxy need npm run llm:pull)`;
 
@@ -165,6 +165,7 @@ runCli(async () => {
     ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
     ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds)],
+    ['study-server', 'the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(nodePlatform({ env: process.env }))],
     ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
     ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
   ];

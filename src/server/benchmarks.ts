@@ -70,7 +70,7 @@ export async function benchStudyServer(platform: Platform): Promise<BenchRow[]> 
     const readMs = performance.now() - read;
     const heapGrowth = (process.memoryUsage().heapUsed - heap) / 2 ** 20;
     return [
-      { name: 'hostile 8 MiB episode, refused: answer', value: answerMs, unit: 'ms', target: 1000, lowerIsBetter: true },
+      { name: 'hostile 8 MiB episode, refused: answer', value: answerMs, unit: 'ms', target: 2000, lowerIsBetter: true },
       { name: 'hostile 8 MiB episode: main thread held (max event-loop delay)', value: delay.max / 1e6, unit: 'ms', target: 100, lowerIsBetter: true },
       { name: 'hostile 8 MiB episode: server memory growth', value: rssGrowth, unit: 'MiB' },
       { name: 'hostile 16 MiB replay file, refused (parseReplay)', value: readMs, unit: 'ms', target: 2000, lowerIsBetter: true },
