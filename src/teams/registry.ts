@@ -6,10 +6,11 @@
  */
 import { z } from 'zod';
 import type { GameConfig } from '../sim';
-import { SCRIPTED_SKILLS, SKILL_IDS } from '../skills';
+import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId } from '../skills';
 import { BehaviorTreeStrategist } from './behaviorTree';
 import type { TeamContext, TeamController } from './controller';
 import { NEEDS_NOTHING, TEAM_IDS, type TeamEntry, type TeamId, type TeamNeeds, TeamUnavailable, type TeamVariant } from './entry';
+import { FixedStrategist } from './fixedStrategist';
 import { FlatController } from './flat';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController } from './hierarchical';
@@ -56,6 +57,18 @@ function treeStrategist(ctx: TeamContext, variant: TeamVariant): BehaviorTreeStr
 }
 
 const RANDOM_VARIANT = z.object({ period: variantNumber(0.02, 60, 'a number of seconds').optional() });
+
+/** The constant plan's skills, one per agent joined by '+': `fixed:skills=secure+combat`. */
+const FIXED_VARIANT = z.object({
+  skills: z
+    .string()
+    .refine((v) => v.split('+').every((s) => (SKILL_IDS as readonly string[]).includes(s)), {
+      message: `must be one skill per agent joined by '+', each one of ${SKILL_IDS.join(', ')} (e.g. secure+combat)`,
+    })
+    .optional(),
+});
+/** The plan where a variant names none: one agent holds the zone, the other guards it. */
+export const DEFAULT_FIXED_PLAN = 'secure+combat';
 
 /** Load what a model-backed team needs, or say why the team is unavailable. */
 async function withModels<T>(id: TeamId, load: () => Promise<T>): Promise<T> {
@@ -111,6 +124,20 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     acts: { by: 'policy', policy: { model: 'flat' } },
     needs: () => ({ ...NEEDS_NOTHING, models: ['flat'] }),
     create: async (ctx, variant) => new FlatController(variant.name, ctx.team, await withModels('flat', () => ctx.platform.models.load('flat'))),
+  },
+  fixed: {
+    id: 'fixed',
+    description: 'One constant skill per agent over the trained skills, never changed (fixed:skills=secure+combat): a plan without a strategist, as a baseline.',
+    variantSchema: FIXED_VARIANT,
+    acts: { by: 'skills', source: 'rule', skillSets: ['trained'] },
+    needs: () => TRAINED_SKILLS,
+    create: async (ctx, variant) => {
+      const plan = ((variant.settings as z.infer<typeof FIXED_VARIANT>).skills ?? DEFAULT_FIXED_PLAN).split('+') as SkillId[];
+      if (plan.length !== ctx.config.agent.perTeam) {
+        throw new TeamUnavailable('fixed', `skills=${plan.join('+')} names ${plan.length} skills; this match has ${ctx.config.agent.perTeam} agents per team`);
+      }
+      return new HierarchicalController(variant.name, ctx.team, new FixedStrategist(plan), await withModels('fixed', () => ctx.platform.models.skillSet()), ctx.onDecision);
+    },
   },
   llm: LLM_TEAM,
   human: {

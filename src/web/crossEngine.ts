@@ -19,7 +19,7 @@ import { createHumanTeam } from '../teams/human';
 import { type Intent, emptyIntent, intentToAction } from './controls';
 
 /** Every team id the registry has; llm and human are played on recordings. */
-export const CROSS_ENGINE_TEAMS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'human'] as const;
+export const CROSS_ENGINE_TEAMS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'fixed', 'human'] as const;
 export type CrossEngineTeam = (typeof CROSS_ENGINE_TEAMS)[number];
 
 export interface CrossEngineCase {
