@@ -184,7 +184,8 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
   const sessions = new RateLimiter(perMinute / 60, perMinute, options.now);
   const episodesPerMinute = options.episodesPerMinute ?? 6;
   const episodeSends = new RateLimiter(episodesPerMinute / 60, episodesPerMinute, options.now);
-  const checker = options.checker ?? inProcessChecker(models());
+  let checker = options.checker ?? null;
+  const checks = () => (checker ??= inProcessChecker(models()));
   /** Participants with an episode being checked: one at a time each, so nobody holds more than one thread of the checks. */
   const checking = new Set<number>();
 
@@ -250,12 +251,12 @@ export function studyRoutes(options: StudyRoutesOptions): Route[] {
         if (checking.has(participant.id)) throw new StudyError(429, 'an episode of this session is being checked: wait for its answer before sending another');
         const waitMs = episodeSends.take(String(participant.id));
         if (waitMs > 0) throw new StudyError(429, `too many episodes sent by this session; try again in ${Math.ceil(waitMs / 1000)} s`);
-        // A full quota refuses before the body is read.
-        checkStorageLeft(store, study, participant);
-        const body = await jsonBytes(req, episodeLimit);
         checking.add(participant.id);
         try {
-          sendJson(res, 200, { state: await recordEpisode(store, study, participant, body, checker) });
+          // A full quota refuses before the body is read.
+          checkStorageLeft(store, study, participant);
+          const body = await jsonBytes(req, episodeLimit);
+          sendJson(res, 200, { state: await recordEpisode(store, study, participant, body, checks()) });
         } finally {
           checking.delete(participant.id);
         }

@@ -99,3 +99,34 @@ describe('episode checks on worker threads', () => {
     }
   });
 });
+
+describe('one episode at a time per session', () => {
+  it('a second episode sent while the first is being checked is answered 429, saying why; the first is answered as usual', async () => {
+    let release: (() => void) | null = null;
+    const held: EpisodeChecker = {
+      check: () => new Promise((done) => (release = () => done({ kind: 'refused', status: 400, message: 'checked' }))),
+      close: async () => undefined,
+    };
+    const heldStore = StudyStore.open(':memory:', { now: clock.now });
+    await createStudy(heldStore, quickStudy(STUDY), TEST_PLATFORM);
+    const server = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store: heldStore, checker: held, sessionsPerMinute: 1000 }) }), 0);
+    try {
+      const api = (path: string, body: string, token?: string) =>
+        fetch(`http://127.0.0.1:${server.port}/api/study/${STUDY}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-study-token': token } : {}) }, body });
+      const token = ((await (await api('/session', JSON.stringify({ consent: true }))).json()) as { token: string }).token;
+      const first = api('/episodes', '{"block":-1,"episode":0,"replay":{}}', token);
+      // Wait until the first is with the checker.
+      await vi.waitFor(() => expect(release).not.toBeNull());
+      const second = await api('/episodes', '{"block":-1,"episode":0,"replay":{}}', token);
+      expect(second.status).toBe(429);
+      expect(await second.json()).toEqual({ error: 'an episode of this session is being checked: wait for its answer before sending another' });
+      release!();
+      const answered = await first;
+      expect(answered.status).toBe(400);
+      expect(await answered.json()).toEqual({ error: 'checked' });
+    } finally {
+      await server.close();
+      heldStore.close();
+    }
+  });
+});
