@@ -142,7 +142,7 @@ export async function checkEpisode(body: Uint8Array | string, expected: EpisodeE
   }
   // The page's own word that the match did not end (or a draw before the time ran out) is no episode: refused, as the page was left.
   if (replay.outcome === 'unfinished' || (replay.outcome === 'draw' && replay.ticks < episodeTicks(replay.config))) {
-    return refused(400, `the episode is not finished: its replay re-simulates to tick ${replay.ticks} with neither a winner nor the draw`);
+    return refused(400, `the episode is not finished: its replay stops at tick ${replay.ticks}, before the episode's end at tick ${episodeTicks(replay.config)}, and no side won`);
   }
   const world = createWorld(replay.seed, replay.config);
   const blue = teamAgents(world, 0).map((a) => a.id);

@@ -118,7 +118,7 @@ describe('results the server derives', () => {
     expect(kept.verification.sides.red!.checked).toBe(true);
   });
 
-  it('a replay cut short of its end is refused: the re-simulation has no outcome', async () => {
+  it('a replay cut short of its end is refused: it says the match did not end', async () => {
     const { token, step } = await atFirstBlock();
     const { replay } = await played(step, token);
     const every = replay.checkpoints.every;
@@ -131,7 +131,7 @@ describe('results the server derives', () => {
     };
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: cut }, token);
     expect(r.status).toBe(400);
-    expect(r.body.error).toBe('the episode is not finished: its replay re-simulates to tick 20 with neither a winner nor the draw');
+    expect(r.body.error).toBe("the episode is not finished: its replay stops at tick 20, before the episode's end at tick 50, and no side won");
   });
 });
 
