@@ -43,9 +43,9 @@ export interface LlmProxyOptions {
   readonly rate?: { readonly perSecond: number; readonly burst: number };
   /** Largest prompt in tokens (the model's own where its client counts them, else estimated); default 2048, and never past the model's context less the answer. */
   readonly maxPromptTokens?: number;
-  /** The answer's token bound where a request sets none; default 128. */
+  /** The answer's token bound where a request sets none; default 64. */
   readonly defaultMaxTokens?: number;
-  /** Requests at the model at once, waiting, and per client (llmProxyGate.ts); default 4, 8 and 2. */
+  /** Requests at the model at once, waiting, per client, and the lightest answers' bound (llmProxyGate.ts); default 4, 8, 2 and 16. */
   readonly limits?: Partial<GateLimits>;
   /** The gate itself, made by the caller (tests watch its load); default one with `limits`. */
   readonly gate?: AdmissionGate;
@@ -60,8 +60,11 @@ export const LLM_PROXY_MAX_BODY = 32 * 1024;
  * room for longer custom ones. A 24 KB prompt (about 6,000 tokens) held the local model 93 s.
  */
 export const LLM_PROXY_MAX_PROMPT_TOKENS = 2048;
-/** A JSON answer with its rationale is bounded at 120 tokens (DEFAULT_MAX_TOKENS); a request without a bound held the model until the timeout. */
-export const LLM_PROXY_DEFAULT_MAX_TOKENS = 128;
+/**
+ * The page bounds every answer itself (16 tokens compact, 120 json: DEFAULT_MAX_TOKENS); a
+ * request without a bound held the model until the timeout. 64 tokens is a paragraph.
+ */
+export const LLM_PROXY_DEFAULT_MAX_TOKENS = 64;
 
 /** Tokens the answer may take: a compact answer's numbers and commas, else its bound. */
 function answerTokens(request: ChatRequest): number {
@@ -81,7 +84,8 @@ export function promptRefusal(client: ChatClient, request: ChatRequest, maxPromp
   const bound = context !== undefined ? Math.min(maxPromptTokens, context - answer) : maxPromptTokens;
   const size = promptSize(client, request);
   if (size.tokens <= bound) return null;
-  const why = context !== undefined && bound < maxPromptTokens ? `the model's context of ${context} tokens less ${answer} for the answer` : 'this server\'s bound';
+  const compact = request.numberList && !request.responseFormat ? `: ${['one', 'two', 'three', 'four'][request.numberList.count - 1] ?? request.numberList.count} number${request.numberList.count === 1 ? '' : 's'} and ${request.numberList.count === 1 ? 'its comma' : 'their commas'}` : '';
+  const why = context !== undefined && bound < maxPromptTokens ? `the model's context of ${context} tokens less ${answer} for the answer${compact}` : 'this server\'s bound';
   return `the prompt is ${size.tokens} tokens${size.estimated ? ' (estimated)' : ''}; at most ${Math.max(0, bound)} are taken (${why})`;
 }
 
@@ -199,7 +203,7 @@ export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
       });
       const started = now();
       // Waiting for a place counts against the timeout, and ends when the page leaves.
-      const admission = await gate.enter(clientKey, abort.signal);
+      const admission = await gate.enter(clientKey, answerTokens(request), abort.signal);
       if (!admission.ok) {
         clearTimeout(timer);
         if (admission.status === 499) {

@@ -2,10 +2,11 @@
  * The LLM proxy under a flood, for `npm run bench -- --only llm-proxy`: the proxy as
  * `npm start` mounts it, on the embedded local model, answering the page's decisions (two
  * teams asking back to back, each giving up after the strategist's 2 s as the page does)
- * alone, and then while 30 other clients (from another loopback address) each send a 24 KB
- * prompt with no token bound, again as soon as they are answered, or once Retry-After has
- * passed when refused. The figures: the page's answers per second and the share answered in
- * both cases, and what the flood got. Node only.
+ * alone, and then under two floods, each of 30 clients asking again as soon as they are
+ * answered, or once Retry-After has passed when refused: one client (one loopback address)
+ * with 30 connections sending 24 KB prompts with no token bound; then 30 clients (30
+ * loopback addresses) sending prompts of about 700 tokens, within every bound. The figures:
+ * the page's answers per second and the share answered, and what each flood got. Node only.
  */
 import { setMaxListeners } from 'node:events';
 import { request as httpRequest } from 'node:http';
@@ -21,9 +22,11 @@ import { teamSituation } from '../sim';
 import { llmProxyRoutes } from './llmProxy';
 import { createAppServer, listen } from './server';
 
-/** Where the flood comes from: another loopback address, so it is another client to the proxy. */
-const FLOOD_ADDRESS = '127.0.0.2';
 const FLOODERS = 30;
+/** One flooding client: another loopback address than the page's. */
+const ONE_CLIENT = Array.from({ length: FLOODERS }, () => '127.0.0.2');
+/** Thirty flooding clients, each its own loopback address. */
+const MANY_CLIENTS = Array.from({ length: FLOODERS }, (_, i) => `127.0.0.${i + 2}`);
 
 interface Reply {
   readonly status: number;
@@ -51,10 +54,17 @@ function post(url: string, body: ChatRequest, localAddress: string, timeoutMs: n
   });
 }
 
+const FLOOD_TEXT = 'Describe every wall, corner and cover spot of the arena in detail, then plan each move. '.repeat(140);
+
 /** A 24 KB prompt (two messages of 12,000 characters: the proxy's per-message limit) with no token bound. */
 export function floodRequest(): ChatRequest {
-  const text = 'Describe every wall, corner and cover spot of the arena in detail, then plan each move. '.repeat(140).slice(0, 12_000);
+  const text = FLOOD_TEXT.slice(0, 12_000);
   return { messages: [{ role: 'system', content: text }, { role: 'user', content: text }], temperature: 0.7 };
+}
+
+/** A prompt of about 700 tokens, within every bound, with no token bound on its answer. */
+export function fittingFloodRequest(): ChatRequest {
+  return { messages: [{ role: 'user', content: FLOOD_TEXT.slice(0, 3_200) }], temperature: 0.7 };
 }
 
 interface PageFigures {
@@ -84,15 +94,14 @@ async function page(url: string, requests: readonly ChatRequest[], ms: number): 
   return { perSecond: answered / ((performance.now() - start) / 1000), answered, asked };
 }
 
-/** 30 clients sending 24 KB prompts until `stop`; what they got, by status (0: gave up at 30 s). */
-function flood(url: string, stop: AbortSignal): Promise<Map<number, number>> {
+/** One connection per address sending `body` until `stop`; what they got, by status (0: gave up at 30 s). */
+function flood(url: string, addresses: readonly string[], body: ChatRequest, stop: AbortSignal): Promise<Map<number, number>> {
   const outcomes = new Map<number, number>();
-  const body = floodRequest();
-  setMaxListeners(FLOODERS + 8, stop);
+  setMaxListeners(addresses.length + 8, stop);
   return Promise.all(
-    Array.from({ length: FLOODERS }, async () => {
+    addresses.map(async (address) => {
       while (!stop.aborted) {
-        const reply = await post(url, body, FLOOD_ADDRESS, 30_000, stop);
+        const reply = await post(url, body, address, 30_000, stop);
         if (stop.aborted) break;
         outcomes.set(reply.status, (outcomes.get(reply.status) ?? 0) + 1);
         if (reply.retryAfterS > 0 || reply.status === 0) await new Promise((r) => setTimeout(r, Math.min(5, Math.max(1, reply.retryAfterS)) * 1000));
@@ -123,25 +132,36 @@ export async function benchLlmProxy(seconds: number): Promise<LlmBenchRow[]> {
     // The engine loads on the first request.
     await post(url, requests[0]!, '127.0.0.1', 120_000, new AbortController().signal);
     const alone = await page(url, requests, ms);
-    const stopFlood = new AbortController();
-    const flooded = flood(url, stopFlood.signal);
-    // Let the flood fill the proxy before the page is measured.
-    await new Promise((r) => setTimeout(r, 2000));
-    const underFlood = await page(url, requests, ms);
-    stopFlood.abort();
-    const outcomes = await flooded;
-    const count = (status: number) => outcomes.get(status) ?? 0;
-    const floodSeconds = ms / 1000 + 2;
-    return [
+    const rows: LlmBenchRow[] = [
       { name: 'proxy: page decisions/s alone (2 teams)', value: alone.perSecond, unit: 'answers/s' },
       { name: `proxy: page decisions answered alone (${alone.asked})`, value: (100 * alone.answered) / Math.max(1, alone.asked), unit: '%' },
-      { name: `proxy: page decisions/s, ${FLOODERS} clients flooding`, value: underFlood.perSecond, unit: 'answers/s', target: alone.perSecond / 2 },
-      { name: `proxy: page decisions answered, flooded (${underFlood.asked})`, value: (100 * underFlood.answered) / Math.max(1, underFlood.asked), unit: '%', target: 90 },
-      { name: 'proxy: flood answered (200)', value: count(200) / floodSeconds, unit: 'requests/s' },
-      { name: 'proxy: flood refused (429 + 503)', value: (count(429) + count(503)) / floodSeconds, unit: 'requests/s' },
-      { name: 'proxy: flood refused as too large (413, 400)', value: (count(413) + count(400)) / floodSeconds, unit: 'requests/s' },
-      { name: 'proxy: flood timed out (504, or none in 30 s)', value: (count(504) + count(0)) / floodSeconds, unit: 'requests/s' },
     ];
+    const floods = [
+      ['1 client x 30, 24 KB', ONE_CLIENT, floodRequest()],
+      ['30 clients, 700 tokens', MANY_CLIENTS, fittingFloodRequest()],
+    ] as const;
+    for (const [what, addresses, body] of floods) {
+      const stopFlood = new AbortController();
+      const flooded = flood(url, addresses, body, stopFlood.signal);
+      // Let the flood fill the proxy before the page is measured.
+      await new Promise((r) => setTimeout(r, 2000));
+      const underFlood = await page(url, requests, ms);
+      stopFlood.abort();
+      const outcomes = await flooded;
+      const count = (status: number) => outcomes.get(status) ?? 0;
+      const floodSeconds = ms / 1000 + 2;
+      rows.push(
+        { name: `proxy: page decisions/s, flood of ${what}`, value: underFlood.perSecond, unit: 'answers/s', target: alone.perSecond / 2 },
+        { name: `proxy: page decisions answered, flood of ${what} (${underFlood.asked})`, value: (100 * underFlood.answered) / Math.max(1, underFlood.asked), unit: '%', target: 90 },
+        { name: `proxy: flood of ${what}: answered (200)`, value: count(200) / floodSeconds, unit: 'requests/s' },
+        { name: `proxy: flood of ${what}: refused, busy (429, 503)`, value: (count(429) + count(503)) / floodSeconds, unit: 'requests/s' },
+        { name: `proxy: flood of ${what}: refused, too large (413)`, value: count(413) / floodSeconds, unit: 'requests/s' },
+        { name: `proxy: flood of ${what}: timed out (504, none in 30 s)`, value: (count(504) + count(0)) / floodSeconds, unit: 'requests/s' },
+      );
+      // The next measure starts from an idle model.
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    return rows;
   } finally {
     await running.close();
     rmSync(root, { recursive: true, force: true });

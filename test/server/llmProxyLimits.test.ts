@@ -92,7 +92,8 @@ async function until(what: string, probe: () => boolean): Promise<void> {
   throw new Error(`never happened: ${what}`);
 }
 
-const decision = (): ChatRequest => buildRequest(teamSituation(createWorld(1), 0), ['navigate', 'navigate'], { format: 'json', temperature: 0.1 });
+/** A decision as the page asks for it (compact: two numbers). */
+const decision = (): ChatRequest => buildRequest(teamSituation(createWorld(1), 0), ['navigate', 'navigate'], { format: 'compact', temperature: 0.1 });
 const unbounded = (): ChatRequest => {
   const { maxTokens: _bound, ...rest } = decision();
   return rest;
@@ -106,7 +107,7 @@ describe('the LLM proxy shares its model', () => {
     await until('both calls at the model', () => model.asked.length === 2);
     model.answerAll();
     expect((await replies).map((r) => r.status)).toEqual([200, 200]);
-    expect(model.asked.map((r) => r.maxTokens).sort((a, b) => a! - b!)).toEqual([40, 128]);
+    expect(model.asked.map((r) => r.maxTokens).sort((a, b) => a! - b!)).toEqual([40, 64]);
   });
 
   it("a prompt past the bound in tokens is refused with 413, naming the bound: the model's context less the answer, or the server's", async () => {
@@ -114,7 +115,7 @@ describe('the LLM proxy shares its model', () => {
     const local = new HeldModel(1024, () => 5000);
     const refused = await post(await serve(local), unbounded());
     expect(refused.status).toBe(413);
-    expect(refused.body.error!.message).toBe("the prompt is 5000 tokens; at most 896 are taken (the model's context of 1024 tokens less 128 for the answer)");
+    expect(refused.body.error!.message).toBe("the prompt is 5000 tokens; at most 1020 are taken (the model's context of 1024 tokens less 4 for the answer: two numbers and their commas)");
     expect(local.asked).toEqual([]);
     // A server's model: its tokens estimated, against the proxy's bound; 24 KB is past it.
     const server = new HeldModel();
@@ -142,7 +143,7 @@ describe('the LLM proxy shares its model', () => {
 
   it('the queue for the model is bounded: past it, 503 with Retry-After; a request whose caller leaves while it waits never reaches the model', async () => {
     const model = new HeldModel();
-    const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 1 });
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 1, lightTokens: 16, heavy: 1 });
     const url = await serve(model, { gate });
     const first = post(url, decision(), '127.0.0.1');
     await until('the first call at the model', () => model.asked.length === 1);
@@ -182,19 +183,46 @@ describe('the LLM proxy shares its model', () => {
 
 describe('the admission gate', () => {
   const open = () => new AbortController().signal;
+  const LIGHT = 4;
+  const HEAVY = 64;
 
-  it('gives a freed place to the waiting client with the fewest at the model, not the earliest', async () => {
-    const gate = new AdmissionGate({ perClient: 3, concurrent: 2, queue: 4 });
-    const a1 = await gate.enter('a', open());
-    await gate.enter('a', open());
+  it('gives a freed place to the waiting client with the fewest at the model, then the cheapest, not the earliest', async () => {
+    const gate = new AdmissionGate({ perClient: 3, concurrent: 2, queue: 4, lightTokens: 16, heavy: 1 });
+    const a1 = await gate.enter('a', LIGHT, open());
+    await gate.enter('a', LIGHT, open());
     const order: string[] = [];
-    const a3 = gate.enter('a', open()).then((r) => (order.push('a'), r));
-    const b1 = gate.enter('b', open()).then((r) => (order.push('b'), r));
+    const a3 = gate.enter('a', LIGHT, open()).then((r) => (order.push('a'), r));
+    const b1 = gate.enter('b', LIGHT, open()).then((r) => (order.push('b'), r));
     expect(gate.load).toEqual({ running: 2, waiting: 2 });
     if (a1.ok) a1.release();
     await b1;
     expect(order).toEqual(['b']);
     expect(gate.load).toEqual({ running: 2, waiting: 1 });
     void a3;
+  });
+
+  it('heavy answers take at most their share of places, leaving one for a decision; a full queue sheds its costliest request for a cheaper one', async () => {
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 3, queue: 2, lightTokens: 16, heavy: 2 });
+    // Two heavy requests take two places; a third heavy one waits though a place is free.
+    expect((await gate.enter('x', HEAVY, open())).ok).toBe(true);
+    expect((await gate.enter('y', HEAVY, open())).ok).toBe(true);
+    const heavyWaits = gate.enter('z', HEAVY, open());
+    expect(gate.load).toEqual({ running: 2, waiting: 1 });
+    // A decision takes the place kept free.
+    const decision = await gate.enter('page', LIGHT, open());
+    expect(decision.ok).toBe(true);
+    expect(gate.load).toEqual({ running: 3, waiting: 1 });
+    // The queue fills with another heavy request; a decision arriving then sheds the costliest, latest one.
+    const shed = gate.enter('w', HEAVY, open());
+    const next = gate.enter('page', LIGHT, open());
+    await expect(shed).resolves.toMatchObject({ ok: false, status: 503 });
+    expect(gate.load).toEqual({ running: 3, waiting: 2 });
+    // A heavier newcomer than every waiting request is the one refused.
+    await expect(gate.enter('v', HEAVY, open())).resolves.toMatchObject({ ok: false, status: 503, message: 'the model is busy: 3 requests at it and 2 waiting (at most 2)' });
+    // The decision's place freed goes to the waiting decision, not the earlier heavy request.
+    if (decision.ok) decision.release();
+    await expect(next).resolves.toMatchObject({ ok: true });
+    expect(gate.load).toEqual({ running: 3, waiting: 1 });
+    void heavyWaits;
   });
 });
