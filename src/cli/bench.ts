@@ -131,9 +131,40 @@ async function benchLocalModel(seconds: number): Promise<BenchRow[]> {
   return rows;
 }
 
-const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'llm-proxy', 'study-server', 'training', 'browser'] as const;
+/**
+ * The strategist exam's summary (npm run llm:exam) on the local model: the first situations
+ * of the shipped set, beside the targets a strategist that reads the game should reach.
+ */
+async function benchExam(seconds: number): Promise<BenchRow[]> {
+  const { readFileSync } = await import('node:fs');
+  const { SYSTEM_CLOCK, parseExamSet, scoreExam, takeExam } = await import('../llm');
+  const { localAvailability, nodeLlmAccess, nodeLlmSettings } = await import('../llm/node');
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
+  const result = nodeLlmSettings(env);
+  if (!result.ok || result.settings.source !== 'local' || !localAvailability(result.settings).ok) {
+    console.log('(skipped: the local model is not pulled: npm run llm:pull)');
+    return [];
+  }
+  const path = 'models/strategist-exam.v1.json';
+  const full = parseExamSet(readFileSync(path, 'utf8'), path);
+  const set = { ...full, items: full.items.slice(0, Math.min(full.items.length, Math.max(40, seconds * 10))) };
+  const connection = await nodeLlmAccess({ env }).connect();
+  const answers = await takeExam(set, connection.client, { format: connection.settings.format, temperature: connection.settings.temperature, clock: SYSTEM_CLOCK });
+  const s = scoreExam(set, answers);
+  const n = `${set.items.length} situations`;
+  return [
+    { name: `exam kappa with the rules (${n})`, value: s.kappa ?? 0, unit: '', target: 0.6 },
+    { name: 'exam kappa, held out (current skill differs)', value: s.heldOut.kappa ?? 0, unit: '', target: 0.5 },
+    { name: `exam most common answer (${s.mostCommon.answer})`, value: 100 * s.mostCommon.share, unit: '%', target: 40, lowerIsBetter: true },
+    { name: 'exam choices of combat', value: 100 * (s.skillShares.combat ?? 0), unit: '%', target: 20 },
+    { name: 'exam decision latency p50', value: s.latencyMs!.p50, unit: 'ms' },
+    { name: 'exam decision latency p95', value: s.latencyMs!.p95, unit: 'ms', target: 150, lowerIsBetter: true },
+  ];
+}
+
+const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
-sections: ${SECTIONS.join(', ')} (local-llm and llm-proxy need npm run llm:pull)`;
+sections: ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy need npm run llm:pull)`;
 
 function formatRow(row: BenchRow): string {
   const value = row.value >= 1000 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(3);
@@ -164,6 +195,7 @@ runCli(async () => {
     ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
     ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
+    ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds)],
     ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds)],
     ['study-server', 'the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(nodePlatform({ env: process.env }))],
     ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],

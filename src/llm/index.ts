@@ -16,3 +16,4 @@ export * from './settings';
 export * from './proxyClient';
 export * from './tokens';
 export * from './localClient';
+export * from './exam';

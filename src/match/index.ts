@@ -3,3 +3,4 @@ export * from './metrics';
 export * from './replay';
 export * from './format';
 export * from './verify';
+export * from './examSet';

@@ -15,3 +15,4 @@ export * from './friedman';
 export * from './multipleComparisons';
 export * from './ranks';
 export * from './wilcoxon';
+export * from './agreement';

@@ -105,6 +105,18 @@ interface Blackboard {
   readonly securers: Set<number>;
 }
 
+/**
+ * The rules the system prompt states, as the study's tree applies them: what it chooses
+ * for each agent of a situation, given the team's current skills (an agent securing holds
+ * the zone). A pure function of its inputs; the strategist exam's labels. An eliminated
+ * agent keeps its skill.
+ */
+export function rulesChoice(situation: TeamSituation, current: readonly SkillId[], params: TreeParameters = STUDY_TREE): SkillId[] {
+  const tree = new BehaviorTreeStrategist(1, { ...params, reactionTicks: 0, noise: 0 });
+  tree.claimFrom(situation, current);
+  return tree.chooseFor(situation, current);
+}
+
 export class BehaviorTreeStrategist implements Strategist {
   readonly source = 'behavior-tree' as const;
   private readonly blackboard: Blackboard = { securers: new Set() };
@@ -143,6 +155,22 @@ export class BehaviorTreeStrategist implements Strategist {
   private choose(world: World, team: Team, current: readonly SkillId[]): SkillId[] {
     const situation = teamSituation(world, team);
     this.lastSituation = situation;
+    return this.chooseFor(situation, current);
+  }
+
+  /**
+   * Begin from the claims a team playing `current` holds: an agent alive and securing
+   * holds the zone, as it would had this tree chosen those skills.
+   */
+  claimFrom(situation: TeamSituation, current: readonly SkillId[]): void {
+    this.blackboard.securers.clear();
+    current.forEach((skill, slot) => {
+      if (skill === 'secure' && situation.agents[slot]?.alive) this.blackboard.securers.add(slot);
+    });
+  }
+
+  /** What the tree chooses for a situation, from the claims it holds. */
+  chooseFor(situation: TeamSituation, current: readonly SkillId[]): SkillId[] {
     while (this.trees.length < situation.agents.length) {
       const agent = new TreeAgent(this.blackboard, this.params);
       agent.slot = this.agents.length;

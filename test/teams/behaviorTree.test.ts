@@ -148,3 +148,35 @@ describe('BehaviorTreeStrategist', () => {
     }
   });
 });
+
+describe('rulesChoice (the strategist exam\'s labels)', () => {
+  it('is what the running tree chooses, at every decision of real matches', async () => {
+    const { HierarchicalController, rulesChoice } = await import('../../src/teams');
+    const { Match } = await import('../../src/match');
+    const { SCRIPTED_SKILLS } = await import('../../src/skills');
+    const { teamSituation } = await import('../../src/sim');
+    let compared = 0;
+    const mismatches: string[] = [];
+    for (const seed of [1, 2, 3]) {
+      const tree = new BehaviorTreeStrategist(DEFAULT_CONFIG.skillEveryTicks);
+      const checked = {
+        source: tree.source,
+        periodTicks: tree.periodTicks,
+        decide(world: World, team: 0 | 1, current: readonly SkillId[]) {
+          const expected = rulesChoice(teamSituation(world, team), current);
+          const answer = tree.decide(world, team, current);
+          compared++;
+          if (answer && answer.skills.join() !== expected.join()) mismatches.push(`seed ${seed} tick ${world.tick}: tree ${answer.skills} vs rules ${expected}`);
+          return answer;
+        },
+      };
+      const match = await Match.create(
+        { blue: 'bt-scripted', red: 'random', seed },
+        { platform: TEST_PLATFORM, record: false, controllers: { blue: (ctx) => new HierarchicalController('bt-scripted', ctx.team, checked, SCRIPTED_SKILLS, ctx.onDecision) } },
+      );
+      while (!match.done) match.advance();
+    }
+    expect(compared).toBeGreaterThan(300);
+    expect(mismatches).toEqual([]);
+  });
+});

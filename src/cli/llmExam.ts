@@ -1,0 +1,107 @@
+/**
+ * npm run llm:exam: the strategist exam (src/llm/exam.ts) for the configured model (the
+ * local engine, or a server via OPENAI_BASE_URL), a markdown table and JSON in --out.
+ * npm run llm:exam -- --build-set: build the exam's set again from real matches.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ANSWER_FORMATS, type AnswerFormat, type ExamReport, SYSTEM_CLOCK, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
+import { nodeLlmAccess } from '../llm/node';
+import { EXAM_PAIRS, buildExamSet } from '../match';
+import { nodePlatform } from '../teams/nodePlatform';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { ProgressBar } from './progress';
+
+/** The shipped set: a product artifact beside the models it judges. */
+export const EXAM_SET_PATH = 'models/strategist-exam.v1.json';
+const BUILD_COMMAND = 'npm run llm:exam -- --build-set';
+
+const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_FORMATS.join('|')}>] [--limit <n>] [--set <file>] [--out <dir>]
+  asks the configured language model (the local engine, or OPENAI_BASE_URL's server) every
+  situation of the strategist exam and scores its choices against the rules: agreement and
+  kappa (overall and where the current skill differs from the rules' choice), mutual
+  information beyond the current skill, the most common answer, skill shares, latency.
+  --model    another model (a pulled local one, or the server's model name)
+  --format   the answer format (default: the settings', LLM_FORMAT)
+  --limit    only the first n situations
+  --set      the exam set (default ${EXAM_SET_PATH})
+  --out      where the markdown and JSON go (default results/exam)
+       npm run llm:exam -- --build-set [--size <n>] [--seeds <n>] [--set <file>]
+  plays the exam's matches and writes the set again (the same options give the same file).`;
+
+runCli(async () => {
+  const { values } = parseCommandLine(
+    {
+      model: { type: 'string' },
+      format: { type: 'string' },
+      limit: { type: 'string' },
+      set: { type: 'string' },
+      out: { type: 'string' },
+      'build-set': { type: 'boolean' },
+      size: { type: 'string' },
+      seeds: { type: 'string' },
+    },
+    USAGE,
+  );
+  const setPath = values.set ?? EXAM_SET_PATH;
+  if (values['build-set']) {
+    const size = integerOption('size', values.size, 600, { min: 10, max: 100_000 });
+    const seeds = integerOption('seeds', values.seeds, 12, { min: 1, max: 1000 });
+    const bar = new ProgressBar(EXAM_PAIRS.length * seeds, 'matches');
+    const set = await buildExamSet(nodePlatform({ env: process.env }), {
+      size,
+      seeds,
+      every: 25,
+      command: `${BUILD_COMMAND}${values.size ? ` --size ${size}` : ''}${values.seeds ? ` --seeds ${seeds}` : ''}`,
+      onMatch: (done, total) => bar.update(done, `${done} of ${total} matches`),
+    });
+    writeFileSync(setPath, `${JSON.stringify(set, null, 1)}\n`);
+    const held = set.items.filter((i) => i.situation.agents.some((a, s) => a.alive && i.current[s] !== i.rules[s])).length;
+    console.log(`wrote ${setPath}: ${set.items.length} situations (${held} with an agent whose current skill differs from the rules' choice) from ${set.built.matches.length} matches`);
+    return 0;
+  }
+
+  if (values.format !== undefined && !(ANSWER_FORMATS as readonly string[]).includes(values.format)) {
+    throw new UsageError(`--format must be one of ${ANSWER_FORMATS.join(', ')}, got '${values.format}'`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(setPath, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read the exam set ${setPath}: ${(err as Error).message} (${BUILD_COMMAND} builds it)`);
+  }
+  const full = parseExamSet(text, setPath);
+  const limit = integerOption('limit', values.limit, full.items.length, { min: 1, max: full.items.length });
+  const set = { ...full, items: full.items.slice(0, limit) };
+
+  const base = nodeLlmAccess({ env: process.env });
+  const access = values.model ? (base.withModel?.(values.model) ?? base) : base;
+  const connection = await access.connect();
+  const format = (values.format as AnswerFormat | undefined) ?? connection.settings.format;
+  const bar = new ProgressBar(set.items.length, 'situations');
+  const answers = await takeExam(set, connection.client, {
+    format,
+    temperature: connection.settings.temperature,
+    clock: SYSTEM_CLOCK,
+    onProgress: (done, total) => bar.update(done, `${done} of ${total} situations`),
+  });
+  bar.done(`${set.items.length} situations answered`);
+  const report: ExamReport = {
+    format: 'hillmind-strategist-exam-report',
+    set: { version: full.version, situations: set.items.length },
+    model: connection.client.model,
+    provider: connection.provider,
+    answerFormat: format,
+    scores: scoreExam(set, answers),
+    references: referenceRows(set),
+    answers: answers.map((a, i) => ({ id: set.items[i]!.id, ...a })),
+  };
+  const out = values.out ?? join('results', 'exam');
+  mkdirSync(out, { recursive: true });
+  const name = `exam-${connection.client.model.replace(/[^A-Za-z0-9._-]+/g, '_')}-${format}`;
+  const markdown = examMarkdown(report);
+  writeFileSync(join(out, `${name}.md`), `${markdown}\n`);
+  writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`);
+  console.log(`${markdown}\n\nwritten to ${join(out, `${name}.md`)} and ${name}.json`);
+  return 0;
+});

@@ -1,0 +1,116 @@
+/**
+ * The strategist exam: the shipped set is what its command builds and what the rules say;
+ * scores tell a model that reads the state from one that copies or repeats; the command
+ * works on any chat client, and on the real local model in CI.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ChatClient, type ChatRequest, type ExamAnswer, type ExamSet, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
+import { EXAM_PAIRS, buildExamSet } from '../../src/match';
+import { SKILLS, type SkillId } from '../../src/skills';
+import { rulesChoice } from '../../src/teams';
+import { TEST_PLATFORM } from '../helpers/platform';
+import { describeWithLocalModel } from '../helpers/localModel';
+
+const SHIPPED = 'models/strategist-exam.v1.json';
+const shipped = parseExamSet(readFileSync(SHIPPED, 'utf8'), SHIPPED);
+const dir = mkdtempSync(join(tmpdir(), 'hillmind-exam-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const differs = (set: ExamSet) => set.items.filter((i) => i.situation.agents.some((a, s) => a.alive && i.current[s] !== i.rules[s]));
+
+describe('the shipped exam set', () => {
+  it('holds at least 500 situations from several team pairs, half of them held out, each labelled by the rules', () => {
+    expect(shipped.items.length).toBeGreaterThanOrEqual(500);
+    expect(new Set(shipped.items.map((i) => i.id)).size).toBe(shipped.items.length);
+    const pairs = new Set(shipped.items.map((i) => i.from.split(', seed')[0]));
+    expect(pairs.size).toBeGreaterThanOrEqual(5);
+    expect(differs(shipped).length).toBeGreaterThanOrEqual(shipped.items.length / 2);
+    for (const item of shipped.items) expect(rulesChoice(item.situation, item.current), item.id).toEqual(item.rules);
+  });
+
+  it('is what its command builds, to the byte, at a smaller size', async () => {
+    const rebuilt = await buildExamSet(TEST_PLATFORM, { size: 40, seeds: 1, every: 25, command: 'test' });
+    const again = await buildExamSet(TEST_PLATFORM, { size: 40, seeds: 1, every: 25, command: 'test' });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(rebuilt));
+    expect(rebuilt.built.matches).toHaveLength(EXAM_PAIRS.length);
+    expect(shipped.built.command).toMatch(/^npm run llm:exam -- --build-set/);
+  });
+
+  it('refuses a file that is not a set, naming it', () => {
+    expect(() => parseExamSet('{"format": "hillmind-strategist-exam", "version": 9}', 'x.json')).toThrow(/^x\.json is not a strategist exam set \(hillmind-strategist-exam v1\) at version: /);
+    const bad = { ...shipped, items: [{ ...shipped.items[0]!, rules: ['secure'] }] };
+    expect(() => parseExamSet(JSON.stringify(bad), 'y.json')).toThrow(/^y\.json item 0 \(s0001\) gives skills for other than its 2 agents$/);
+  });
+});
+
+describe('exam scores', () => {
+  const answer = (skills: readonly SkillId[] | null): ExamAnswer => ({ skills, text: '', latencyMs: 10 });
+
+  it('give the rules kappa 1, copying nothing where the current skill differs, and a constant plan 100% of one answer', () => {
+    const [rules, copy, constant] = referenceRows(shipped).map((r) => r.scores);
+    expect(rules!.kappa).toBe(1);
+    expect(rules!.heldOut.agreement).toBe(1);
+    expect(copy!.heldOut.agreement).toBe(0);
+    expect(copy!.cmiBits).toBeCloseTo(0, 12);
+    expect(rules!.cmiBits).toBeGreaterThan(0.5);
+    expect(constant!.mostCommon).toEqual({ answer: 'navigate,secure', share: 1 });
+    expect(constant!.skillShares.combat).toBe(0);
+  });
+
+  it('count an invalid answer as a wrong choice, and its share', () => {
+    const set = { ...shipped, items: shipped.items.slice(0, 4) };
+    const scores = scoreExam(set, [answer(null), ...set.items.slice(1).map((i) => answer(i.rules))]);
+    expect(scores.valid).toBe(0.75);
+    expect(scores.agreement).toBeLessThan(1);
+    expect(scores.skillShares.invalid).toBeGreaterThan(0);
+    expect(scores.latencyMs).toEqual({ p50: 10, p95: 10 });
+  });
+});
+
+describe('takeExam', () => {
+  it('asks each situation through the match prompt and times each answer on the clock given', async () => {
+    const set = { ...shipped, items: shipped.items.slice(0, 12) };
+    const seen: ChatRequest[] = [];
+    let now = 0;
+    // A model that answers the rules' choice, read back from the prompt's situation, 7 ms later.
+    const byPrompt = new Map(set.items.map((i) => [i.id, i]));
+    let k = 0;
+    const client: ChatClient = {
+      model: 'rules-reader',
+      async complete(request) {
+        seen.push(request);
+        now += 7;
+        const item = byPrompt.get(set.items[k++]!.id)!;
+        return { text: item.rules.map((s) => SKILLS[s].number).join(',') };
+      },
+    };
+    const answers = await takeExam(set, client, { format: 'compact', temperature: 0.1, clock: { now: () => now } as never });
+    expect(seen).toHaveLength(12);
+    expect(seen[0]!.messages[1]!.content).toMatch(/^Agent 1: /);
+    expect(answers.every((a) => a.latencyMs === 7)).toBe(true);
+    const scores = scoreExam(set, answers);
+    expect(scores.kappa).toBe(1);
+    expect(scores.valid).toBe(1);
+  });
+});
+
+describeWithLocalModel('npm run llm:exam on the local model')('npm run llm:exam on the local model', () => {
+  it('answers, scores and writes its table and JSON', async () => {
+    const out = join(dir, 'out');
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/llmExam.ts', '--limit', '12', '--out', out], { timeout: 120_000, env: { ...process.env, LLM_THREADS: '1' } }, (err, stdout, stderr) =>
+        done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Strategist exam v1: 12 situations/);
+    expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m\*\* \| \d+\.\d% \|/);
+    const report = JSON.parse(readFileSync(join(out, 'exam-gemma-3-270m-q4_k_m-compact.json'), 'utf8')) as { answers: unknown[]; scores: { latencyMs: { p50: number } } };
+    expect(report.answers).toHaveLength(12);
+    expect(report.scores.latencyMs.p50).toBeGreaterThan(0);
+  }, 150_000);
+});
