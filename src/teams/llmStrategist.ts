@@ -115,6 +115,19 @@ interface Pending {
 
 type Answer = StrategistAnswer | null;
 
+/** What the strategist panel shows of a language model's calls. */
+export interface LlmStatus {
+  /** The tick a call still out (or answered but not yet due) was asked at; null when none is. */
+  readonly askedAtTick: number | null;
+  /** The latest call's fate, or null before the first. */
+  readonly last: LlmDecisionRecord | null;
+  readonly requests: number;
+  readonly answers: number;
+  readonly timeouts: number;
+  /** Failed in other ways: errors, refusals, invalid answers. */
+  readonly otherFailures: number;
+}
+
 export class LlmStrategist implements Strategist {
   readonly source = 'llm' as const;
   /** Ticks between fixed-rate requests; 0 asks on events only. (The controller asks every tick.) */
@@ -176,6 +189,20 @@ export class LlmStrategist implements Strategist {
   /** This episode's counters with the model and its provider. */
   report(): LlmTeamReport {
     return { model: this.model, provider: this.provider, ...this.stats() };
+  }
+
+  /** Whether a call is out, how the last one went, and the counts so far (the page's panel). */
+  status(): LlmStatus {
+    const s = this.counters.snapshot();
+    const out = this.inFlight && this.inFlight.outcome?.kind !== 'abandoned' ? this.inFlight.requestTick : null;
+    return {
+      askedAtTick: out,
+      last: this.records.at(-1) ?? null,
+      requests: s.requests,
+      answers: s.answers,
+      timeouts: s.failures.timeout,
+      otherFailures: s.failed - s.failures.timeout,
+    };
   }
 
   /** Abort a call still out (the match is over). */

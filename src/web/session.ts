@@ -6,8 +6,8 @@
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
 import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, outcomeSide, teamAgents } from '../sim';
-import type { Decision, Platform, TeamController } from '../teams';
-import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
+import { type Decision, type Platform, type TeamController, llmStrategistOf } from '../teams';
+import { HUMAN_TEAM_ID, type HumanInputSource, HumanTeamController, createHumanTeam } from '../teams/human';
 import { isSeed } from './choices';
 import { type Cue, eventCues } from './cues';
 import { agentName, clock, describeEvent } from './describe';
@@ -25,6 +25,7 @@ import {
   pushFeed,
   resetStrategist,
   setDecisions,
+  setModelStatus,
 } from './stores';
 import { EFFECT_MS, type Effect, type RenderView } from './view';
 
@@ -589,6 +590,17 @@ export class GameSession {
     if (!force && t - this.lastHud < HUD_EVERY_MS) return;
     this.lastHud = t;
     this.stores.hud.setState(this.hud());
+    this.publishModelStatus();
+  }
+
+  /** The language models' calls, for the strategist panel: pending, the last one's time or failure. */
+  private publishModelStatus(): void {
+    const match = this.match;
+    for (const team of [0, 1] as const) {
+      const controller = match?.controllers[team];
+      const strategist = controller ? (llmStrategistOf(controller) ?? (controller instanceof HumanTeamController ? llmStrategistOf(controller.teammate) : null)) : null;
+      setModelStatus(this.stores.strategist, team, strategist ? strategist.status() : null);
+    }
   }
 
   private hud(): HudState {

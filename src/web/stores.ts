@@ -7,7 +7,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ZoneStatus } from '../sim';
-import type { Decision } from '../teams';
+import type { Decision, LlmStatus } from '../teams';
 
 export const SPEEDS = [0.5, 1, 2, 4, 8] as const;
 export type Speed = (typeof SPEEDS)[number];
@@ -157,6 +157,8 @@ export interface TeamStrategy {
 
 export interface StrategistState {
   readonly teams: readonly [TeamStrategy, TeamStrategy];
+  /** Each side's language-model calls, where a language model decides for it. */
+  readonly models: readonly [LlmStatus | null, LlmStatus | null];
 }
 
 export const DECISION_HISTORY = 5;
@@ -178,7 +180,7 @@ export function createStores(app: Partial<AppState> = {}): Stores {
     app: createStore<AppState>()(() => ({ ...initialApp, ...app })),
     hud: createStore<HudState>()(() => initialHud),
     feed: createStore<FeedState>()(() => ({ entries: [], nextId: 1 })),
-    strategist: createStore<StrategistState>()(() => ({ teams: [emptyStrategy, emptyStrategy] })),
+    strategist: createStore<StrategistState>()(() => ({ teams: [emptyStrategy, emptyStrategy], models: [null, null] })),
   };
 }
 
@@ -204,6 +206,28 @@ export function resetStrategist(store: StoreApi<StrategistState>, controllers: r
       { controller: controllers[0], decisions: [], humanSlots: humanSlots[0] },
       { controller: controllers[1], decisions: [], humanSlots: humanSlots[1] },
     ],
+    models: [null, null],
+  });
+}
+
+/** Show a side's language-model status; the store changes only when what it shows does. */
+export function setModelStatus(store: StoreApi<StrategistState>, team: 0 | 1, status: LlmStatus | null): void {
+  const before = store.getState().models[team];
+  const same =
+    before === status ||
+    (before !== null &&
+      status !== null &&
+      before.askedAtTick === status.askedAtTick &&
+      before.last === status.last &&
+      before.requests === status.requests &&
+      before.answers === status.answers &&
+      before.timeouts === status.timeouts &&
+      before.otherFailures === status.otherFailures);
+  if (same) return;
+  store.setState((s) => {
+    const models: [LlmStatus | null, LlmStatus | null] = [s.models[0], s.models[1]];
+    models[team] = status;
+    return { models };
   });
 }
 

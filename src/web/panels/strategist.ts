@@ -4,7 +4,7 @@
  * run of quick flips (a behavior tree settling) shows as one line with a count.
  */
 import { SKILLS, isSkillId } from '../../skills';
-import type { TimedDecision } from '../../teams';
+import type { LlmStatus, TimedDecision } from '../../teams';
 import { SOURCE_LABELS, clock, teamLabel } from '../describe';
 import { el, panel, setText } from '../dom';
 import type { ShownDecision, Stores, TeamStrategy } from '../stores';
@@ -33,6 +33,23 @@ export function decisionMeta(shown: ShownDecision, hz: number): string {
   return `by ${SOURCE_LABELS[d.source]} at ${clock(d.tick, hz)}${took}${run}`;
 }
 
+/**
+ * A language model's calls in one line: waiting for an answer (and since when), how the last
+ * call went (its time, or why it failed), and the counts so far.
+ */
+export function modelStatusLine(status: LlmStatus, hz: number): string {
+  const parts: string[] = [];
+  if (status.askedAtTick !== null) parts.push(`waiting for the model (asked at ${clock(status.askedAtTick, hz)})`);
+  const last = status.last;
+  if (last?.ok) parts.push(`last answer took ${Math.round(last.latencyMs ?? 0)} ms${last.cached ? ' (cached)' : ''}`);
+  else if (last?.failure === 'timeout') parts.push(`last call timed out: ${last.reason ?? 'no answer in time'}`);
+  else if (last) parts.push(`last call failed (${last.failure}): ${last.reason ?? ''}`.trim());
+  else if (status.askedAtTick === null) parts.push('no call yet');
+  const failed = status.timeouts + status.otherFailures;
+  parts.push(`${status.requests} asked, ${status.answers} answered${failed ? `, ${status.timeouts} timed out, ${status.otherFailures} failed` : ''}`);
+  return `Model: ${parts.join(' · ')}`;
+}
+
 /** What a side shows before its first decision, or instead of decisions. */
 function waitingText(t: TeamStrategy, team: 0 | 1, starting: string): string {
   if (!t.controller) return 'Start a match to see decisions.';
@@ -48,9 +65,10 @@ function teamBlock(team: 0 | 1) {
   const latest = el('div', { class: 'strat-latest' });
   const meta = el('div', { class: 'strat-meta', hidden: true });
   const rationale = el('blockquote', { class: 'strat-rationale', hidden: true });
+  const model = el('div', { class: 'strat-model', hidden: true });
   const history = el('ol', { class: 'strat-history' });
-  const root = el('div', { class: `strat-team ${team === 0 ? 'blue' : 'red'}`, id: `strategist-${team === 0 ? 'blue' : 'red'}` }, title, people, latest, meta, rationale, history);
-  return { root, title, people, latest, meta, rationale, history };
+  const root = el('div', { class: `strat-team ${team === 0 ? 'blue' : 'red'}`, id: `strategist-${team === 0 ? 'blue' : 'red'}` }, title, people, latest, meta, model, rationale, history);
+  return { root, title, people, latest, meta, model, rationale, history };
 }
 
 export function strategistPanel(stores: Stores): HTMLElement {
@@ -84,6 +102,9 @@ export function strategistPanel(stores: Stores): HTMLElement {
       }
       b.meta.hidden = !shown;
       setText(b.meta, shown ? decisionMeta(shown, hz) : '');
+      const status = s.models[team];
+      b.model.hidden = !status;
+      setText(b.model, status ? modelStatusLine(status, hz) : '');
       const why = shown?.decision.rationale;
       b.rationale.hidden = !why;
       setText(b.rationale, why ?? '');
