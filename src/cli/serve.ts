@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { nodeLlmAccess } from '../llm/node';
+import { nodeLlmAccess, nodeLlmSettings } from '../llm/node';
 import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type Route, createAppServer, healthRoute, listen } from '../server/server';
@@ -15,6 +15,9 @@ import { parseCommandLine, runCli } from './args';
 const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
 /** The page's language model: a server where OPENAI_BASE_URL says, else the local model. */
 const llm = nodeLlmAccess({ env: process.env });
+const llmSettings = nodeLlmSettings(process.env);
+/** The local engine answers as many at once as it has sequences (LLM_SEQUENCES); the proxy admits that many. */
+const atOnce = llmSettings.ok && llmSettings.settings.source === 'local' ? { limits: { concurrent: llmSettings.settings.sequences } } : {};
 
 /** Checks of the study's episodes, off the main thread, against the trained models HILLMIND_MODELS names. */
 const episodes = episodeCheckPool({ modelDir: modelDirFrom(process.env) });
@@ -22,7 +25,7 @@ const episodes = episodeCheckPool({ modelDir: modelDirFrom(process.env) });
 /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
 const routes: Route[] = [
   healthRoute(),
-  ...llmProxyRoutes({ access: llm }),
+  ...llmProxyRoutes({ access: llm, ...atOnce }),
   // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
   ...studyRoutes({ root, checker: episodes }),
 ];
