@@ -3,11 +3,14 @@
  * OpenAI SDK client, so the strategist's counters, failure handling, cache and timing are
  * one code path for both. Decoding is constrained, so answers parse: by a grammar of the
  * request's JSON schema (the json format), or to the number tokens for the compact "1,3"
- * answer (request.numberList). Token counts are the model's own. Node only.
+ * answer (request.numberList). A compact answer is read, by default, from the model's
+ * probabilities of the numbers, calibrated (scoredNumbers); sampling them is the other way.
+ * Token counts are the model's own. Node only.
  */
 import type { ChatHistoryItem, GbnfJsonSchema, Token, TokenBias } from 'node-llama-cpp';
 import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from './chat';
 import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
+import type { CompactDecoding } from './settings';
 
 export interface LlamaClientOptions {
   /**
@@ -17,6 +20,36 @@ export interface LlamaClientOptions {
   readonly prefixReuse?: boolean;
   /** Longest string the JSON grammar lets the model write where the schema sets none; default 160. */
   readonly maxStringLength?: number;
+  /**
+   * How a compact answer's numbers are chosen: 'scores' (default) reads each agent's number
+   * probabilities and keeps the most likely after contextual calibration; 'sample' samples
+   * them at the request's temperature.
+   */
+  readonly compact?: CompactDecoding;
+}
+
+
+/**
+ * The state with its content taken out: what the model answers to no situation at all. Its
+ * number probabilities are the model's prior, divided out of every answer's (contextual
+ * calibration, Zhao et al. 2021), so a model's fixed taste for "1,3" does not decide.
+ */
+export function contentFreeState(agentCount: number): string {
+  return [...Array.from({ length: agentCount }, (_, i) => `Agent ${i + 1}: N/A.`), 'Team: N/A.'].join('\n');
+}
+
+/** The number (1-based) whose probability most exceeds its prior; ties to the lower number. */
+export function calibratedChoice(probabilities: readonly number[], prior: readonly number[]): number {
+  let best = 0;
+  let bestScore = -Infinity;
+  probabilities.forEach((p, i) => {
+    const score = p / Math.max(prior[i] ?? 1, 1e-6);
+    if (score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  });
+  return best + 1;
 }
 
 /** What one call cost the engine, beyond the answer (benchmarks read it). */
@@ -112,6 +145,11 @@ export class LlamaChatClient implements ChatClient {
   private readonly numberBiases = new Map<number, TokenBias>();
   private readonly prefixReuse: boolean;
   private readonly maxStringLength: number;
+  private readonly compact: CompactDecoding;
+  /** The number priors of a system prompt: index 0 the first agent's, then one per earlier numbers ('1', '1,3', ...). */
+  private readonly priors = new Map<string, Map<string, number[]>>();
+  /** Each system prompt's content-free prompt, in tokens (fixedPrefix). */
+  private readonly freePrompts = new Map<string, Token[]>();
 
   constructor(
     readonly engine: LocalEngine,
@@ -120,6 +158,7 @@ export class LlamaChatClient implements ChatClient {
     this.model = engine.name;
     this.prefixReuse = options.prefixReuse ?? true;
     this.maxStringLength = options.maxStringLength ?? 160;
+    this.compact = options.compact ?? 'scores';
   }
 
   get contextTokens(): number {
@@ -168,14 +207,24 @@ export class LlamaChatClient implements ChatClient {
     if (room < 1) {
       throw new ChatError('http', `the prompt is ${prompt.length} tokens, and the local model's context holds ${slot.sequence.contextSize} with its answer`, 413);
     }
-    // What the sequence already holds of this prompt is not evaluated again.
-    const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, prompt.length - 1);
+    const scored = Boolean(request.numberList && !request.responseFormat && this.compact === 'scores');
+    const priors = scored ? await this.priorsFor(slot, request, signal) : null;
+    // What the sequence already holds of the prompt's fixed part (the system prompt) is not
+    // evaluated again; the situation always is, in the same batches, so one prompt gives the
+    // same probabilities whatever the sequence held before (llama.cpp's sums depend on the
+    // batch: reusing more made one situation's answer flip between 1,2 and 3,3).
+    const fixed = this.fixedPrefix(slot, request, prompt);
+    const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, fixed, prompt.length - 1);
     // Whatever happens next, the sequence no longer holds what it held.
     slot.held = null;
-    await this.evaluatePrompt(slot, prompt, reused, signal);
+    await this.evaluatePrompt(slot, prompt, reused, signal, fixed);
     const answer =
       request.numberList && !request.responseFormat
-        ? compactAnswer(await this.numberList(slot, prompt, request.numberList, request.temperature, seedOf(request), signal))
+        ? compactAnswer(
+            priors
+              ? await this.scoredNumbers(slot, prompt, request.numberList, priors, signal)
+              : await this.numberList(slot, prompt, request.numberList, request.temperature, seedOf(request), signal),
+          )
         : await this.freeAnswer(slot, history, request, grammar, signal);
     if (signal.aborted) throw aborted();
     slot.held = key;
@@ -192,14 +241,33 @@ export class LlamaChatClient implements ChatClient {
    * Evaluate the prompt but its last token (what generation starts from) in pieces, looking
    * at `signal` between them; what the sequence held past `reused` is erased first.
    */
-  private async evaluatePrompt(slot: EngineSlot, prompt: readonly Token[], reused: number, signal: AbortSignal): Promise<void> {
+  private async evaluatePrompt(slot: EngineSlot, prompt: readonly Token[], reused: number, signal: AbortSignal, fixed = 0): Promise<void> {
     const held = slot.sequence.nextTokenIndex;
     if (reused < held) await slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]);
-    for (let start = reused; start < prompt.length - 1; start += PROMPT_PIECE_TOKENS) {
-      if (signal.aborted) throw aborted();
-      await slot.sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(start, Math.min(start + PROMPT_PIECE_TOKENS, prompt.length - 1)));
+    // The fixed part and the rest are batched apart, so each is evaluated alike every time.
+    const end = prompt.length - 1;
+    const parts = reused < fixed && fixed < end ? [[reused, fixed], [fixed, end]] : [[reused, end]];
+    for (const [from, to] of parts) {
+      for (let start = from!; start < to!; start += PROMPT_PIECE_TOKENS) {
+        if (signal.aborted) throw aborted();
+        await slot.sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(start, Math.min(start + PROMPT_PIECE_TOKENS, to!)));
+      }
     }
     if (signal.aborted) throw aborted();
+  }
+
+  /** Tokens the prompt shares with the same system prompt over any situation (its content-free form). */
+  private fixedPrefix(slot: EngineSlot, request: ChatRequest, prompt: readonly Token[]): number {
+    const system = request.messages[0];
+    if (!system || system.role !== 'system') return 0;
+    let free = this.freePrompts.get(system.content);
+    if (!free) {
+      free = this.tokenizePrompt(slot.chat.chatWrapper, toHistory([system, { role: 'user', content: contentFreeState(1) }]));
+      this.freePrompts.set(system.content, free);
+    }
+    let i = 0;
+    while (i < free.length && i < prompt.length && free[i] === prompt[i]) i++;
+    return i;
   }
 
   /** An answer decoded token by token under the request's grammar (JSON), stopping once it is whole. */
@@ -274,6 +342,85 @@ export class LlamaChatClient implements ChatClient {
     } finally {
       await tokens.return();
     }
+  }
+
+  /**
+   * A compact answer read from the model's probabilities, no sampling: after the prompt,
+   * the probability of each number token (a bias holds the model to them, top-k keeps only
+   * them, so the list is short), divided by its prior; the best is fed with its comma and
+   * the next agent's read the same way. One evaluation per agent; the same prompt always
+   * gives the same answer.
+   */
+  private async scoredNumbers(
+    slot: EngineSlot,
+    prompt: readonly Token[],
+    list: { readonly count: number; readonly max: number },
+    priors: Map<string, number[]>,
+    signal: AbortSignal,
+  ): Promise<number[]> {
+    const comma = this.engine.model.tokenize(',');
+    const numbers: number[] = [];
+    let input: readonly Token[] = prompt.slice(slot.sequence.nextTokenIndex);
+    while (numbers.length < list.count) {
+      if (signal.aborted) throw aborted();
+      const probabilities = await this.numberProbabilities(slot, input, list.max);
+      const prior = priors.get(numbers.join(',')) ?? [];
+      const number = calibratedChoice(probabilities, prior);
+      numbers.push(number);
+      input = [(await this.numberTokenList(list.max))[number - 1]!, ...comma];
+    }
+    return numbers;
+  }
+
+  /** Evaluate `input` and read the probabilities of the numbers 1 to `max` after it. */
+  private async numberProbabilities(slot: EngineSlot, input: readonly Token[], max: number): Promise<number[]> {
+    const tokenBias = await this.numbersBias(max);
+    const last = input.length - 1;
+    const items = input.map((token, i) => (i < last ? token : ([token, { generateNext: { probabilities: true, options: { tokenBias, topK: max, temperature: 1 } } }] as const)));
+    const out = await slot.sequence.controlledEvaluate(items as Parameters<typeof slot.sequence.controlledEvaluate>[0]);
+    const probabilities = out[last]?.next.probabilities;
+    if (!probabilities) throw new ChatError('server', 'the local model gave no probabilities for the answer');
+    return (await this.numberTokenList(max)).map((token) => probabilities.get(token) ?? 0);
+  }
+
+  private async numberTokenList(max: number): Promise<Token[]> {
+    return numberTokens((text) => this.engine.model.tokenize(text), max);
+  }
+
+  /**
+   * The number priors under a request's system prompt, measured once on the content-free
+   * state: the first agent's, then each later agent's after every choice before it. The
+   * slot ends holding the system prompt, which the request's own prompt then reuses.
+   */
+  private async priorsFor(slot: EngineSlot, request: ChatRequest, signal: AbortSignal): Promise<Map<string, number[]>> {
+    const system = request.messages[0]?.content ?? '';
+    const known = this.priors.get(system);
+    if (known) return known;
+    const list = request.numberList!;
+    const free = this.tokenizePrompt(slot.chat.chatWrapper, toHistory([request.messages[0]!, { role: 'user', content: contentFreeState(list.count) }]));
+    const fixed = this.fixedPrefix(slot, request, free);
+    const reused = Math.min(slot.sequence.compareContextTokens(free).firstDifferentIndex, fixed, free.length - 1);
+    slot.held = null;
+    await this.evaluatePrompt(slot, free, reused, signal, fixed);
+    const priors = new Map<string, number[]>();
+    const comma = this.engine.model.tokenize(',');
+    const numberTokensList = await this.numberTokenList(list.max);
+    // Breadth first over earlier choices: each prefix is evaluated from the content-free state.
+    const base = slot.sequence.nextTokenIndex;
+    priors.set('', await this.numberProbabilities(slot, free.slice(base), list.max));
+    const afterState = slot.sequence.nextTokenIndex;
+    const prefixes: number[][] = Array.from({ length: list.max }, (_, i) => [i + 1]);
+    while (prefixes.length > 0) {
+      const prefix = prefixes.shift()!;
+      if (prefix.length >= list.count) continue;
+      if (signal.aborted) throw aborted();
+      await slot.sequence.eraseContextTokenRanges([{ start: afterState, end: slot.sequence.nextTokenIndex }]);
+      const input = prefix.flatMap((n) => [numberTokensList[n - 1]!, ...comma]);
+      priors.set(prefix.join(','), await this.numberProbabilities(slot, input, list.max));
+      if (prefix.length + 1 < list.count) for (let n = 1; n <= list.max; n++) prefixes.push([...prefix, n]);
+    }
+    this.priors.set(system, priors);
+    return priors;
   }
 
   /** The bias that lets only the numbers 1 to `max` be sampled, made once. */

@@ -81,7 +81,7 @@ export async function openLocalClient(settings: LocalLlmSettings): Promise<Llama
     // A pulled model is pinned: its bytes are checked before they are served.
     ...(settings.pulled && LOCAL_MODELS[settings.pulled] ? { sha256: LOCAL_MODELS[settings.pulled]!.sha256 } : {}),
   });
-  const client = new LlamaChatClient(engine);
+  const client = new LlamaChatClient(engine, { compact: settings.compact });
   // The first decisions of a two-agent team then evaluate only their state.
   await client.warm([{ role: 'system', content: systemPrompt(settings.format, 2) }, { role: 'user', content: 'Agent 1:' }], Math.min(2, settings.sequences));
   return client;

@@ -16,6 +16,9 @@
  *   LLM_SEQUENCES     local engine: decisions it works on at once, so concurrent matches share
  *                     one loaded model, default 4
  *   LLM_CONTEXT       local engine: tokens each sequence holds (prompt and answer), default 1024
+ *   LLM_COMPACT       local engine: how a compact answer is chosen: scores (default: each
+ *                     agent's most likely number after contextual calibration, no sampling)
+ *                     or sample (sampled at LLM_TEMPERATURE)
  *
  * How the strategist asks:
  *   LLM_TEMPERATURE   default 0.1
@@ -36,6 +39,10 @@ import { CACHE_MODES, type CacheMode } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
+
+/** How the local engine chooses a compact answer's numbers (LLM_COMPACT; llamaClient.ts). */
+export const COMPACT_DECODINGS = ['scores', 'sample'] as const;
+export type CompactDecoding = (typeof COMPACT_DECODINGS)[number];
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -76,6 +83,7 @@ export interface LocalLlmSettings extends AskingSettings {
   readonly threads?: number;
   readonly sequences: number;
   readonly contextSize: number;
+  readonly compact: CompactDecoding;
 }
 
 export type LlmSettings = ServerLlmSettings | LocalLlmSettings;
@@ -159,6 +167,7 @@ const schema = z.discriminatedUnion('source', [
     threads: integer('LLM_THREADS', 1, 256).optional(),
     sequences: integer('LLM_SEQUENCES', 1, 64).default(4),
     contextSize: integer('LLM_CONTEXT', 256, 131_072).default(1024),
+    compact: z.enum(COMPACT_DECODINGS, { message: `LLM_COMPACT must be one of ${COMPACT_DECODINGS.join(', ')}` }).default('scores'),
   }),
 ]);
 
@@ -173,7 +182,7 @@ function source(env: Env): Where {
     if (!model) return { ok: false, error: 'no language model is configured (LLM_MODEL not set)', configured: false };
     return { ok: true, fields: { source: 'server', baseUrl: baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKey, model } };
   }
-  const local = { source: 'local', threads: trimmed(env.LLM_THREADS), sequences: trimmed(env.LLM_SEQUENCES), contextSize: trimmed(env.LLM_CONTEXT) };
+  const local = { source: 'local', threads: trimmed(env.LLM_THREADS), sequences: trimmed(env.LLM_SEQUENCES), contextSize: trimmed(env.LLM_CONTEXT), compact: trimmed(env.LLM_COMPACT) };
   const gguf = trimmed(env.HILLMIND_LLM_GGUF);
   if (gguf) return { ok: true, fields: { ...local, model: ggufModelName(gguf), gguf, pulled: null } };
   const id = model ?? DEFAULT_LOCAL_MODEL;
