@@ -117,7 +117,17 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const local = await runTournament({ settings: SETTINGS, platform: { env: {} }, out: tempDir(), workers: 2, resume: false });
     reference = new Map(local.records.map((r) => [r.key, r]));
   });
-  afterEach(() => children.splice(0).forEach(stopChild));
+  /** Redis servers of single tests: stopped after each test, even one that never ended. */
+  const ownRedis: LocalRedis[] = [];
+  const startOwnRedis = async (port?: number) => {
+    const started = await startLocalRedis(SERVER!, [], port);
+    ownRedis.push(started);
+    return started;
+  };
+  afterEach(async () => {
+    children.splice(0).forEach(stopChild);
+    await Promise.all(ownRedis.splice(0).map((r) => r.stop()));
+  });
   afterAll(async () => redis?.stop());
 
   /** The tournament's queue, once its coordinator has written the manifest. */
@@ -303,31 +313,27 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
 
   it('Redis restarted empty mid-run: the coordinator registers the tournament again and re-adds the jobs; every episode recorded once', { timeout: 180_000 }, async () => {
     // A Redis of its own, restarted empty on the same port (no persistence: --save '' --appendonly no).
-    let own = await startLocalRedis(SERVER!);
-    try {
-      const worker = await startWorker(own.url);
-      const out = tempDir();
-      const path = join(out, 'episodes.jsonl');
-      const events: string[] = [];
-      const run = runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: parseRedisAddress(own.url), episodesPerJob: 1, onEvent: (m) => events.push(m) } });
-      run.catch(() => {});
-      await waitFor('a first record', () => existsSync(path) && readFileSync(path, 'utf8').includes('\n'));
-      await own.stop();
-      own = await startLocalRedis(SERVER!, [], own.port);
-      const result = await run;
-      expect(events.find((m) => m.includes('lost this tournament'))).toMatch(
-        new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${own.port} lost this tournament \\(restarted without its data\\?\\): registered it again and re-added \\d+ jobs$`),
-      );
-      expect(result.records).toHaveLength(TOTAL);
-      expectEveryEpisodeOnceAsPlayedLocally(out);
-      expect(worker.child.exitCode).toBe(null);
-    } finally {
-      await own.stop();
-    }
+    let own = await startOwnRedis();
+    const worker = await startWorker(own.url);
+    const out = tempDir();
+    const path = join(out, 'episodes.jsonl');
+    const events: string[] = [];
+    const run = runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: parseRedisAddress(own.url), episodesPerJob: 1, onEvent: (m) => events.push(m) } });
+    run.catch(() => {});
+    await waitFor('a first record', () => existsSync(path) && readFileSync(path, 'utf8').includes('\n'));
+    await own.stop();
+    own = await startOwnRedis(own.port);
+    const result = await run;
+    expect(events.find((m) => m.includes('lost this tournament'))).toMatch(
+      new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${own.port} lost this tournament \\(restarted without its data\\?\\): registered it again and re-added \\d+ jobs$`),
+    );
+    expect(result.records).toHaveLength(TOTAL);
+    expectEveryEpisodeOnceAsPlayedLocally(out);
+    expect(worker.child.exitCode).toBe(null);
   });
 
   it('a Redis that stays down ends the run within the silence bound, naming it, and frees the folder', { timeout: 120_000 }, async () => {
-    const own = await startLocalRedis(SERVER!);
+    const own = await startOwnRedis();
     const out = tempDir();
     let queued = false;
     const run = runTournament({
