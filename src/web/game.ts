@@ -24,8 +24,9 @@ export function createGame(parent: HTMLElement, session: GameSession, options: G
     render: { antialias: true },
     scene: new ArenaScene(session),
   });
-  // Advance the match before each render, so the scene draws the latest state.
-  game.events.on(Phaser.Core.Events.PRE_STEP, (_time: number, delta: number) => session.frame(delta));
+  // Advance the match before each render, so the scene draws the latest state. The session
+  // reads its own clock: Phaser's delta is smoothed and capped (see session.ts).
+  game.events.on(Phaser.Core.Events.PRE_STEP, () => session.frame());
   return game;
 }
 

@@ -3,6 +3,11 @@
  * Match class Node runs) or plays a replay, advances it from the display frame loop at
  * 50 ticks per second of wall time times the chosen speed, collects effects for the
  * renderer and publishes what the panels show into the stores.
+ *
+ * The match is stepped by the time the platform's clock says has passed between display
+ * frames, not by the renderer's frame delta: Phaser smooths its delta and caps it at 16.7 ms
+ * while the page is not focused, so at 15-30 fps (the WebGL renderer in a software
+ * rasteriser) 4x played at 1-2.3x while Canvas at 55 fps played 3.7x.
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
 import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, outcomeSide, teamAgents } from '../sim';
@@ -29,8 +34,9 @@ import {
 } from './stores';
 import { EFFECT_MS, type Effect, type RenderView } from './view';
 
-/** Longest frame the loop catches up on (a hidden tab must not fast-forward the match). */
-const MAX_DELTA_MS = 250;
+/** Longest frame the loop catches up on (a hidden tab or a stall must not fast-forward the match). */
+export const MAX_DELTA_MS = 250;
+const TICK_DUE_SLACK_MS = 1e-6;
 /** Most ticks played in one display frame (8x at 30 fps is about 14). */
 const MAX_TICKS_PER_FRAME = 48;
 /** The panels refresh at most this often while a match runs. */
@@ -78,7 +84,9 @@ export interface SessionSnapshot {
 
 /** Since the page loaded, over the frames that played (not paused, not ended). */
 export interface PaceCounts {
-  /** Display-frame milliseconds, each frame's capped at MAX_DELTA_MS. */
+  /** Milliseconds the clock moved between display frames (what the match is stepped by, before the cap). */
+  readonly clockMs: number;
+  /** The same, each frame's capped at MAX_DELTA_MS (a stall is not caught up). */
   readonly frameMs: number;
   /** The same times the speed: the game time those frames called for. */
   readonly gameMs: number;
@@ -118,7 +126,9 @@ export class GameSession {
   private lastHud = -Infinity;
   private endHandled = false;
   private decisions: Decision[] = [];
-  private pace = { frameMs: 0, gameMs: 0, droppedGameMs: 0 };
+  private pace = { clockMs: 0, frameMs: 0, gameMs: 0, droppedGameMs: 0 };
+  /** The clock at the last display frame (null before the first). */
+  private lastFrameAt: number | null = null;
   /** Display-frame ms of countdown left; the match waits at tick 0 meanwhile. */
   private countdownLeft = 0;
   private readonly cueCounts: Record<string, number> = {};
@@ -330,12 +340,19 @@ export class GameSession {
     this.publishHud(true);
   }
 
-  /** One display frame: play the ticks wall time and speed call for. */
-  frame(deltaMs: number): void {
+  /**
+   * One display frame: play the ticks that the time since the last frame (on the
+   * platform's clock) and the speed call for, catching up at most MAX_DELTA_MS and
+   * MAX_TICKS_PER_FRAME ticks.
+   */
+  frame(): void {
+    const now = this.platform.clock.now();
+    const elapsed = this.lastFrameAt === null ? 0 : Math.max(now - this.lastFrameAt, 0);
+    this.lastFrameAt = now;
     const src = this.source();
     const app = this.stores.app.getState();
     if (!src || this.pending) return;
-    const delta = Math.min(Math.max(deltaMs, 0), MAX_DELTA_MS);
+    const delta = Math.min(elapsed, MAX_DELTA_MS);
     if (src.done) {
       // Let the last effects fade out.
       this.clockMs += delta;
@@ -346,15 +363,17 @@ export class GameSession {
       this.countDown(delta);
       return;
     }
-    const frameStart = this.platform.clock.now();
     this.clockMs += delta;
     const tickMs = 1000 / src.world.config.tickHz;
     this.accumulator += delta * app.speed;
+    this.pace.clockMs += elapsed;
     this.pace.frameMs += delta;
     this.pace.gameMs += delta * app.speed;
     let ticks = 0;
     let simMs = 0;
-    while (this.accumulator >= tickMs && ticks < MAX_TICKS_PER_FRAME && !src.done && !this.pending && this.source() === src) {
+    // Clock differences carry rounding (60 frames of 1000/60 ms sum to 999.9999999999998):
+    // a tick due within a nanosecond is due.
+    while (this.accumulator >= tickMs - TICK_DUE_SLACK_MS && ticks < MAX_TICKS_PER_FRAME && !src.done && !this.pending && this.source() === src) {
       this.accumulator -= tickMs;
       simMs += this.tickOnce(src);
       ticks++;
@@ -363,8 +382,8 @@ export class GameSession {
       this.pace.droppedGameMs += this.accumulator - tickMs;
       this.accumulator = tickMs;
     }
-    this.alpha = src.done ? 1 : Math.min(1, this.accumulator / tickMs);
-    if (src === this.match) this.stats.record(simMs, ticks, frameStart);
+    this.alpha = src.done ? 1 : Math.min(1, Math.max(0, this.accumulator / tickMs));
+    if (src === this.match) this.stats.record(simMs, ticks, now);
     this.publishHud(src.done);
   }
 

@@ -4,7 +4,7 @@ import { type Action, type World, hashWorld } from '../../src/sim';
 import type { HumanInputSource } from '../../src/teams/human';
 import { ReplayPlayer } from '../../src/web/replayPlayer';
 import type { Cue } from '../../src/web/cues';
-import { COUNTDOWN_MS, GameSession, type SessionOptions } from '../../src/web/session';
+import { COUNTDOWN_MS, GameSession, MAX_DELTA_MS, type SessionOptions } from '../../src/web/session';
 import { type AppState, createStores } from '../../src/web/stores';
 import { TEST_PLATFORM, VirtualClock, testPlatform } from '../helpers/platform';
 
@@ -19,14 +19,16 @@ async function session(app: Partial<AppState> = {}, input: HumanInputSource = ne
   const clock = new VirtualClock();
   const stores = createStores({ blue: 'bt-scripted', red: 'heuristic', seed: 7, ...app });
   const s = new GameSession(stores, testPlatform({ clock, person: true }), input, options);
+  // The page's frame loop runs from load: the first display frame comes before any match.
+  s.frame();
   await s.start();
   const frames = (n: number, ms = 1000 / 60) => {
     for (let i = 0; i < n; i++) {
       clock.advance(ms);
-      s.frame(ms);
+      s.frame();
     }
   };
-  return { s, stores, frames };
+  return { s, stores, frames, clock };
 }
 
 describe('the page session', () => {
@@ -44,6 +46,39 @@ describe('the page session', () => {
     const stats = s.stats.summary();
     expect(stats.frames).toBe(240);
     expect(stats.ticks).toBe(300);
+  });
+
+  it('plays 4x within 5% at 15, 30 and 60 fps and at an uneven frame rate: stepped by the clock, not the renderer', async () => {
+    // Two random teams never hold the zone for long: the match runs the whole 60 s.
+    const paces: Record<string, (i: number) => number> = {
+      '15 fps': () => 1000 / 15,
+      '30 fps': () => 1000 / 30,
+      '60 fps': () => 1000 / 60,
+      'uneven (10-90 ms)': (i) => (i % 2 === 0 ? 10 : 90),
+    };
+    for (const [name, frameMs] of Object.entries(paces)) {
+      const { s, frames } = await session({ blue: 'random', red: 'random', speed: 4 });
+      let elapsed = 0;
+      for (let i = 0; elapsed < 10_000; i++) {
+        frames(1, frameMs(i));
+        elapsed += frameMs(i);
+      }
+      const expected = (4 * elapsed) / 20; // 4x: four ticks of 20 ms per 20 ms of clock
+      expect(s.world.tick / expected, name).toBeGreaterThan(0.95);
+      expect(s.world.tick / expected, name).toBeLessThan(1.05);
+      expect(s.snapshotState().pace.droppedGameMs, name).toBe(0);
+    }
+  });
+
+  it('catches up on a stall at most 250 ms of clock (a hidden tab does not fast-forward the match)', async () => {
+    const { s, frames, clock } = await session({ blue: 'random', red: 'random', speed: 2 });
+    frames(10, 20);
+    const before = s.world.tick;
+    clock.advance(5000);
+    s.frame();
+    expect(s.world.tick - before).toBe((2 * MAX_DELTA_MS) / 20);
+    const pace = s.snapshotState().pace;
+    expect(pace.clockMs - pace.frameMs).toBe(5000 - MAX_DELTA_MS);
   });
 
   it('pauses, steps one tick, and publishes to the panels', async () => {
