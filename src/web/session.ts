@@ -257,6 +257,10 @@ export class GameSession {
       paused: false,
       error: null,
       replayCheck: null,
+      // The pickers show the replay's matchup: Start then plays it live, not the old choice.
+      blue: replay.teams.blue,
+      red: replay.teams.red,
+      seed: replay.seed,
       replay: {
         name,
         blue: replay.teams.blue,

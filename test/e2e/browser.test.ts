@@ -424,6 +424,8 @@ suite('the product in a real browser', () => {
     await page.setInputFiles('#replay-file', file);
     await page.waitForFunction(() => window.__hillmind!.state().mode === 'replay');
     expect(await page.locator('#replay-info').innerText()).toMatch(/bt-scripted vs random, seed 12/);
+    // The setup panel shows the replay's matchup, not the page's earlier choice (heuristic for red).
+    expect([await page.inputValue('#blue-team'), await page.inputValue('#red-team'), await page.inputValue('#seed')]).toEqual(['bt-scripted', 'random', '12']);
     // Scrub to the middle, then back near the start, then play to the end at 8x.
     const scrub = page.locator('#replay-scrub');
     await scrub.evaluate((el, t) => {

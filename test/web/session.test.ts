@@ -200,9 +200,11 @@ describe('the page session', () => {
   it('plays, scrubs and checks a replay', async () => {
     const node = await runMatch({ blue: 'bt-scripted', red: 'random', seed: 21 }, { platform: TEST_PLATFORM });
     const replay = node.replay();
-    const { s, stores, frames } = await session();
+    const { s, stores, frames } = await session({ blue: 'heuristic', red: 'bt-scripted', seed: 3 });
     expect(s.loadReplay(JSON.stringify(replay), 'm.json')).toBe(true);
     expect(stores.app.getState().mode).toBe('replay');
+    // The setup's choices are the replay's matchup now, not the match played before.
+    expect([stores.app.getState().blue, stores.app.getState().red, stores.app.getState().seed]).toEqual(['bt-scripted', 'random', 21]);
     stores.app.setState({ speed: 8 });
     frames(20);
     const mid = s.world.tick;
