@@ -192,3 +192,59 @@ describe('bradleyTerryRatings (bootstrap intervals)', () => {
     expect(() => bradleyTerryRatings(results, { seed: 1.5 })).toThrow(/seed/);
   });
 });
+
+describe('Bradley-Terry under a weak prior (pseudo-draws)', () => {
+  // Three teams, one of which never lost: plain maximum likelihood rates it infinitely high.
+  const unbeaten: PairResult[] = [
+    { a: 'A', b: 'B', winsA: 10, winsB: 0 },
+    { a: 'A', b: 'C', winsA: 10, winsB: 0 },
+    { a: 'B', b: 'C', winsA: 6, winsB: 4 },
+  ];
+
+  it('gives finite ratings and intervals where a team never lost, and says why the plain fit cannot', () => {
+    expect(() => bradleyTerryRatings(unbeaten, { seed: 3 })).toThrow(/"A" won every game .* priorDraws/);
+    const r = bradleyTerryRatings(unbeaten, { seed: 3, priorDraws: 1, bootstrapSamples: 400 });
+    expect(r.separation).toMatch(/"A" won every game against teams "B", "C"/);
+    expect(r.priorDraws).toBe(1);
+    expect(r.degenerateSamples).toBe(0);
+    expect(r.ratings.map((t) => t.team)).toEqual(['A', 'B', 'C']);
+    for (const t of r.ratings) {
+      expect([t.rating, t.lower, t.upper].every(Number.isFinite)).toBe(true);
+      expect(t.lower).toBeLessThanOrEqual(t.rating);
+      expect(t.upper).toBeGreaterThanOrEqual(t.rating);
+      expect(t.unboundedSamples).toBe(0);
+    }
+    // The records stay the games played; the pseudo-draws are in no team's record.
+    expect(rating(r, 'A')).toMatchObject({ games: 20, wins: 20, losses: 0, draws: 0 });
+    // The unbeaten team is clearly ahead, by less than the separation's infinity.
+    expect(rating(r, 'A').lower).toBeGreaterThan(rating(r, 'B').rating);
+  });
+
+  it('keeps the mean-anchored intervals finite where bootstrap replicates separate', () => {
+    // A wins 90%: in about 0.9^20 ≈ 12% of replicates it wins every game, and the plain
+    // bootstrap, pinned at the mean, loses every team's bounds to infinity.
+    const lopsided: PairResult[] = [
+      { a: 'A', b: 'B', winsA: 9, winsB: 1 },
+      { a: 'A', b: 'C', winsA: 9, winsB: 1 },
+      { a: 'B', b: 'C', winsA: 5, winsB: 5 },
+    ];
+    const plain = bradleyTerryRatings(lopsided, { seed: 5, bootstrapSamples: 400 });
+    expect(plain.ratings.some((t) => !Number.isFinite(t.lower) || !Number.isFinite(t.upper))).toBe(true);
+    const prior = bradleyTerryRatings(lopsided, { seed: 5, bootstrapSamples: 400, priorDraws: 1 });
+    expect(prior.separation).toBeNull();
+    for (const t of prior.ratings) expect(Number.isFinite(t.lower) && Number.isFinite(t.upper)).toBe(true);
+  });
+
+  it('moves well-supported ratings only a little, and refuses what no prior mends', () => {
+    const results: PairResult[] = [{ a: 'A', b: 'B', winsA: 30, winsB: 20 }];
+    const plain = fitBradleyTerry(results).ratings;
+    const prior = fitBradleyTerry(results, { priorDraws: 1 }).ratings;
+    const gap = (m: Map<string, number>) => m.get('A')! - m.get('B')!;
+    // 30.5 of 51 points instead of 30 of 50: 59.8% instead of 60%.
+    expect(eloExpectedScore(prior.get('A')!, prior.get('B')!)).toBeCloseTo(30.5 / 51, 9);
+    expect(gap(plain) - gap(prior)).toBeGreaterThan(0);
+    expect(gap(plain) - gap(prior)).toBeLessThan(2);
+    expect(() => fitBradleyTerry([{ a: 'A', b: 'B', winsA: 1, winsB: 1 }, { a: 'C', b: 'D', winsA: 1, winsB: 1 }], { priorDraws: 1 })).toThrow(/never played/);
+    expect(() => fitBradleyTerry(results, { priorDraws: -1 })).toThrow(/priorDraws must be a finite number >= 0/);
+  });
+});
