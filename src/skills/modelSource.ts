@@ -66,5 +66,5 @@ export class ModelLibrary {
 }
 
 function noModels(name: string): string {
-  return `no trained models are available here: model '${name}' cannot load (train it with npm run train -- --skill ${name})`;
+  return `no trained models are available here: model '${name}' cannot load (the shipped models are in models/, where HILLMIND_MODELS is unset; as a last resort, train it with npm run train -- --skill ${name})`;
 }

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
@@ -22,12 +22,28 @@ export function modelDirFrom(env: Readonly<Record<string, string | undefined>>):
 // arithmetic (tournament workers already use every core).
 const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
 
+/**
+ * Why a model cannot load from `dir`, and what to do, cheapest first: a folder other than
+ * the shipped one is HILLMIND_MODELS's choice (unset it to use models/); training is the
+ * last resort (the five models retrain in about 39 minutes on 2 cores).
+ */
+export function missingModelMessage(dir: string, name: string, missingPath: string): string {
+  const train = `npm run train -- --skill ${name}${resolve(dir) === resolve(SHIPPED_MODEL_DIR) ? '' : ` --out ${dir}`}`;
+  if (resolve(dir) === resolve(SHIPPED_MODEL_DIR)) {
+    return `${missingPath} is missing from the shipped models in ${SHIPPED_MODEL_DIR}/: restore the folder (git checkout ${SHIPPED_MODEL_DIR}/); as a last resort, train it with ${train}`;
+  }
+  return (
+    `${missingPath} is missing: the model folder is ${dir} (HILLMIND_MODELS chooses it), which has no ${name} model. ` +
+    `The shipped models are in ${SHIPPED_MODEL_DIR}/: unset HILLMIND_MODELS to use them. As a last resort, train it with ${train}`
+  );
+}
+
 export function nodeModelSource(dir: string): ModelSource {
   const paths = (name: string) => ({ model: join(dir, `${name}.onnx`), card: join(dir, `${name}.json`) });
   const readCard = (name: string) => {
     const { model, card } = paths(name);
     for (const path of [model, card]) {
-      if (!existsSync(path)) throw new Error(`${path} is missing: train it with npm run train -- --skill ${name}`);
+      if (!existsSync(path)) throw new Error(missingModelMessage(dir, name, path));
     }
     return parseModelCard(readFileSync(card, 'utf8'), card);
   };

@@ -84,10 +84,10 @@ describe("model-backed teams ('bt' and 'flat') with models from the platform's l
     const empty = join(tmp.path, 'empty');
     mkdirSync(empty, { recursive: true });
     const missing = platformWith(empty);
-    await expect(createTeam('flat', ctx(missing))).rejects.toThrow(`team 'flat' is not available: ${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat`);
-    await expect(createTeam('bt', ctx(missing))).rejects.toThrow(/^team 'bt' is not available: .*\.onnx is missing: train it with npm run train -- --skill /);
+    await expect(createTeam('flat', ctx(missing))).rejects.toThrow(`team 'flat' is not available: ${join(empty, 'flat.onnx')} is missing: the model folder is ${empty} (HILLMIND_MODELS chooses it)`);
+    await expect(createTeam('bt', ctx(missing))).rejects.toThrow(/^team 'bt' is not available: .*\.onnx is missing: .*unset HILLMIND_MODELS.* npm run train -- --skill /);
     // The probe reads the declared needs and says the same without building anything.
-    expect(await teamAvailability('flat', missing)).toMatchObject({ ok: false, reason: `${join(empty, 'flat.onnx')} is missing: train it with npm run train -- --skill flat` });
+    expect(await teamAvailability('flat', missing)).toMatchObject({ ok: false, reason: expect.stringMatching(/flat\.onnx is missing: .*The shipped models are in models\/.*npm run train -- --skill flat/) });
     expect(await teamAvailability('bt', none)).toMatchObject({ ok: false, needs: { models: SKILL_IDS } });
     expect(await teamAvailability('bt', platform)).toMatchObject({ ok: true });
     expect((await createTeam('flat', ctx(platform))).id).toBe('flat');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Action, ACTION_SPEC_VERSION, DEFAULT_CONFIG, OBS_SIZE, OBS_SPEC_VERSION, Rng, idleAction } from '../../src/sim';
 import { ModelLibrary } from '../../src/skills/modelSource';
 import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
-import { nodeModelSource } from '../../src/skills/nodeModels';
+import { missingModelMessage, modelDirFrom, nodeModelSource } from '../../src/skills/nodeModels';
 import { type OrtModule, type OrtSession, loadOnnxPolicy, outputsToActions } from '../../src/skills/onnxPolicy';
 import { skillContext } from '../../src/skills/policy';
 import { sha256Hex } from '../../src/skills/sha256';
@@ -116,13 +116,27 @@ describe('nodeModelSource', () => {
     expect(three).toEqual(alone);
   });
 
-  it('a missing model names the path and the train command', async () => {
+  it('a missing model names the path, the folder HILLMIND_MODELS chose, the shipped models, and training last', async () => {
     const source = nodeModelSource(dir);
-    await expect(source.load('retreat')).rejects.toThrow(`${join(dir, 'retreat.onnx')} is missing: train it with npm run train -- --skill retreat`);
+    await expect(source.load('retreat')).rejects.toThrow(`${join(dir, 'retreat.onnx')} is missing: the model folder is ${dir} (HILLMIND_MODELS chooses it)`);
     const lonely = join(tmp.path, 'lonely');
     mkdirSync(lonely, { recursive: true });
     copyFileSync(modelPath, join(lonely, 'combat.onnx'));
-    await expect(nodeModelSource(lonely).load('combat')).rejects.toThrow(`${join(lonely, 'combat.json')} is missing: train it with npm run train -- --skill combat`);
+    await expect(nodeModelSource(lonely).load('combat')).rejects.toThrow(`${join(lonely, 'combat.json')} is missing`);
+
+    // HILLMIND_MODELS at an empty folder: the message says so and points at the shipped models, not at a 39-minute retrain.
+    const empty = join(tmp.path, 'empty');
+    mkdirSync(empty, { recursive: true });
+    const why = (await new ModelLibrary(nodeModelSource(modelDirFrom({ HILLMIND_MODELS: empty }))).unavailable('navigate'))!;
+    expect(why).toBe(
+      `${join(empty, 'navigate.onnx')} is missing: the model folder is ${empty} (HILLMIND_MODELS chooses it), which has no navigate model. ` +
+        `The shipped models are in models/: unset HILLMIND_MODELS to use them. As a last resort, train it with npm run train -- --skill navigate --out ${empty}`,
+    );
+    expect(existsSync(join('models', 'navigate.onnx'))).toBe(true); // what unsetting it gives
+    // The shipped folder itself missing a file: restore it first, train last.
+    expect(missingModelMessage('models', 'navigate', 'models/navigate.onnx')).toBe(
+      'models/navigate.onnx is missing from the shipped models in models/: restore the folder (git checkout models/); as a last resort, train it with npm run train -- --skill navigate',
+    );
   });
 
   it('a corrupted model file fails with a message naming the file', async () => {
@@ -265,7 +279,8 @@ describe('model digests', () => {
 describe('the model library', () => {
   it('without a source, loading and the probe say no models are available and how to train', async () => {
     const none = new ModelLibrary(null);
-    const message = "no trained models are available here: model 'navigate' cannot load (train it with npm run train -- --skill navigate)";
+    const message =
+      "no trained models are available here: model 'navigate' cannot load (the shipped models are in models/, where HILLMIND_MODELS is unset; as a last resort, train it with npm run train -- --skill navigate)";
     await expect(none.load('navigate')).rejects.toThrow(message);
     expect(await none.unavailable('navigate')).toBe(message);
   });
