@@ -21,6 +21,7 @@ import {
   StudyStore,
   analyzeStudy,
   createStudy,
+  forcedChoiceTestsLine,
   parseStudyConfig,
   studyCsv,
   studyDbPath,
@@ -199,11 +200,7 @@ runCli(async () => {
           writeFileSync(join(dir, 'report.html'), studyReportHtml(analysis));
           const fc = analysis.forcedChoice;
           console.log(`${id}: ${analysis.participants.completed} of ${analysis.participants.started} participants completed`);
-          if (fc.chiSquare) {
-            console.log(
-              `  forced choice ${fc.counts.map((c) => `${c.team} ${c.count}`).join(', ')}: chi-square ${fc.chiSquare.statistic.toFixed(2)}, df ${fc.chiSquare.df}, p ${fc.chiSquare.p.toFixed(4)}, Cramer's V ${fc.chiSquare.cramersV.toFixed(3)}, exact p ${fc.exactP?.toFixed(4)}`,
-            );
-          }
+          if (fc.n > 0) console.log(`  forced choice ${fc.counts.map((c) => `${c.team} ${c.count}`).join(', ')}: ${forcedChoiceTestsLine(fc)}`);
           for (const w of analysis.winRates) if (w.rate) console.log(`  AI win rate ${w.team}: ${(100 * w.rate.estimate).toFixed(1)}% of ${w.episodes}`);
           if (analysis.observer) for (const t of analysis.observer.types) if (t.rate) console.log(`  humanness ${t.type === 'human' ? 'people' : t.type}: ${(100 * t.rate.estimate).toFixed(1)}% of ${t.judgements}`);
           console.log(`  reports: ${join(dir, 'report.md')}, ${join(dir, 'report.html')}`);

@@ -40,8 +40,14 @@ export interface FriedmanSummary {
 export interface ForcedChoiceAnalysis {
   readonly n: number;
   readonly counts: readonly { readonly team: string; readonly count: number }[];
+  /** Against uniform; null below `minimum.chiSquare` choices (see `withheld`). */
   readonly chiSquare: { readonly statistic: number; readonly df: number; readonly p: number; readonly cramersV: number } | null;
+  /** The exact multinomial p; null below `minimum.exact` choices. */
   readonly exactP: number | null;
+  /** Choices (one per participant) each test needs before it is given. */
+  readonly minimum: { readonly chiSquare: number; readonly exact: number };
+  /** Which test is not given yet and why, in words (null when both are given, or no one has chosen). */
+  readonly withheld: string | null;
   readonly reasons: readonly { readonly participant: number; readonly team: string; readonly label: string; readonly reason: string }[];
 }
 
@@ -113,6 +119,38 @@ function friedmanSummary(rows: number[][]): FriedmanSummary | null {
   return { n: r.n, statistic: round(r.statistic), df: r.df, p: r.p, kendallW: round(r.kendallW) };
 }
 
+/** The chi-square's approximation holds with at least this many expected choices per team. */
+export const MIN_EXPECTED_PER_TEAM = 5;
+
+/**
+ * Choices the forced-choice tests need among `teams` teams. The chi-square: 5 expected per
+ * team. The exact multinomial test: enough that the most lopsided split (every choice for
+ * one team, p = teams^(1-n)) could fall below 0.05; with fewer, no answers could.
+ */
+export function forcedChoiceMinimum(teams: number): { chiSquare: number; exact: number } {
+  let exact = 1;
+  while (teams ** (1 - exact) >= 0.05) exact++;
+  return { chiSquare: MIN_EXPECTED_PER_TEAM * teams, exact };
+}
+
+function forcedChoiceWithheld(n: number, minimum: { chiSquare: number; exact: number }, teams: number): string | null {
+  const chi = `no chi-square: it needs at least ${minimum.chiSquare} participants (${MIN_EXPECTED_PER_TEAM} expected per team)`;
+  if (n < minimum.exact) return `${chi}, and no exact test: with fewer than ${minimum.exact} participants among ${teams} teams no split of the choices could differ from chance at p < 0.05`;
+  if (n < minimum.chiSquare) return chi;
+  return null;
+}
+
+/** The forced-choice tests given, and why any other is not, in one line ("n 6: exact p 0.1235; no chi-square: ..."). */
+export function forcedChoiceTestsLine(fc: Pick<ForcedChoiceAnalysis, 'n' | 'chiSquare' | 'exactP' | 'withheld'>): string {
+  if (fc.n === 0) return 'No choices yet.';
+  const given = [
+    fc.chiSquare ? `chi-square ${fc.chiSquare.statistic.toFixed(2)}, df ${fc.chiSquare.df}, p ${fc.chiSquare.p.toFixed(4)}, Cramer's V ${fc.chiSquare.cramersV.toFixed(3)}` : null,
+    fc.exactP !== null ? `exact p ${fc.exactP.toFixed(4)}` : null,
+    fc.withheld,
+  ].filter((part) => part !== null);
+  return `n ${fc.n}: ${given.join('; ')}`;
+}
+
 function winRate(team: string, outcomes: readonly string[]): WinRate {
   const aiWins = outcomes.filter((o) => o === 'red').length;
   const draws = outcomes.filter((o) => o === 'draw').length;
@@ -137,14 +175,16 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
   const choices = answers.filter((a) => a.kind === 'choice');
   const counts = teams.map((team) => ({ team, count: choices.filter((a) => a.team === team).length }));
   const n = choices.length;
+  const minimum = forcedChoiceMinimum(teams.length);
   let chiSquare: ForcedChoiceAnalysis['chiSquare'] = null;
   let exactP: number | null = null;
-  if (n > 0) {
+  if (n >= minimum.chiSquare) {
     const r = chiSquareGoodnessOfFit(counts.map((c) => c.count));
     chiSquare = { statistic: round(r.statistic), df: r.df, p: r.p, cramersV: r.cramersV };
-    exactP = exactMultinomialTest(counts.map((c) => c.count)).p;
-    if (r.expected.some((e) => e < 5)) notes.push('Some expected forced-choice counts are below 5: read the exact multinomial p rather than the chi-square p.');
-  } else if (config.kind === 'play') notes.push('No forced choices yet.');
+  }
+  if (n >= minimum.exact) exactP = exactMultinomialTest(counts.map((c) => c.count)).p;
+  const withheld = n === 0 ? null : forcedChoiceWithheld(n, minimum, teams.length);
+  if (n === 0 && config.kind === 'play') notes.push('No forced choices yet.');
   const reasons = answers
     .filter((a) => a.kind === 'reason')
     .map((a) => ({ participant: numberOf.get(a.participantId) ?? 0, team: a.team ?? '', label: a.label ?? '', reason: a.valueText ?? '' }));
@@ -269,7 +309,7 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
   return {
     study: { id: study.id, title: study.title, kind: study.kind, teams: [...teams], episodesPerBlock: config.episodesPerBlock, createdAt: study.createdAt },
     participants: { started: participants.length, completed: participants.filter((p) => p.completedAt).length },
-    forcedChoice: { n, counts, chiSquare, exactP, reasons },
+    forcedChoice: { n, counts, chiSquare, exactP, minimum, withheld, reasons },
     likert,
     winRates,
     order,

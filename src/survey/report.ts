@@ -144,9 +144,14 @@ function sections(a: StudyAnalysis): Section[] {
   const fc = a.forcedChoice;
   if (a.study.kind === 'play') {
     const rows = fc.counts.map((c) => [c.team, String(c.count), fc.n ? pct(c.count / fc.n) : '-']);
-    const stats = fc.chiSquare
-      ? `n = ${fc.n}. Chi-square against uniform: χ² = ${num(fc.chiSquare.statistic, 3)}, df = ${fc.chiSquare.df}, p = ${pValue(fc.chiSquare.p)}; Cramér's V = ${num(fc.chiSquare.cramersV, 3)}; exact multinomial p = ${pValue(fc.exactP)}.`
-      : 'No forced choices yet.';
+    const tests = [
+      fc.chiSquare ? `Chi-square against uniform: χ² = ${num(fc.chiSquare.statistic, 3)}, df = ${fc.chiSquare.df}, p = ${pValue(fc.chiSquare.p)}; Cramér's V = ${num(fc.chiSquare.cramersV, 3)}` : null,
+      fc.exactP !== null ? `exact multinomial p = ${pValue(fc.exactP)}` : null,
+      fc.withheld,
+    ]
+      .filter((t) => t !== null)
+      .join('; ');
+    const stats = fc.n ? `n = ${fc.n}. ${tests[0]!.toUpperCase()}${tests.slice(1)}.` : 'No forced choices yet.';
     const reasons = fc.reasons.map((r) => `- P${r.participant} chose ${mdText(r.team)} (${mdText(r.label)}): ${mdText(r.reason)}`);
     out.push({
       title: 'Forced choice: which team felt most like competent human players',

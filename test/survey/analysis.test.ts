@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StudyAnalysis, type StudyStore, analyzeStudy, studyCsv, studyJson, studyReportHtml, studyReportMarkdown } from '../../src/survey';
+import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, studyCsv, studyJson, studyReportHtml, studyReportMarkdown } from '../../src/survey';
 import { HUMANLIKE, publishedStudy } from './fixture';
 
 let dir: string;
@@ -36,6 +36,28 @@ describe('the study analysis on the published counts', () => {
     expect(fc.chiSquare!.cramersV).toBeCloseTo(0.462, 3);
     expect(Math.abs(fc.exactP! - 0.0428)).toBeLessThan(1e-4);
     expect(fc.reasons).toHaveLength(15);
+  });
+
+  it('gives no forced-choice test the choices cannot support, and says why (one participant, then six)', () => {
+    expect(forcedChoiceMinimum(3)).toEqual({ chiSquare: 15, exact: 4 }); // 3^(1-4) = 0.037 < 0.05 <= 3^(1-3)
+    expect(forcedChoiceMinimum(2)).toEqual({ chiSquare: 10, exact: 6 }); // 2^-5 = 0.031
+    const data = store.studyData('published');
+    const firstOnes = (k: number) => {
+      const who = new Set(data.participants.slice(0, k).map((p) => p.id));
+      return analyzeStudy({ ...data, answers: data.answers.filter((a) => who.has(a.participantId)) }).forcedChoice;
+    };
+    const one = firstOnes(1);
+    expect(one.n).toBe(1);
+    expect([one.chiSquare, one.exactP]).toEqual([null, null]);
+    expect(forcedChoiceTestsLine(one)).toBe(
+      'n 1: no chi-square: it needs at least 15 participants (5 expected per team), and no exact test: with fewer than 4 participants among 3 teams no split of the choices could differ from chance at p < 0.05',
+    );
+    const six = firstOnes(6);
+    expect(six.chiSquare).toBeNull();
+    expect(six.exactP).not.toBeNull();
+    expect(forcedChoiceTestsLine(six)).toMatch(/^n 6: exact p 0\.\d{4}; no chi-square: it needs at least 15 participants \(5 expected per team\)$/);
+    expect(analysis.forcedChoice.withheld).toBeNull(); // 15 choices: both tests
+    expect(forcedChoiceTestsLine(analysis.forcedChoice)).toMatch(/^n 15: chi-square 6\.40, df 2, p 0\.0408, Cramer's V 0\.462; exact p 0\.04\d\d$/);
   });
 
   it('Likert per team: mean, median, Friedman over teams, Holm-corrected Wilcoxon pairs', () => {

@@ -6,6 +6,7 @@
  * (means, medians and the Friedman test the analysis computes), every free-text answer (as
  * text) and export downloads. It refreshes itself every 10 seconds.
  */
+import { type ForcedChoiceAnalysis, forcedChoiceTestsLine } from '../../survey/analysis';
 import { el } from '../dom';
 import { AdminApi, ApiError } from './api';
 
@@ -39,7 +40,7 @@ interface Progress {
 
 /** What the page reads of the analysis (src/survey/analysis.ts's StudyAnalysis). */
 interface Analysis {
-  readonly forcedChoice: { n: number; counts: { team: string; count: number }[]; chiSquare: { statistic: number; p: number; cramersV: number } | null; exactP: number | null };
+  readonly forcedChoice: Pick<ForcedChoiceAnalysis, 'n' | 'counts' | 'chiSquare' | 'exactP' | 'withheld'>;
   readonly likert: readonly {
     item: string;
     prompt: string;
@@ -171,7 +172,7 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
         table(['team', 'chosen'], fc.counts.map((c) => [c.team, String(c.count)]), 'admin-choice'),
-        el('p', { text: fc.chiSquare ? `n ${fc.n}: chi-square ${fc.chiSquare.statistic.toFixed(2)}, p ${fc.chiSquare.p.toFixed(4)}, Cramer's V ${fc.chiSquare.cramersV.toFixed(3)}, exact p ${fc.exactP?.toFixed(4)}` : 'No choices yet.' }),
+        el('p', { id: 'admin-choice-tests', text: `${forcedChoiceTestsLine(fc)}.` }),
         ...(s.kind === 'play'
           ? [
               el('h2', { text: 'Ratings per team' }),
