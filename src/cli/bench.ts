@@ -162,7 +162,42 @@ async function benchExam(seconds: number): Promise<BenchRow[]> {
   ];
 }
 
-const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'browser'] as const;
+/**
+ * The Python package's bridge (python/hillmind): agent-steps per second through it, 64
+ * environments at the control level in self-play, beside the same environments stepped
+ * inside Node (what the wire and Python cost). Needs the package's environment (.venv).
+ */
+async function benchBridge(seconds: number): Promise<BenchRow[]> {
+  const { existsSync } = await import('node:fs');
+  const { spawnSync } = await import('node:child_process');
+  const { BridgeEnvs } = await import('../train/bridgeEnv');
+  const envs = 64;
+  const node = new BridgeEnvs(createPlatform(), { level: 'control', envs, opponent: null, reward: 'match' }, { obs: 1, action: 1 });
+  await node.reset(Array.from({ length: envs }, (_, i) => i));
+  const actions = Float64Array.from({ length: envs * 4 * 5 }, (_, i) => Math.cos(i * 0.7));
+  let calls = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    const r = await node.step(actions);
+    if (r.ends.length) await node.reset(r.ends.map((e) => 1000 + calls + e.env), r.ends.map((e) => e.env));
+    calls++;
+  }
+  const inNode = (calls * envs * 4) / ((performance.now() - start) / 1000);
+  const rows: BenchRow[] = [{ name: `control level in Node, ${envs} envs`, value: inNode, unit: 'agent-steps/s' }];
+  const python = '.venv/bin/python';
+  if (!existsSync(python)) {
+    console.log('(the bridge figure needs the Python package: python3 -m venv .venv && .venv/bin/pip install -e python)');
+    return rows;
+  }
+  const run = spawnSync(python, ['-m', 'hillmind.bench', '--envs', String(envs), '--seconds', String(seconds), '--json'], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`python -m hillmind.bench failed: ${run.stderr}`);
+  const viaBridge = (JSON.parse(run.stdout) as { agent_steps_per_s: number }).agent_steps_per_s;
+  rows.push({ name: `control level through the bridge, ${envs} envs`, value: viaBridge, unit: 'agent-steps/s', target: 100_000 });
+  rows.push({ name: 'bridge / in Node', value: viaBridge / inNode, unit: 'x' });
+  return rows;
+}
+
+const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'bridge', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
 sections: ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy need npm run llm:pull)`;
 
@@ -196,6 +231,7 @@ runCli(async () => {
     ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
     ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
     ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds)],
+    ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
     ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds)],
     ['study-server', 'the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(nodePlatform({ env: process.env }))],
     ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
