@@ -97,6 +97,18 @@ export const DEFAULT_CONSENT = [
   'Press "I agree" if you are 18 or older and agree to take part.',
 ].join('\n\n');
 
+/**
+ * The consent page's contact and ethics lines until the researcher sets them: they say
+ * what to fill in, and `npm run survey -- create` warns while either is left as it is.
+ */
+export const DEFAULT_CONTACT = 'Not filled in yet: the researcher sets "contact" in the study config to a name and an email address for questions about the study.';
+export const DEFAULT_ETHICS = 'Not filled in yet: the researcher sets "ethics" in the study config to the ethics committee that approved the study and its reference number.';
+
+/** The consent fields still at their fill-in-me defaults, by config key. */
+export function consentPlaceholders(config: Pick<StudyConfig, 'contact' | 'ethics'>): ('contact' | 'ethics')[] {
+  return [...(config.contact === DEFAULT_CONTACT ? ['contact' as const] : []), ...(config.ethics === DEFAULT_ETHICS ? ['ethics' as const] : [])];
+}
+
 export const DEFAULT_INSTRUCTIONS = [
   'Two teams of two fight over one circular zone. Your team is blue. Hold the zone alone for 8 seconds in total to win. When a player is eliminated, their team loses half of its progress and the player returns to base 2 seconds later. Green crosses restore health. After 60 seconds without a winner, the episode is a draw.',
   'You play one agent (marked YOU); your teammate (ALLY) plays the other. You will play several blocks of episodes, each against a different opposing team, called Team 1, Team 2 and so on. After each block you rate the team you just played.',
@@ -186,6 +198,10 @@ export const studyConfigSchema = z
       .default(() => [...DEFAULT_BACKGROUND])
       .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'background ids must not repeat'),
     consent: text(20_000).default(DEFAULT_CONSENT),
+    /** Who participants write to with questions (a name and an email address), shown with the consent text. */
+    contact: text(1000).default(DEFAULT_CONTACT),
+    /** The ethics approval (committee and reference), shown with the consent text. */
+    ethics: text(1000).default(DEFAULT_ETHICS),
     instructions: text(20_000).default(DEFAULT_INSTRUCTIONS),
     completion: completionSchema.prefault({}),
     observe: observeSchema.prefault({}),
@@ -261,6 +277,8 @@ export interface PublicStudy {
   readonly kind: 'play' | 'observe';
   readonly title: string;
   readonly consent: string;
+  readonly contact: string;
+  readonly ethics: string;
   readonly instructions: string;
   readonly blocks: number;
   readonly episodesPerBlock: number;
@@ -281,6 +299,8 @@ export function publicStudy(id: string, config: StudyConfig): PublicStudy {
     kind: config.kind,
     title: config.title,
     consent: config.consent,
+    contact: config.contact,
+    ethics: config.ethics,
     instructions: config.instructions,
     blocks: config.teams.length,
     episodesPerBlock: config.episodesPerBlock,

@@ -141,10 +141,15 @@ suite('a user study in a real browser', () => {
   async function rate(page: Page, values: number[], text: string): Promise<void> {
     await waitStep(page, 'rate');
     const items = ['challenge', 'skill', 'coordination', 'enjoyment', 'humanlike'];
-    // Submitting with a rating missing is refused in the page.
+    // Submitting with a rating missing is refused in the page, naming the items not answered.
     await page.click('#ratings-submit');
-    expect(await page.locator('#ratings-form .form-error').innerText()).toMatch(/every rating/);
-    for (let i = 0; i < items.length; i++) await page.check(`#likert-${items[i]}-${values[i]}`);
+    expect(await page.locator('#ratings-form .form-error').innerText()).toMatch(/every rating[\s\S]*challenging to play against[\s\S]*behaved like human players/);
+    for (let i = 0; i < items.length - 1; i++) await page.check(`#likert-${items[i]}-${values[i]}`);
+    await page.click('#ratings-submit');
+    const oneLeft = await page.locator('#ratings-form .form-error').innerText();
+    expect(oneLeft).toBe('Please answer every rating. Not answered yet: "This team\'s players behaved like human players.".');
+    expect(await page.locator('#ratings-form fieldset.missing').getAttribute('data-item')).toBe('humanlike');
+    await page.check(`#likert-${items[items.length - 1]}-${values[items.length - 1]}`);
     await page.fill('#open-behaviours', text);
     await page.click('#ratings-submit');
   }
@@ -176,6 +181,9 @@ suite('a user study in a real browser', () => {
     const page = await open(`/study/${STUDY_ID}?renderer=canvas&PROLIFIC_PID=pid-e2e&STUDY_ID=prolific-study&SESSION_ID=sess-1`);
     await waitStep(page, 'consent');
     expect(await page.locator('#consent-text').innerText()).toMatch(/18 or older/);
+    // The researcher's contact and the ethics approval, here still the defaults that say to fill them in.
+    expect(await page.locator('#consent-contact').innerText()).toMatch(/^Not filled in yet: .*"contact" in the study config/);
+    expect(await page.locator('#consent-ethics').innerText()).toMatch(/^Not filled in yet: .*"ethics" in the study config/);
     await page.click('#consent-agree');
     await waitStep(page, 'instructions');
     await page.click('#instructions-continue');
@@ -253,6 +261,8 @@ suite('a user study in a real browser', () => {
 
     await waitStep(page, 'choice');
     expect(await page.locator('#choice-form').innerText()).toMatch(/Team 1[\s\S]*Team 2[\s\S]*Team 3/);
+    // "You played against these teams, in this order:" is followed by the teams, in the order played.
+    expect(await page.locator('#choice-order li').allInnerTexts()).toEqual(['Team 1', 'Team 2', 'Team 3']);
     await page.check('#choice-Team-2');
     await page.fill('#choice-reason', REASON);
     await page.click('#choice-submit');
@@ -370,6 +380,10 @@ suite('a user study in a real browser', () => {
     expect(likert).toMatch(/bt-scripted: mean \/ median/);
     expect(likert.match(/\(n 1\)/g)).toHaveLength(15);
     expect(likert).toMatch(/needs 2 people who rated every team/);
+    // One participant's forced choice: no chi-square (it needs 5 expected per team) and no exact test, each with why.
+    const tests = await page.locator('#admin-choice-tests').innerText();
+    expect(tests).toMatch(/^n 1: no chi-square: it needs at least 15 participants \(5 expected per team\), and no exact test: with fewer than 4 participants/);
+    expect(tests).not.toMatch(/chi-square \d|p 0\./);
     expect(await page.locator('#admin-participants').innerText()).toMatch(/restarts/);
     await page.screenshot({ path: join('test-artifacts', 'study-admin.png'), fullPage: true });
     expect(await page.locator('#admin-participants').innerText()).toMatch(/PROLIFIC_PID=pid-e2e/);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StudyStore, createStudy, parseStudyConfig, parseStudyConfigText, publicStudy, teamsInPlay } from '../../src/survey';
+import { StudyStore, consentPlaceholders, createStudy, parseStudyConfig, parseStudyConfigText, publicStudy, teamsInPlay } from '../../src/survey';
 import { TEST_PLATFORM } from '../helpers/platform';
 
 describe('study config', () => {
@@ -34,6 +34,13 @@ describe('study config', () => {
     expect(c.practice).toEqual({ enabled: true, opponent: 'heuristic', episodeSeconds: 30 });
     expect(c.episodeSeconds).toBeUndefined();
     expect(c.consent).toMatch(/18 or older/);
+    // Contact and ethics approval: defaults that say what to fill in, flagged until they are.
+    expect(c.contact).toMatch(/^Not filled in yet: .*"contact" in the study config.*email/);
+    expect(c.ethics).toMatch(/^Not filled in yet: .*"ethics" in the study config.*ethics committee/);
+    expect(consentPlaceholders(c)).toEqual(['contact', 'ethics']);
+    const filled = parseStudyConfig({ contact: 'Dr A. Researcher, a.researcher@example.org', ethics: 'Example University ethics board, ref. EX-2026-17' });
+    expect(consentPlaceholders(filled)).toEqual([]);
+    expect(publicStudy('s1', filled)).toMatchObject({ contact: 'Dr A. Researcher, a.researcher@example.org', ethics: 'Example University ethics board, ref. EX-2026-17' });
   });
 
   it('refuses unknown keys, unknown teams, repeats and unsafe redirects, saying where', () => {

@@ -42,6 +42,18 @@ function externalParams(): Record<string, string> {
   return out;
 }
 
+/** "Please answer every rating. Not answered yet: "A"; "B"." and the unanswered fieldsets marked (the first focused). */
+function markMissing(form: HTMLFormElement, missing: readonly { readonly id: string; readonly prompt: string }[], what: string): string {
+  for (const set of form.querySelectorAll<HTMLFieldSetElement>('fieldset[data-item]')) {
+    const unanswered = missing.some((m) => m.id === set.dataset.item);
+    set.classList.toggle('missing', unanswered);
+    if (unanswered) set.setAttribute('aria-invalid', 'true');
+    else set.removeAttribute('aria-invalid');
+  }
+  form.querySelector<HTMLInputElement>('fieldset.missing input')?.focus();
+  return `Please answer every ${what}. Not answered yet: ${missing.map((m) => `"${m.prompt}"`).join('; ')}.`;
+}
+
 function swatch(colour: string): HTMLElement {
   const s = el('span', { class: 'swatch' });
   s.style.background = colour;
@@ -192,6 +204,14 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
     setCard(
       el('h1', { text: 'Consent' }),
       el('div', { class: 'study-text', id: 'consent-text' }, ...paragraphs(study.consent)),
+      el(
+        'dl',
+        { class: 'consent-details' },
+        el('dt', { text: 'Questions about the study' }),
+        el('dd', { id: 'consent-contact', text: study.contact }),
+        el('dt', { text: 'Ethics approval' }),
+        el('dd', { id: 'consent-ethics', text: study.ethics }),
+      ),
       preview ? el('p', { class: 'form-error', text: 'This is a preview. Accept the task to begin.' }) : null,
       line,
       el('div', { class: 'actions' }, decline, agree),
@@ -361,13 +381,15 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
       const likert: Record<string, number> = {};
       for (const item of study.likert) {
         const checked = form.querySelector<HTMLInputElement>(`input[name="likert-${item.id}"]:checked`);
-        if (!checked) return showError(line, 'Please answer every rating.');
-        likert[item.id] = Number(checked.value);
+        if (checked) likert[item.id] = Number(checked.value);
       }
+      const unrated = study.likert.filter((item) => likert[item.id] === undefined);
+      if (unrated.length > 0) return showError(line, markMissing(form, unrated, 'rating'));
+      markMissing(form, [], 'rating');
       const open: Record<string, string> = {};
       for (const q of study.open) {
         const value = form.querySelector<HTMLTextAreaElement>(`#open-${q.id}`)!.value;
-        if (q.required && value.trim() === '') return showError(line, 'Please answer the question.');
+        if (q.required && value.trim() === '') return showError(line, `Please answer "${q.prompt}".`);
         open[q.id] = value;
       }
       void submit(send, line, () => api.ratings({ block: step.block, likert, open }));
@@ -403,7 +425,8 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
       if (fc.reasonRequired && reason.value.trim() === '') return showError(line, 'Please say why.');
       void submit(send, line, () => api.choice({ label: checked.value, reason: reason.value }));
     });
-    setCard(el('h1', { text: 'Which team?' }), el('p', { text: 'You played against these teams, in this order:' }), form);
+    const played = el('ol', { class: 'choice-order', id: 'choice-order' }, ...step.options.map((o) => el('li', {}, swatch(o.colour), el('span', { text: o.label }))));
+    setCard(el('h1', { text: 'Which team?' }), el('p', { text: 'You played against these teams, in this order:' }), played, form);
   }
 
   function renderBackground(): void {
@@ -424,9 +447,10 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
       const answers: Record<string, string> = {};
       for (const q of study.background) {
         const checked = form.querySelector<HTMLInputElement>(`input[name="bg-${q.id}"]:checked`);
-        if (!checked) return showError(line, 'Please answer every question.');
-        answers[q.id] = checked.value;
+        if (checked) answers[q.id] = checked.value;
       }
+      const unanswered = study.background.filter((q) => answers[q.id] === undefined);
+      if (unanswered.length > 0) return showError(line, markMissing(form, unanswered, 'question'));
       void submit(send, line, () => api.background(answers));
     });
     setCard(el('h1', { text: 'About you' }), form);
