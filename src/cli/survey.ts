@@ -20,6 +20,7 @@ import {
   type StudyConfigInput,
   StudyStore,
   analyzeStudy,
+  consentPlaceholders,
   createStudy,
   forcedChoiceTestsLine,
   parseStudyConfig,
@@ -32,6 +33,7 @@ import {
 } from '../survey';
 import { parseJsonText } from '../sim';
 import { type Platform, teamAvailability } from '../teams';
+import { languageModelNote } from '../survey/languageModelNote';
 import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, parseCommandLine, runCli } from './args';
 
@@ -145,6 +147,13 @@ runCli(async () => {
         console.log(`Admin token:  ${adminToken}   (shown once; the progress page and API ask for it)`);
         if (study.config.completion.code) console.log(`Completion code: ${study.config.completion.code}`);
         if (study.config.completion.redirectUrl) console.log(`Completion redirect: ${study.config.completion.redirectUrl}`);
+        const placeholders = consentPlaceholders(study.config);
+        if (placeholders.length > 0) {
+          console.log(`\nThe consent page still says to fill in ${placeholders.map((k) => `"${k}"`).join(' and ')}: set ${placeholders.length > 1 ? 'them' : 'it'} in the config before inviting participants.`);
+        }
+        // Where npm run llm:exam writes its reports unless told otherwise.
+        const modelNote = await languageModelNote(teamsInPlay(study.config), platform, join('results', 'exam'));
+        if (modelNote.length > 0) console.log(`\n${modelNote.join('\n')}`);
         console.log(`\n${await serverNote(base, values['base-url'] !== undefined)}`);
         console.log('npm start serves it from the same database (HILLMIND_STUDY_DB if you moved it); PORT and HOST say where it listens.');
       } finally {

@@ -4,7 +4,7 @@
  * answers there; list shows studies.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,12 +47,28 @@ describe('npm run survey', () => {
   it('create with available teams prints the study URL and admin token; list shows it', () => {
     const r = survey(['create', '--teams', 'bt-scripted,heuristic,random', '--id', 'cli-study', '--base-url', 'http://example.test:8080/']);
     expect(r.status, r.stderr).toBe(0);
+    // The consent page's contact and ethics fields are still the defaults: create says to fill them in.
+    expect(r.stdout).toMatch(/The consent page still says to fill in "contact" and "ethics": set them in the config before inviting participants\./);
+    expect(r.stdout).not.toMatch(/Language model/); // no team here plays through one
     expect(r.stdout).toContain('http://example.test:8080/study/cli-study');
     expect(r.stdout).toMatch(/Admin token:\s+[A-Za-z0-9_-]{43}/);
     const list = survey(['list']);
     expect(list.stdout).toMatch(/cli-study\s+play\s+open\s+0 started/);
     expect(survey(['export', '--study', 'nope', '--format', 'csv', '--out', join(dir, 'x.csv')]).stderr).toMatch(/no study 'nope'/);
     expect(survey(['frobnicate']).status).toBe(2);
+  });
+
+  it('create with llm says which model it plays with, that the embedded Gemma 3 270M is untuned, and points at the exam', async () => {
+    // A file with the embedded model's name: create reads the settings and never runs the model.
+    const gguf = join(dir, 'gemma-3-270m-q4_k_m.gguf');
+    writeFileSync(gguf, '');
+    const stdout = await surveyAsync(['create', '--teams', 'llm,heuristic,random', '--id', 'llm-study', '--base-url', 'http://example.test'], {
+      HILLMIND_LLM_GGUF: gguf,
+      HILLMIND_MODELS: 'models',
+    });
+    expect(stdout).toMatch(/^Language model for llm: gemma-3-270m-q4_k_m \(local llama\.cpp[^\n]*\)\.$/m);
+    expect(stdout).toMatch(/embedded Gemma 3 270M, untuned: [\s\S]*kappa about 0[\s\S]*OPENAI_BASE_URL and LLM_MODEL/);
+    expect(stdout).toMatch(/strategist exam \(results\/exam\/[^\n]*kappa with the rules|No strategist exam of it in results\/exam\/: npm run llm:exam measures how it plays/);
   });
 
   it('create prints the address the server serves with this PORT and HOST, and says whether it answers', async () => {
