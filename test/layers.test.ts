@@ -66,21 +66,23 @@ describe('the layers of src', () => {
   });
 
   it('point one way: cli -> web, server, survey, tournament -> match -> teams -> llm -> skills -> sim', () => {
-    // Each layer may import the layers listed after it (stats from anywhere, sim and stats nothing).
+    // Each layer may import the layers listed after it (stats from anywhere, sim, stats and report nothing).
     const below: Record<string, readonly string[]> = {
       sim: [],
       stats: [],
+      // Formatting, tables and plots shared by tournaments, the reproduction and studies.
+      report: [],
       skills: ['sim', 'stats'],
       llm: ['skills', 'sim', 'stats'],
       teams: ['llm', 'skills', 'sim', 'stats'],
       match: ['teams', 'llm', 'skills', 'sim', 'stats'],
       train: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      tournament: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      survey: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      tournament: ['report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      survey: ['report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       // (server/harness.ts drives the page in a browser and reads the type of its frame figures.)
-      server: ['web', 'survey', 'tournament', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      server: ['web', 'survey', 'tournament', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       web: ['survey', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      cli: ['web', 'server', 'survey', 'tournament', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      cli: ['web', 'server', 'survey', 'tournament', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
     };
     const upward: string[] = [];
     for (const [file, { local }] of graph) {

@@ -1,21 +1,20 @@
 /**
- * A tournament summary as text for the terminal, report.md, and report.html with plots
- * (stacked win/draw/loss bars with Wilson intervals, ratings with bootstrap intervals).
+ * A tournament summary as text for the terminal, report.md and report.html, and the files
+ * a researcher takes into a paper beside them: every plot as SVG with its Vega-Lite spec
+ * and its data as CSV (outcomes per matchup with Wilson intervals, ratings with bootstrap
+ * intervals, where each entrant's agents were), every table as CSV, and the episodes as
+ * one flat CSV (./episodeTable).
  */
-import { HEATMAP_COLS, HEATMAP_ROWS } from '../match';
+import { HEATMAP_COLS } from '../match';
+import type { CsvValue } from '../report/csv';
+import { toCsv } from '../report/csv';
+import { escapeXml, htmlTable, interval as ci, markdownTable as table, num, pct, pValue } from '../report/format';
+import { type Plot, plotFiles } from '../report/plot';
 import { SKILL_IDS } from '../skills';
 import type { BehaviourComparison } from './behaviour';
-import type { MatchupSummary, TeamSummary, TournamentSummary } from './summary';
-
-const pct = (v: number) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)}%` : '-');
-const ci = (i: { estimate: number; lower: number; upper: number }) =>
-  Number.isFinite(i.estimate) ? `${pct(i.estimate)} [${pct(i.lower)}, ${pct(i.upper)}]` : '-';
-const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
-const num = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : v === Infinity ? 'inf' : v === -Infinity ? '-inf' : '-');
-
-function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-}
+import { episodesCsv } from './episodeTable';
+import type { EpisodeRecord } from './records';
+import { type MatchupSummary, RATING_PRIOR_DRAWS, type TeamSummary, type TournamentSummary } from './summary';
 
 function matchupRows(ms: readonly MatchupSummary[]): string[][] {
   return ms.map((m) => [`${m.a} vs ${m.b}`, String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), pValue(m.pTwoProportion), pValue(m.pDecisive), num(m.meanDurationSeconds, 1)]);
@@ -74,22 +73,40 @@ function behaviourMarkdown(b: BehaviourComparison): string[] {
   ];
 }
 
-/** One small heatmap per entrant (own base on the left), darker where its agents spent more time. */
-function heatmapPlots(b: BehaviourComparison): string {
-  const cell = 18;
-  return b.profiles
-    .map((p) => {
-      const max = Math.max(1e-9, ...p.heatmap);
-      const cells = p.heatmap
-        .map((v, i) => `<rect x="${(i % HEATMAP_COLS) * cell}" y="${Math.floor(i / HEATMAP_COLS) * cell + 16}" width="${cell - 1}" height="${cell - 1}" fill="#4fa3ff" fill-opacity="${(0.08 + 0.92 * (v / max)).toFixed(3)}"><title>${pct(v)}</title></rect>`)
-        .join('');
-      return `<svg xmlns="http://www.w3.org/2000/svg" width="${HEATMAP_COLS * cell + 8}" height="${HEATMAP_ROWS * cell + 20}" font-family="sans-serif" font-size="11" fill="#ddd"><text x="0" y="11">${escape(p.team)}</text>${cells}</svg>`;
-    })
-    .join('\n');
-}
-
 const MATCHUP_HEADER = ['matchup', 'episodes', 'first wins (95% CI)', 'second wins (95% CI)', 'draws (95% CI)', 'p (two-proportion)', 'p (decisive vs 50%)', 'mean s'];
 const TEAM_HEADER = ['team', 'agent-episodes', 'K/D', 'shots/ep', 'accuracy', 'pickups/ep', ...SKILL_IDS, 'transition entropy (bits)'];
+
+const INTERVALS_NOTE = 'Intervals are 95% Wilson score intervals. "p (decisive vs 50%)" tests the first team\'s share of decisive games against 50% (the study\'s test); "p (two-proportion)" compares the two teams\' win rates.';
+
+/** How the ratings were made, and, where plain maximum likelihood has none, why and which estimate is shown. */
+export function ratingsNote(s: TournamentSummary): string {
+  if (!s.ratings) return `No ratings: ${s.ratingsNote ?? 'no games'}.`;
+  const method = `Bradley-Terry on the Elo scale (mean 1500; a 100-point gap means a 64% expected score), draws as half wins, with a weak prior: as if every pair had also drawn ${RATING_PRIOR_DRAWS} game${RATING_PRIOR_DRAWS === 1 ? '' : 's'}. Intervals are 95% parametric-bootstrap intervals.`;
+  return s.ratingsSeparation
+    ? `${method} Plain maximum likelihood gives no finite rating here: ${s.ratingsSeparation}. The ratings and intervals shown are the estimates under the prior, which keeps the gap finite; they rank the teams, but the size of a gap to a team that never lost (or never won) rests on the prior.`
+    : method;
+}
+
+const ratingRows = (s: TournamentSummary): string[][] =>
+  (s.ratings ?? []).map((r) => [r.team, num(r.rating, 0), `[${num(r.lower, 0)}, ${num(r.upper, 0)}]`, String(r.games), `${r.wins}-${r.losses}-${r.draws}`]);
+const RATING_HEADER = ['team', 'rating', '95% interval', 'games', 'W-L-D'];
+
+/** The plots and tables written beside the report: file stem, title, and what it shows. */
+const FILES = {
+  outcomes: 'outcomes per matchup (plot)',
+  ratings: 'ratings with intervals (plot)',
+  heatmaps: 'where each entrant\'s agents were (plot)',
+  matchups: 'matchups (table)',
+  teams: 'teams (table)',
+  behaviour: 'behaviour (table)',
+  divergence: 'behaviour divergence (table)',
+  episodes: 'every episode, one row each (table)',
+} as const;
+
+function dataLine(names: readonly (keyof typeof FILES)[]): string {
+  return `Data: ${names.map((n) => `[${n}.csv](${n}.csv)`).join(', ')}${names.some((n) => n in PLOT_NAMES) ? `; Vega-Lite specs to restyle: ${names.filter((n) => n in PLOT_NAMES).map((n) => `[${n}.vl.json](${n}.vl.json)`).join(', ')}` : ''}.`;
+}
+const PLOT_NAMES = { outcomes: true, ratings: true, heatmaps: true } as const;
 
 export function reportMarkdown(s: TournamentSummary, title: string, settings: string): string {
   const parts = [
@@ -97,25 +114,29 @@ export function reportMarkdown(s: TournamentSummary, title: string, settings: st
     '',
     settings,
     '',
-    `${s.episodes} episodes. Intervals are 95% Wilson score intervals. "p (decisive vs 50%)" tests the first team's share of decisive games against 50% (the study's test); "p (two-proportion)" compares the two teams' win rates.`,
+    `${s.episodes} episodes. ${INTERVALS_NOTE}`,
     '',
     '## Matchups',
     '',
+    '![Outcomes per matchup](outcomes.svg)',
+    '',
     table(MATCHUP_HEADER, matchupRows(s.matchups)),
+    '',
+    dataLine(['outcomes', 'matchups', 'episodes']),
     '',
     '## Teams (per agent)',
     '',
     table(TEAM_HEADER, teamRows(s.teams)),
     '',
-    '## Ratings (Bradley-Terry, Elo scale, draws as half wins)',
+    dataLine(['teams']),
+    '',
+    '## Ratings',
+    '',
+    ratingsNote(s),
     '',
   ];
-  if (s.ratings) {
-    parts.push(table(['team', 'rating', '95% interval', 'games', 'W-L-D'], s.ratings.map((r) => [r.team, num(r.rating, 0), `[${num(r.lower, 0)}, ${num(r.upper, 0)}]`, String(r.games), `${r.wins}-${r.losses}-${r.draws}`])));
-  } else {
-    parts.push(`No ratings: ${s.ratingsNote}`);
-  }
-  parts.push('', ...behaviourMarkdown(s.behaviour));
+  if (s.ratings) parts.push('![Ratings](ratings.svg)', '', table(RATING_HEADER, ratingRows(s)), '', dataLine(['ratings']), '');
+  parts.push(...behaviourMarkdown(s.behaviour), '![Where each entrant\'s agents were](heatmaps.svg)', '', dataLine(['heatmaps', 'behaviour', 'divergence']), '');
   return `${parts.join('\n')}\n`;
 }
 
@@ -131,97 +152,199 @@ export function reportText(s: TournamentSummary): string {
   for (const t of s.teams) {
     lines.push(`${t.team.padEnd(w)}${num(t.kd, 3).padEnd(8)}${num(t.shotsPerEpisode, 1).padEnd(10)}${(t.accuracy === null ? '-' : pct(t.accuracy)).padEnd(10)}${num(t.pickupsPerEpisode, 2).padEnd(12)}${t.transitionEntropyBits === null ? '-' : `${num(t.transitionEntropyBits)} bits`}`);
   }
+  lines.push('', ratingsNote(s));
   if (s.ratings) {
-    lines.push('', 'rating (Bradley-Terry, 95% bootstrap interval)');
+    lines.push(`${'team'.padEnd(w)}rating  95% interval`);
     for (const r of s.ratings) lines.push(`${r.team.padEnd(w)}${num(r.rating, 0).padStart(6)}  [${num(r.lower, 0)}, ${num(r.upper, 0)}]`);
   }
   lines.push('', coverageLine(s.behaviour));
   return lines.join('\n');
 }
 
-const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Stacked bars (first wins, draws, second wins) per matchup, with Wilson whiskers on wins. */
-function matchupPlot(ms: readonly MatchupSummary[]): string {
-  const rowH = 34;
-  const W = 720;
-  const left = 220;
-  const barW = W - left - 20;
-  const H = 40 + ms.length * rowH;
-  const x = (f: number) => left + f * barW;
-  const rows = ms
-    .map((m, i) => {
-      const y = 30 + i * rowH;
-      const n = Math.max(1, m.episodes);
-      const a = m.aWins / n;
-      const d = m.draws / n;
-      return `<text x="${left - 8}" y="${y + 15}" text-anchor="end">${escape(`${m.a} vs ${m.b}`)}</text>
-<rect x="${x(0)}" y="${y}" width="${a * barW}" height="20" fill="#4fa3ff"><title>${escape(m.a)} wins ${ci(m.aRate)}</title></rect>
-<rect x="${x(a)}" y="${y}" width="${d * barW}" height="20" fill="#777"><title>draws ${ci(m.drawRate)}</title></rect>
-<rect x="${x(a + d)}" y="${y}" width="${(1 - a - d) * barW}" height="20" fill="#ff6b5a"><title>${escape(m.b)} wins ${ci(m.bRate)}</title></rect>
-<line x1="${x(m.aRate.lower)}" x2="${x(m.aRate.upper)}" y1="${y + 10}" y2="${y + 10}" stroke="#fff" stroke-width="2"/>`;
-    })
-    .join('\n');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#ddd">
-<text x="${left}" y="18">first team wins (blue, with 95% interval) · draws (grey) · second team wins (red)</text>
-${rows}
-<line x1="${x(0.5)}" x2="${x(0.5)}" y1="26" y2="${H - 6}" stroke="#aaa" stroke-dasharray="4 3"/>
-</svg>`;
+const OUTCOMES = ['first team wins', 'draws', 'second team wins'] as const;
+
+/** Stacked shares of first wins, draws and second wins per matchup, with Wilson intervals on the wins. */
+export function outcomesPlot(ms: readonly MatchupSummary[]): Plot {
+  const rows = ms.flatMap((m) => {
+    const n = m.episodes;
+    const share = (k: number) => (n > 0 ? k / n : null);
+    const cells: [string, number, MatchupSummary['aRate']][] = [
+      [OUTCOMES[0], m.aWins, m.aRate],
+      [OUTCOMES[1], m.draws, m.drawRate],
+      [OUTCOMES[2], m.bWins, m.bRate],
+    ];
+    return cells.map(([outcome, count, i], order) => [`${m.a} vs ${m.b}`, m.a, m.b, outcome, order, n, count, share(count), Number.isFinite(i.lower) ? i.lower : null, Number.isFinite(i.upper) ? i.upper : null]);
+  });
+  const y = { field: 'matchup', type: 'nominal', sort: null, title: 'first vs second', axis: { labelLimit: 320 } };
+  return {
+    name: 'outcomes',
+    columns: ['matchup', 'first', 'second', 'outcome', 'order', 'episodes', 'count', 'share', 'lower', 'upper'],
+    rows,
+    view: {
+      title: { text: 'Outcomes per matchup', subtitle: 'whiskers: 95% Wilson intervals of each side\'s win share; dashed: 50%' },
+      width: 460,
+      height: { step: 30 },
+      layer: [
+        {
+          mark: 'bar',
+          encoding: {
+            y,
+            x: { field: 'share', type: 'quantitative', stack: 'zero', title: 'share of episodes', scale: { domain: [0, 1] }, axis: { format: '%' } },
+            color: { field: 'outcome', type: 'nominal', title: 'outcome', scale: { domain: [...OUTCOMES], range: ['#4c78a8', '#bab0ac', '#e45756'] } },
+            order: { field: 'order', type: 'quantitative' },
+            tooltip: [{ field: 'matchup' }, { field: 'outcome' }, { field: 'count', type: 'quantitative' }, { field: 'share', type: 'quantitative', format: '.1%' }],
+          },
+        },
+        {
+          // The second team's bar ends at 1, so its interval is drawn from there.
+          transform: [
+            { filter: `datum.outcome != '${OUTCOMES[1]}' && isValid(datum.lower)` },
+            { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.upper : datum.lower`, as: 'whisker_from' },
+            { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.lower : datum.upper`, as: 'whisker_to' },
+          ],
+          mark: { type: 'rule', color: '#111', strokeWidth: 1.5 },
+          encoding: { y, x: { field: 'whisker_from', type: 'quantitative' }, x2: { field: 'whisker_to' } },
+        },
+        { mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { datum: 0.5 } } },
+      ],
+    },
+  };
 }
 
-function ratingPlot(s: TournamentSummary): string {
-  if (!s.ratings) return `<p>No ratings: ${escape(s.ratingsNote ?? '')}</p>`;
-  const finite = s.ratings.flatMap((r) => [r.lower, r.upper, r.rating]).filter(Number.isFinite);
-  const lo = Math.min(...finite) - 50;
-  const hi = Math.max(...finite) + 50;
-  const W = 720;
-  const left = 160;
-  const H = 30 + s.ratings.length * 28;
-  const x = (v: number) => left + ((Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * (W - left - 30);
-  const rows = s.ratings
-    .map((r, i) => {
-      const y = 20 + i * 28;
-      return `<text x="${left - 8}" y="${y + 4}" text-anchor="end">${escape(r.team)}</text>
-<line x1="${x(r.lower)}" x2="${x(r.upper)}" y1="${y}" y2="${y}" stroke="#4fa3ff" stroke-width="3"/>
-<circle cx="${x(r.rating)}" cy="${y}" r="5" fill="#fff"><title>${num(r.rating, 0)} [${num(r.lower, 0)}, ${num(r.upper, 0)}]</title></circle>
-<text x="${x(r.rating)}" y="${y - 8}" text-anchor="middle">${num(r.rating, 0)}</text>`;
-    })
-    .join('\n');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#ddd">${rows}</svg>`;
+/** Each team's rating (point) with its 95% interval (line). */
+export function ratingsPlot(s: TournamentSummary): Plot | null {
+  if (!s.ratings) return null;
+  const finite = (v: number) => (Number.isFinite(v) ? v : null);
+  const y = { field: 'team', type: 'nominal', sort: null, title: 'team', axis: { labelLimit: 320 } };
+  return {
+    name: 'ratings',
+    columns: ['team', 'rating', 'lower', 'upper', 'games', 'wins', 'losses', 'draws', 'score', 'prior_draws'],
+    rows: s.ratings.map((r) => [r.team, finite(r.rating), finite(r.lower), finite(r.upper), r.games, r.wins, r.losses, r.draws, r.score, RATING_PRIOR_DRAWS]),
+    view: {
+      title: { text: 'Bradley-Terry ratings', subtitle: `Elo scale, mean 1500; 95% bootstrap intervals; prior: ${RATING_PRIOR_DRAWS} draw per pair` },
+      width: 460,
+      height: { step: 30 },
+      layer: [
+        { mark: { type: 'rule', strokeWidth: 2, color: '#4c78a8' }, encoding: { y, x: { field: 'lower', type: 'quantitative', title: 'rating (Elo scale)', scale: { zero: false } }, x2: { field: 'upper' } } },
+        { mark: { type: 'point', filled: true, size: 60, color: '#111' }, encoding: { y, x: { field: 'rating', type: 'quantitative' }, tooltip: [{ field: 'team' }, { field: 'rating', format: '.0f' }, { field: 'lower', format: '.0f' }, { field: 'upper', format: '.0f' }] } },
+        { mark: { type: 'text', dy: -11, fontSize: 10 }, encoding: { y, x: { field: 'rating', type: 'quantitative' }, text: { field: 'rating', type: 'quantitative', format: '.0f' } } },
+      ],
+    },
+  };
 }
 
-function htmlTable(header: string[], rows: string[][]): string {
-  return `<table><thead><tr>${header.map((h) => `<th>${escape(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${escape(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
+/** One heatmap per entrant (own base on the left) on one shared colour scale. */
+export function heatmapsPlot(b: BehaviourComparison): Plot {
+  const rows = b.profiles.flatMap((p) => p.heatmap.map((v, i) => [p.team, (i % HEATMAP_COLS) + 1, Math.floor(i / HEATMAP_COLS) + 1, v]));
+  return {
+    name: 'heatmaps',
+    columns: ['team', 'column', 'row', 'share'],
+    rows,
+    view: {
+      title: { text: 'Where each entrant\'s living agents were', subtitle: 'share of agent time per 4 m cell, seen from the entrant\'s own base (left)' },
+      facet: { field: 'team', type: 'nominal', sort: null, title: null },
+      columns: 3,
+      spec: {
+        width: 200,
+        height: 125,
+        mark: 'rect',
+        encoding: {
+          x: { field: 'column', type: 'ordinal', title: 'column (own base = 1)', axis: { labelAngle: 0 } },
+          y: { field: 'row', type: 'ordinal', title: 'row' },
+          color: { field: 'share', type: 'quantitative', title: 'share of time', scale: { scheme: 'viridis' }, legend: { format: '.0%' } },
+          tooltip: [{ field: 'team' }, { field: 'column' }, { field: 'row' }, { field: 'share', type: 'quantitative', format: '.1%' }],
+        },
+      },
+    },
+  };
 }
+
+const finiteOrNull = (v: number | null | undefined) => (v === null || v === undefined || Number.isNaN(v) ? null : v);
+
+/** The report's tables as data: full-precision numbers, one column per figure. */
+export function tableCsvs(s: TournamentSummary): Map<string, string> {
+  const skillColumns = SKILL_IDS.map((k) => `share_${k}`);
+  const matchups = toCsv(
+    ['matchup', 'first', 'second', 'episodes', 'first_wins', 'second_wins', 'draws', 'first_win_rate', 'first_win_lower', 'first_win_upper', 'second_win_rate', 'second_win_lower', 'second_win_upper', 'draw_rate', 'draw_lower', 'draw_upper', 'p_two_proportion', 'p_decisive', 'mean_duration_s'],
+    s.matchups.map((m) => [`${m.a} vs ${m.b}`, m.a, m.b, m.episodes, m.aWins, m.bWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pTwoProportion, m.pDecisive, m.meanDurationSeconds]),
+  );
+  const teams = toCsv(
+    ['team', 'agent_episodes', 'kills', 'deaths', 'kd', 'shots_per_episode', 'accuracy', 'pickups_per_episode', ...skillColumns, 'transition_entropy_bits'],
+    s.teams.map((t) => [t.team, t.agentEpisodes, t.kills, t.deaths, t.kd, t.shotsPerEpisode, t.accuracy, t.pickupsPerEpisode, ...SKILL_IDS.map((k) => t.skillShare[k] ?? null), t.transitionEntropyBits]),
+  );
+  const b = s.behaviour;
+  const behaviour = toCsv(
+    ['team', 'episodes', ...skillColumns, 'switches_per_minute', 'place_entropy_bits', 'first_contact_s'],
+    b.profiles.map((p) => [p.team, p.episodes, ...SKILL_IDS.map((_, i) => p.skillShare?.[i] ?? null), p.switchesPerMinute, p.heatmapEntropyBits, p.firstContactSeconds] as CsvValue[]),
+  );
+  const divergence = toCsv(
+    ['team_a', 'team_b', 'skill_js_bits', 'place_js_bits'],
+    b.profiles.flatMap((p, i) => b.profiles.map((q, j) => [p.team, q.team, finiteOrNull(b.skillDivergence[i]![j]), b.placeDivergence[i]![j]!])),
+  );
+  return new Map([
+    ['matchups.csv', matchups],
+    ['teams.csv', teams],
+    ['behaviour.csv', behaviour],
+    ['divergence.csv', divergence],
+  ]);
+}
+
+/**
+ * A figure of the page: the plot's SVG beside the page (not inline: Vega names its clip
+ * paths alike in every SVG, and inline they would clip each other), a caption, its files.
+ */
+function figure(name: keyof typeof FILES & keyof typeof PLOT_NAMES): string {
+  return `<figure><img src="${name}.svg" alt="${escapeXml(FILES[name])}"><figcaption>${escapeXml(FILES[name])}: <a href="${name}.svg">SVG</a> · <a href="${name}.csv">data (CSV)</a> · <a href="${name}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
+}
+const csvLink = (name: keyof typeof FILES) => `<p class="note">Data: <a href="${name}.csv">${name}.csv</a></p>`;
 
 export function reportHtml(s: TournamentSummary, title: string, settings: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(title)}</title>
 <style>
-body{background:#15171c;color:#ddd;font:14px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
-h1,h2{font-weight:600} table{border-collapse:collapse;margin:1em 0} th,td{padding:4px 10px;border-bottom:1px solid #333;text-align:right}
-th:first-child,td:first-child{text-align:left} th{color:#9ab} .note{color:#999}
+body{background:#fff;color:#222;font:14px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
+h1,h2{font-weight:600} table{border-collapse:collapse;margin:1em 0} th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}
+th:first-child,td:first-child{text-align:left} th{color:#345} .note,figcaption{color:#666;font-size:13px} figure{margin:1em 0}
 </style></head><body>
-<h1>${escape(title)}</h1>
-<p class="note">${escape(settings)}</p>
-<p>${s.episodes} episodes. Intervals are 95% Wilson score intervals. "p (decisive vs 50%)" tests the first team's share of decisive games against 50% (the study's test); "p (two-proportion)" compares the two teams' win rates.</p>
+<h1>${escapeXml(title)}</h1>
+<p class="note">${escapeXml(settings)}</p>
+<p>${s.episodes} episodes. ${escapeXml(INTERVALS_NOTE)} Every episode, one row each: <a href="episodes.csv">episodes.csv</a>.</p>
 <h2>Matchups</h2>
-${matchupPlot(s.matchups)}
+${figure('outcomes')}
 ${htmlTable(MATCHUP_HEADER, matchupRows(s.matchups))}
+${csvLink('matchups')}
 <h2>Ratings</h2>
-<p class="note">Bradley-Terry on an Elo scale, draws as half wins, 95% bootstrap intervals.</p>
-${ratingPlot(s)}
+<p class="note">${escapeXml(ratingsNote(s))}</p>
+${s.ratings ? `${figure('ratings')}\n${htmlTable(RATING_HEADER, ratingRows(s))}\n${csvLink('ratings')}` : ''}
 <h2>Teams (per agent)</h2>
 ${htmlTable(TEAM_HEADER, teamRows(s.teams))}
+${csvLink('teams')}
 <h2>Behaviour</h2>
 <p class="note">Skill use, skill switches per agent per minute, the entropy of where living agents were (8 x 5 cells, own base on the left) and the mean time to the first hit.</p>
 ${htmlTable(BEHAVIOUR_HEADER, behaviourRows(s.behaviour))}
-<div class="heatmaps">${heatmapPlots(s.behaviour)}</div>
+${csvLink('behaviour')}
+${figure('heatmaps')}
 <p class="note">Jensen-Shannon divergence between entrants, bits: skill use / places.</p>
 ${htmlTable(['', ...s.behaviour.profiles.map((p) => p.team)], divergenceRows(s.behaviour))}
-<p>${escape(coverageLine(s.behaviour))}</p>
+${csvLink('divergence')}
+<p>${escapeXml(coverageLine(s.behaviour))}</p>
 </body></html>
 `;
+}
+
+/**
+ * Every file of a tournament's report, name to text, for the caller to write into the
+ * tournament's folder: report.md, report.html, each plot's .svg/.csv/.vl.json, each table's
+ * .csv, and episodes.csv.
+ */
+export async function tournamentReportFiles(records: readonly EpisodeRecord[], s: TournamentSummary, title: string, settings: string): Promise<Map<string, string>> {
+  const plots = [outcomesPlot(s.matchups), ratingsPlot(s), heatmapsPlot(s.behaviour)].filter((p): p is Plot => p !== null);
+  const files = new Map<string, string>();
+  for (const plot of plots) for (const [name, text] of await plotFiles(plot)) files.set(name, text);
+  for (const [name, text] of tableCsvs(s)) files.set(name, text);
+  files.set('episodes.csv', episodesCsv(records));
+  files.set('report.md', reportMarkdown(s, title, settings));
+  files.set('report.html', reportHtml(s, title, settings));
+  return files;
 }

@@ -21,7 +21,7 @@ import { checkTeams } from './preflight';
 import { DEFAULT_LOCK_SECONDS } from './queueWorker';
 import { type EpisodeRecord, RecordWriter, readRecords, writeWholeFile } from './records';
 import { type RedisAddress, probeRedis } from './redis';
-import { reportHtml, reportMarkdown, reportText } from './report';
+import { reportText, tournamentReportFiles } from './report';
 import { type TournamentSummary, summarizeTournament } from './summary';
 
 /** Playing over a Redis queue (npm run tournament -- --queue redis://host:port). */
@@ -218,8 +218,7 @@ async function playLocked(
 
   const summary = summarizeTournament(records, settings.teams, settings.seed);
   const title = `Tournament: ${settings.teams.join(', ')}`;
-  writeWholeFile(join(out, 'report.md'), reportMarkdown(summary, title, describeSettings(settings)));
-  writeWholeFile(join(out, 'report.html'), reportHtml(summary, title, describeSettings(settings)));
+  for (const [name, text] of await tournamentReportFiles(records, summary, title, describeSettings(settings))) writeWholeFile(join(out, name), text);
   return { records, summary, played: records.length - existing.length, skipped: existing.length, duplicatesDropped: duplicates, ...(queueOutcome ? { queue: queueOutcome } : {}) };
 }
 

@@ -59,12 +59,22 @@ export interface TournamentSummary {
   readonly episodes: number;
   readonly matchups: readonly MatchupSummary[];
   readonly teams: readonly TeamSummary[];
-  /** null when the results cannot support ratings (e.g. a team that won every game). */
+  /** null when the results cannot support ratings (teams split into groups that never met). */
   readonly ratings: readonly TeamRating[] | null;
   readonly ratingsNote: string | null;
+  /** Why plain maximum likelihood gives no finite ratings (a team that never lost), or null; the prior's ratings are shown then. */
+  readonly ratingsSeparation: string | null;
   /** How differently the entrants play (skill use, places, switch rate, contact, coverage). */
   readonly behaviour: BehaviourComparison;
 }
+
+/**
+ * The ratings' weak prior: as if every pair had also drawn one game. Without it a team that
+ * never lost has no finite rating, and in a 3-team, 50-episode round robin
+ * (bt-scripted, heuristic, random) every bootstrap interval was [-inf, inf]; with it they
+ * are finite, and a 30-20 record reads as 59.8% instead of 60%.
+ */
+export const RATING_PRIOR_DRAWS = 1;
 
 function interval(successes: number, n: number): Interval {
   return n > 0 ? wilsonInterval(successes, n) : { estimate: NaN, lower: NaN, upper: NaN };
@@ -145,9 +155,12 @@ export function summarizeTournament(records: readonly EpisodeRecord[], teams: re
   const matchupSummaries = pairs.map(([a, b]) => summarizeMatchup(records, a, b));
   let ratings: readonly TeamRating[] | null = null;
   let ratingsNote: string | null = null;
+  let ratingsSeparation: string | null = null;
   try {
     const results = matchupSummaries.filter((m) => m.episodes > 0).map((m) => ({ a: m.a, b: m.b, winsA: m.aWins, winsB: m.bWins, draws: m.draws }));
-    ratings = bradleyTerryRatings(results, { seed, bootstrapSamples: 500 }).ratings;
+    const fit = bradleyTerryRatings(results, { seed, bootstrapSamples: 500, priorDraws: RATING_PRIOR_DRAWS });
+    ratings = fit.ratings;
+    ratingsSeparation = fit.separation;
   } catch (err) {
     ratingsNote = (err as Error).message;
   }
@@ -157,6 +170,7 @@ export function summarizeTournament(records: readonly EpisodeRecord[], teams: re
     teams: teams.map((t) => summarizeTeam(records, t)),
     ratings,
     ratingsNote,
+    ratingsSeparation,
     behaviour: compareBehaviour(records, teams),
   };
 }

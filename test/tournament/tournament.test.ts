@@ -49,7 +49,11 @@ describe('runTournament', () => {
     expect(again.summary().hash).toBe(r.hash);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toContain('| bt-scripted vs heuristic | 6 |');
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<svg');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<img src="outcomes.svg"');
+    // The files beside the report: plots with their data and specs, tables, and every episode as a row.
+    for (const name of ['outcomes', 'ratings', 'heatmaps']) for (const ext of ['svg', 'csv', 'vl.json']) expect(existsSync(join(out, `${name}.${ext}`))).toBe(true);
+    for (const name of ['matchups', 'teams', 'behaviour', 'divergence']) expect(existsSync(join(out, `${name}.csv`))).toBe(true);
+    expect(readFileSync(join(out, 'episodes.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 18);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     expect(manifest.settings).toEqual(settings);
     expect(manifest.fingerprints.config).toMatch(/^[0-9a-f]{16}$/);
