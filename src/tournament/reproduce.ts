@@ -10,6 +10,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LlmAvailability } from '../llm';
+import { interval as ci, markdownTable as table, num, pValue as p, pct } from '../report/format';
+import { toCsv } from '../report/csv';
+import { type Plot, plotFiles } from '../report/plot';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatformOptions } from '../teams/nodePlatform';
 import type { EpisodeRecord } from './records';
@@ -187,10 +190,10 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     });
     // The report so far after every row: a long run shows its finished rows and names the rest.
     const pending = rows.slice(results.length).map((r) => r.row.name);
-    if (pending.length) writeReport(build(pending));
+    if (pending.length) await writeReport(build(pending));
   }
   const reproduction = build([]);
-  writeReport(reproduction);
+  await writeReport(reproduction);
   return reproduction;
 
   function build(pending: readonly string[]): Reproduction {
@@ -213,19 +216,16 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     };
   }
 
-  function writeReport(reproduction: Reproduction): void {
+  async function writeReport(reproduction: Reproduction): Promise<void> {
     writeFileSync(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
     writeFileSync(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
-    writeFileSync(join(options.out, 'matchups.svg'), matchupPlot(reproduction.matchups));
-    writeFileSync(join(options.out, 'skills.svg'), skillPlot(reproduction.agents));
+    for (const plot of [matchupPlot(reproduction.matchups), skillPlot(reproduction.agents)]) {
+      for (const [name, text] of await plotFiles(plot)) writeFileSync(join(options.out, name), text);
+    }
+    for (const [name, text] of reproductionTables(reproduction)) writeFileSync(join(options.out, name), text);
   }
 }
 
-const pct = (v: number | undefined | null) => (v === undefined || v === null || !Number.isFinite(v) ? '-' : `${(100 * v).toFixed(1)}%`);
-const ci = (i: { estimate: number; lower: number; upper: number }) => (Number.isFinite(i.estimate) ? `${pct(i.estimate)} [${pct(i.lower)}, ${pct(i.upper)}]` : '-');
-const p = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 0.001 ? '<0.001' : v.toFixed(3));
-const num = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(d));
-const table = (header: string[], rows: string[][]) => [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
 /**
  * Whether a matchup agrees with the study: the study's shares of first wins, second wins
@@ -276,6 +276,8 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     '![matchups beside the study](matchups.svg)',
     '',
+    'Data: [rows.csv](rows.csv) (every row, ablations too), [matchups.csv](matchups.csv) (the plot\'s, with its Vega-Lite spec [matchups.vl.json](matchups.vl.json)).',
+    '',
     '## Per agent',
     '',
     table(
@@ -300,6 +302,8 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     '![skill use beside the study](skills.svg)',
     '',
+    'Data: [agents.csv](agents.csv), [sides.csv](sides.csv) (how each side of every row played), [skills.csv](skills.csv) (the plot\'s, with its Vega-Lite spec [skills.vl.json](skills.vl.json)).',
+    '',
     ...(r.ablations.length
       ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study', 'beside the study'], matchupRows(r.ablations)), '']
       : []),
@@ -312,6 +316,40 @@ export function reproductionMarkdown(r: Reproduction): string {
     `- Date ${r.date}; command \`${r.command}\`.`,
     '',
   ].join('\n')}`;
+}
+
+/** The report's tables as data (full precision): every row, the per-agent figures, each row's two sides. */
+export function reproductionTables(r: Reproduction): Map<string, string> {
+  const rows = [...r.matchups, ...r.ablations];
+  const skillColumns = SKILL_IDS.map((k) => `share_${k}`);
+  const teamFigures = (t: TeamSummary) => [t.agentEpisodes, t.kills, t.deaths, t.kd, t.shotsPerEpisode, t.accuracy, t.pickupsPerEpisode, ...SKILL_IDS.map((k) => t.skillShare[k] ?? null), t.transitionEntropyBits];
+  const teamColumns = ['agent_episodes', 'kills', 'deaths', 'kd', 'shots_per_episode', 'accuracy', 'pickups_per_episode', ...skillColumns, 'transition_entropy_bits'];
+  return new Map([
+    [
+      'rows.csv',
+      toCsv(
+        ['row', 'kind', 'first', 'second', 'episodes', 'first_wins', 'second_wins', 'draws', 'first_win_rate', 'first_win_lower', 'first_win_upper', 'second_win_rate', 'second_win_lower', 'second_win_upper', 'draw_rate', 'draw_lower', 'draw_upper', 'p_decisive', 'p_two_proportion', 'study_first_wins', 'study_second_wins', 'study_draws', 'study_p', 'beside_the_study'],
+        rows.map((m) => [m.name, m.study ? 'study' : 'ablation', m.first, m.second, m.episodes, m.firstWins, m.secondWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pDecisive, m.pTwoProportion, m.study?.firstWins, m.study?.secondWins, m.study?.draws, m.study?.p, agreement(m)]),
+      ),
+    ],
+    [
+      'agents.csv',
+      toCsv(
+        ['team', ...teamColumns, 'study_kd', 'study_shots', 'study_accuracy', 'study_pickups'],
+        r.agents.map((t) => {
+          const s = STUDY.agents[t.team as keyof typeof STUDY.agents];
+          return [t.team, ...teamFigures(t), s?.kd, s?.shots, s?.accuracy, s?.pickups];
+        }),
+      ),
+    ],
+    [
+      'sides.csv',
+      toCsv(
+        ['row', 'side', 'team', ...teamColumns, 'llm_requests', 'llm_cache_hits', 'llm_failed'],
+        rows.flatMap((m) => (m.sides ?? []).map((t, i) => [m.name, i === 0 ? 'first' : 'second', t.team, ...teamFigures(t), t.llm.requests, t.llm.cacheHits, t.llm.failed])),
+      ),
+    ],
+  ]);
 }
 
 /** Every row's two sides: skill use, fighting, and the language model's decisions and the cache's share of them. */
@@ -334,59 +372,68 @@ function sidesSection(rows: readonly MatchupResult[]): string[] {
   ];
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const SOURCES = ['ours', 'the study'] as const;
+const SOURCE_COLOURS = ['#4c78a8', '#9d9d9d'];
 
 /** Each strategist's share of time per skill, ours beside the study's where it gives one (combat, navigate). */
-export function skillPlot(agents: readonly TeamSummary[]): string {
+export function skillPlot(agents: readonly TeamSummary[]): Plot {
   const teams = agents.filter((t) => t.team === 'bt' || t.team === 'llm');
-  const W = 640;
-  const left = 160;
-  const rowH = 30;
-  const H = 40 + teams.length * (SKILL_IDS.length * rowH + 16);
-  const x = (f: number) => left + f * (W - left - 60);
-  let y = 30;
-  const rows: string[] = [];
-  for (const t of teams) {
+  const rows = teams.flatMap((t) => {
     const study = STUDY.skillUse[t.team as 'llm' | 'bt'] as Partial<Record<SkillId, number>>;
-    for (const s of SKILL_IDS) {
-      const ours = t.skillShare[s] ?? 0;
-      const theirs = study[s];
-      rows.push(`<text x="${left - 8}" y="${y + 12}" text-anchor="end">${escapeXml(`${t.team} ${s}`)}</text>
-<rect x="${x(0)}" y="${y}" width="${x(ours) - x(0)}" height="12" fill="#4fa3ff"><title>ours ${pct(ours)}</title></rect>
-<text x="${x(ours) + 4}" y="${y + 11}" font-size="10">${pct(ours)}</text>
-${theirs === undefined ? '' : `<rect x="${x(0)}" y="${y + 14}" width="${x(theirs) - x(0)}" height="8" fill="#aaa"><title>study ${pct(theirs)}</title></rect>`}`);
-      y += rowH;
-    }
-    y += 16;
-  }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#333">
-<text x="${left}" y="18">share of time per skill: ours (blue) and the study's (grey, where it gives one)</text>
-${rows.join('\n')}
-</svg>
-`;
+    return SKILL_IDS.flatMap((s) => [[t.team, s, SOURCES[0], t.skillShare[s] ?? 0], ...(study[s] === undefined ? [] : [[t.team, s, SOURCES[1], study[s]!]])]);
+  });
+  return {
+    name: 'skills',
+    columns: ['team', 'skill', 'source', 'share'],
+    rows,
+    view: {
+      title: { text: 'Share of skill time per strategist', subtitle: 'ours beside the study\'s, where it gives one (combat, navigate)' },
+      width: 420,
+      height: { step: 14 },
+      transform: [{ calculate: "datum.team + ' · ' + datum.skill", as: 'team_skill' }],
+      mark: 'bar',
+      encoding: {
+        y: { field: 'team_skill', type: 'nominal', sort: null, title: 'strategist · skill' },
+        yOffset: { field: 'source', sort: [...SOURCES] },
+        x: { field: 'share', type: 'quantitative', title: 'share of skill time', scale: { domain: [0, 1] }, axis: { format: '%' } },
+        color: { field: 'source', type: 'nominal', title: 'source', scale: { domain: [...SOURCES], range: SOURCE_COLOURS } },
+        tooltip: [{ field: 'team' }, { field: 'skill' }, { field: 'source' }, { field: 'share', type: 'quantitative', format: '.1%' }],
+      },
+    },
+  };
 }
 
-/** Our first-team win rate with its interval beside the study's, per matchup. */
-export function matchupPlot(ms: readonly MatchupResult[]): string {
-  const W = 640;
-  const left = 160;
-  const rowH = 46;
-  const H = 40 + ms.length * rowH;
-  const x = (f: number) => left + f * (W - left - 20);
-  const rows = ms
-    .map((m, i) => {
-      const y = 34 + i * rowH;
-      const ours = m.episodes > 0 ? m.firstWins / m.episodes : 0;
-      return `<text x="${left - 8}" y="${y + 12}" text-anchor="end">${escapeXml(m.name)}</text>
-<rect x="${x(0)}" y="${y}" width="${x(ours) - x(0)}" height="14" fill="#4fa3ff"><title>ours ${ci(m.aRate)}</title></rect>
-<line x1="${x(m.aRate.lower)}" x2="${x(m.aRate.upper)}" y1="${y + 7}" y2="${y + 7}" stroke="#fff" stroke-width="2"/>
-${m.study ? `<rect x="${x(0)}" y="${y + 17}" width="${x(m.study.firstWins) - x(0)}" height="10" fill="#aaa"><title>study ${pct(m.study.firstWins)}</title></rect>` : ''}`;
-    })
-    .join('\n');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#333">
-<text x="${left}" y="18">first team's wins: ours (blue, 95% interval) and the study's (grey)</text>
-${rows}
-<line x1="${x(0.5)}" x2="${x(0.5)}" y1="26" y2="${H - 6}" stroke="#888" stroke-dasharray="4 3"/>
-</svg>
-`;
+/** Our first team's share of wins with its 95% Wilson interval beside the study's, per matchup. */
+export function matchupPlot(ms: readonly MatchupResult[]): Plot {
+  const finite = (v: number) => (Number.isFinite(v) ? v : null);
+  const rows = ms.flatMap((m) => [
+    [m.name, SOURCES[0], m.episodes, m.episodes > 0 ? m.firstWins / m.episodes : null, finite(m.aRate.lower), finite(m.aRate.upper)],
+    ...(m.study ? [[m.name, SOURCES[1], null, m.study.firstWins, null, null]] : []),
+  ]);
+  const y = { field: 'matchup', type: 'nominal', sort: null, title: 'matchup (first vs second)', axis: { labelLimit: 320 } };
+  const yOffset = { field: 'source', sort: [...SOURCES] };
+  return {
+    name: 'matchups',
+    columns: ['matchup', 'source', 'episodes', 'first_win_share', 'lower', 'upper'],
+    rows,
+    view: {
+      title: { text: "The first team's wins", subtitle: 'ours with its 95% Wilson interval, beside the study\'s; dashed: 50%' },
+      width: 420,
+      height: { step: 22 },
+      layer: [
+        {
+          mark: 'bar',
+          encoding: {
+            y,
+            yOffset,
+            x: { field: 'first_win_share', type: 'quantitative', title: "first team's share of episodes won", scale: { domain: [0, 1] }, axis: { format: '%' } },
+            color: { field: 'source', type: 'nominal', title: 'source', scale: { domain: [...SOURCES], range: SOURCE_COLOURS } },
+            tooltip: [{ field: 'matchup' }, { field: 'source' }, { field: 'first_win_share', type: 'quantitative', format: '.1%' }],
+          },
+        },
+        { transform: [{ filter: 'isValid(datum.lower)' }], mark: { type: 'rule', color: '#111', strokeWidth: 1.5 }, encoding: { y, yOffset, x: { field: 'lower', type: 'quantitative' }, x2: { field: 'upper' } } },
+        { mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { datum: 0.5 } } },
+      ],
+    },
+  };
 }

@@ -79,11 +79,24 @@ describe('npm run reproduce', () => {
     expect(md).toContain('51.5% / 46.4% / 2.1% (p=0.103)');
     expect(md).toContain('## Ablations the study lacked');
     expect(md).toContain('2 episodes per matchup and 1 per ablation');
-    expect(readFileSync(join(out, 'matchups.svg'), 'utf8')).toMatch(/^<svg/);
+    const matchupsSvg = readFileSync(join(out, 'matchups.svg'), 'utf8');
+    expect(matchupsSvg).toMatch(/^<svg/);
+    expect(matchupsSvg).toContain("first team's share of episodes won");
+    expect(matchupsSvg).toContain('role-legend');
+    // Ours and the study's first-team wins per study row, as the plot's data.
+    const matchupsCsv = readFileSync(join(out, 'matchups.csv'), 'utf8').trim().split('\r\n');
+    expect(matchupsCsv[0]).toBe('matchup,source,episodes,first_win_share,lower,upper');
+    expect(matchupsCsv).toContain('bt vs llm,the study,,0.515,,');
+    expect(JSON.parse(readFileSync(join(out, 'matchups.vl.json'), 'utf8')).data.url).toBe('matchups.csv');
     // The skill plot has a bar per skill of bt and llm, and the study's where it gives one.
-    const skills = readFileSync(join(out, 'skills.svg'), 'utf8');
-    expect(skills.match(/<title>ours /g)).toHaveLength(8);
-    expect(skills.match(/<title>study /g)).toHaveLength(4);
+    const skills = readFileSync(join(out, 'skills.csv'), 'utf8');
+    expect(skills.match(/,ours,/g)).toHaveLength(8);
+    expect(skills.match(/,the study,/g)).toHaveLength(4);
+    expect(readFileSync(join(out, 'skills.svg'), 'utf8')).toContain('share of skill time');
+    // Every table as data: the rows (study and ablations), the agents, each row's sides.
+    expect(readFileSync(join(out, 'rows.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 3 + ABLATION_ROWS.length);
+    expect(readFileSync(join(out, 'agents.csv'), 'utf8')).toMatch(/\r\nbt,8,/);
+    expect(readFileSync(join(out, 'sides.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 2 * (3 + ABLATION_ROWS.length));
     expect(md).toContain('![skill use beside the study](skills.svg)');
     expect(md).toContain('(commit abc123)');
     expect(md).toContain('## How each side played');
