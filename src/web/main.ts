@@ -91,11 +91,17 @@ function main(): void {
 
   const board = scoreboard(stores);
   const center = el('section', { class: 'center', id: 'arena-column' });
-  /** The scoreboard and the arena in full view, however small the window: what a match is watched in. */
+  const strategists = strategistPanel(stores);
+  /**
+   * The scoreboard and the arena in full view, however small the window, and the
+   * strategists too where the layout puts them under the arena: what a match is watched in.
+   */
   const showArena = () => {
     const box = center.getBoundingClientRect();
-    const arenaBottom = arena.getBoundingClientRect().bottom;
-    if (box.top < 0 || arenaBottom > window.innerHeight) center.scrollIntoView({ block: 'start' });
+    const below = strategists.getBoundingClientRect();
+    const strategistsUnder = below.top >= box.bottom;
+    const bottom = strategistsUnder ? below.bottom : arena.getBoundingClientRect().bottom;
+    if (box.top < 0 || bottom > window.innerHeight) center.scrollIntoView({ block: 'start' });
   };
   const start = async () => {
     const app = stores.app.getState();
@@ -164,7 +170,7 @@ function main(): void {
       { class: 'layout' },
       el('aside', { class: 'side left' }, setupPanel(stores, session, platform, { start: () => void start(), saveReplay }), replayPanel(stores, session), controlsPanel()),
       center,
-      el('aside', { class: 'side right' }, agentsPanel(stores), strategistPanel(stores), feedPanel(stores)),
+      el('aside', { class: 'side right' }, agentsPanel(stores), strategists, feedPanel(stores)),
     ),
   );
 

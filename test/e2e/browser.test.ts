@@ -22,6 +22,7 @@ import {
 } from '../../src/server/harness';
 import { canvasSize, toPx } from '../../src/web/layout';
 import { DEFAULT_CONFIG } from '../../src/sim';
+import { LLM_SETUP_HELP } from '../../src/llm/settings';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
 const haveChromium = chromiumAvailable();
@@ -85,10 +86,92 @@ suite('the product in a real browser', () => {
     await page.close();
   });
 
-  it('draws with the default renderer too (Phaser.AUTO)', async () => {
-    const page = await open('?intro=0');
-    await page.waitForTimeout(300);
+  it('draws with the default renderer too (Phaser.AUTO), and plays 4x by the page clock on it', async () => {
+    // Two random teams play the whole 60 s: the match is still on when the frames are counted.
+    const page = await open('?intro=0&blue=random&red=random&speed=4&autostart=1');
     expect(['WebGL', 'Canvas']).toContain(await page.evaluate(() => window.__hillmind!.renderer));
+    await page.waitForFunction(() => window.__hillmind!.state().tick > 0);
+    // Over 20 display frames: the game time is 4x the clock's time between frames (not the
+    // renderer's delta, which Phaser smooths and caps), and every 20 ms of it is one tick.
+    const sample = await page.evaluate(
+      (frames) =>
+        new Promise<{ clockMs: number; frameMs: number; gameMs: number; droppedMs: number; ticks: number; wallMs: number; maxGapMs: number }>((done) => {
+          const hook = window.__hillmind!;
+          const a = hook.state();
+          const t0 = performance.now();
+          let last = t0;
+          let maxGapMs = 0;
+          let left = frames;
+          const next = () => {
+            const now = performance.now();
+            maxGapMs = Math.max(maxGapMs, now - last);
+            last = now;
+            if (--left > 0) return void requestAnimationFrame(next);
+            const b = hook.state();
+            done({
+              clockMs: b.pace.clockMs - a.pace.clockMs,
+              frameMs: b.pace.frameMs - a.pace.frameMs,
+              gameMs: b.pace.gameMs - a.pace.gameMs,
+              droppedMs: b.pace.droppedGameMs - a.pace.droppedGameMs,
+              ticks: b.tick - a.tick,
+              wallMs: now - t0,
+              maxGapMs,
+            });
+          };
+          requestAnimationFrame(next);
+        }),
+      20,
+    );
+    writeFileSync(join(ARTIFACTS, 'default-renderer-pace.json'), JSON.stringify(sample, null, 2));
+    // The session's clock is the page's: what it counted is the wall time of those frames, give or take a frame at each end.
+    expect(Math.abs(sample.clockMs - sample.wallMs)).toBeLessThanOrEqual(2 * sample.maxGapMs);
+    expect(sample.gameMs).toBeCloseTo(4 * sample.frameMs, 6);
+    expect(Math.abs(sample.ticks - (sample.gameMs - sample.droppedMs) / 20)).toBeLessThanOrEqual(1);
+    // Where the machine kept up (no frame over the 250 ms catch-up bound, nothing dropped), that is 4x the clock exactly.
+    if (sample.droppedMs === 0 && sample.clockMs === sample.frameMs) expect(Math.abs(sample.ticks - (4 * sample.clockMs) / 20)).toBeLessThanOrEqual(1);
+    await page.close();
+  });
+
+  it('keeps the scoreboard, the arena and the strategists in view together at 1024x640', async () => {
+    const page = await open('?renderer=canvas&intro=0&blue=bt-scripted&red=heuristic&autostart=1');
+    await page.setViewportSize({ width: 1024, height: 640 });
+    await page.waitForFunction(() => window.__hillmind!.state().tick > 100 && (document.getElementById('strategist-blue')?.textContent ?? '').includes('by behavior tree'));
+    for (const selector of ['#scoreboard', '#arena', '#strategist-panel']) {
+      const box = (await page.locator(selector).boundingBox())!;
+      expect(box.y, selector).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height, selector).toBeLessThanOrEqual(640);
+      expect(box.x, selector).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, selector).toBeLessThanOrEqual(1024);
+    }
+    // Both teams' strategists side by side, the latest decision showing.
+    const [blue, red] = [(await page.locator('#strategist-blue').boundingBox())!, (await page.locator('#strategist-red').boundingBox())!];
+    expect(Math.abs(blue.y - red.y)).toBeLessThan(2);
+    expect(blue.y + 40).toBeLessThanOrEqual(640);
+    await page.screenshot({ path: join(ARTIFACTS, 'layout-1024x640-strategists.png') });
+    await page.close();
+  });
+
+  it('says in two lines, with a link to the guide, that llm needs a language model', async () => {
+    const page = await browser!.context.newPage();
+    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    // A server with no model: its status carries the full settings help (about 30 lines in a narrow sidebar before).
+    await page.route('**/api/llm/status', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ configured: false, error: 'the local model gemma3-270m is not pulled yet', help: LLM_SETUP_HELP }) }),
+    );
+    await page.goto(`${server!.url}/?renderer=canvas&intro=0`);
+    await waitForHook(page);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLOptionElement>('#blue-team option')).some((o) => o.text === 'llm (not configured)'));
+    await page.selectOption('#blue-team', 'llm');
+    const help = page.locator('#blue-llm-help');
+    expect(await help.isVisible()).toBe(true);
+    expect(await help.innerText()).toBe('No language model on this server.\nHow to set one up');
+    expect(await help.locator('a').getAttribute('href')).toBe('README.md#the-llm-strategist');
+    const lines = await help.evaluate((node) => Math.round(node.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(node).lineHeight)));
+    expect(lines).toBe(2);
+    expect(await page.locator('#match-panel').innerText()).not.toMatch(/OPENAI_BASE_URL|Ollama|llama\.cpp/);
+    // Another team: the help goes.
+    await page.selectOption('#blue-team', 'bt-scripted');
+    expect(await help.isVisible()).toBe(false);
     await page.close();
   });
 

@@ -10,6 +10,12 @@ import { el, panel, setHidden, setText } from '../dom';
 import type { GameSession } from '../session';
 import { SPEEDS, type Stores, isSpeed } from '../stores';
 
+/**
+ * The guide to setting up a language model, linked where llm cannot play: the README's
+ * section, the one place the settings are written out.
+ */
+export const LLM_GUIDE_URL = 'README.md#the-llm-strategist';
+
 export interface SetupActions {
   start(): void;
   saveReplay(): void;
@@ -38,12 +44,24 @@ function choose(select: HTMLSelectElement, value: string): void {
 export function setupPanel(stores: Stores, session: GameSession, platform: Platform, actions: SetupActions): HTMLElement {
   /** Why a team cannot play here (no model on the server, a missing trained model), by id. */
   const unavailable = new Map<string, string>();
+  /** Teams that cannot play for want of a language model: two lines and the guide, not the settings (their reason is the option's tooltip). */
+  const noLanguageModel = new Set<string>();
   const description = (name: string) => {
     const { id, settings } = parseTeamSpec(name);
-    const why = unavailable.get(id);
+    const why = noLanguageModel.has(id) ? undefined : unavailable.get(id);
     const persona = settings.persona ? personaByName(settings.persona) : undefined;
     return (teamEntries().find((e) => e.id === id)?.description ?? '') + (persona ? ` Persona ${persona.name}: ${persona.description}` : '') + (why ? ` Not available: ${why}` : '');
   };
+  const llmHelp = (side: string) =>
+    el(
+      'p',
+      { class: 'hint llm-help', id: `${side}-llm-help`, hidden: true },
+      'No language model on this server.',
+      el('br'),
+      el('a', { href: LLM_GUIDE_URL, target: '_blank', rel: 'noopener', text: 'How to set one up' }),
+    );
+  const blueLlmHelp = llmHelp('blue');
+  const redLlmHelp = llmHelp('red');
   const all = teamEntries().map((e) => e.id as string);
   const ai = all.filter((id) => id !== HUMAN_TEAM_ID);
 
@@ -124,6 +142,8 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
     setHidden(humanRow, s.blue !== HUMAN_TEAM_ID);
     setText(blueInfo, description(s.blue));
     setText(redInfo, description(s.red));
+    setHidden(blueLlmHelp, !noLanguageModel.has(parseTeamSpec(s.blue).id));
+    setHidden(redLlmHelp, !noLanguageModel.has(parseTeamSpec(s.red).id));
     const running = s.mode === 'live' || s.mode === 'replay';
     start.disabled = s.mode === 'loading' || seedWrong;
     start.title = seedWrong ? 'Fix the seed first' : '';
@@ -148,6 +168,7 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
       const availability = await teamAvailability(entry.id, platform);
       if (availability.ok) return;
       unavailable.set(entry.id, availability.reason);
+      if (availability.needs.languageModel) noLanguageModel.add(entry.id);
       const label = availability.needs.languageModel ? `${entry.id} (not configured)` : `${entry.id} (not available)`;
       for (const option of [blue, teammate, red].flatMap((select) => [...select.options]).filter((o) => parseTeamSpec(o.value).id === entry.id)) {
         option.text = option.value === entry.id ? label : `${option.text} (not available)`;
@@ -169,9 +190,11 @@ export function setupPanel(stores: Stores, session: GameSession, platform: Platf
       'match-panel',
       el('label', { class: 'field' }, el('span', { class: 'team-tag blue', text: 'Blue' }), blue),
       blueInfo,
+      blueLlmHelp,
       humanRow,
       el('label', { class: 'field' }, el('span', { class: 'team-tag red', text: 'Red' }), red),
       redInfo,
+      redLlmHelp,
       el('div', { class: 'field seed-row' }, el('label', { for: 'seed', text: 'Seed' }), seed, dice),
       seedProblem,
       start,
