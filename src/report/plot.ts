@@ -112,3 +112,34 @@ export async function plotFiles(plot: Plot, theme: PlotTheme = 'light'): Promise
     [`${plot.name}.svg`, await renderPlot(plot, theme)],
   ]);
 }
+
+// Pieces of Vega-Lite views the reports share.
+
+/** A category axis (one band per value, in the data's order) with labels long enough for variant team ids. */
+export function categoryEncoding(field: string, title: string): Record<string, unknown> {
+  return { field, type: 'nominal', sort: null, title, axis: { labelLimit: 320 } };
+}
+
+/** A share axis from 0% to 100%. */
+export function shareEncoding(field: string, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { field, type: 'quantitative', title, scale: { domain: [0, 1] }, axis: { format: '%' }, ...extra };
+}
+
+/** Colours for fixed categories, in the given order. */
+export function categoryColours(field: string, title: string, domain: readonly string[], range: readonly string[]): Record<string, unknown> {
+  return { field, type: 'nominal', title, scale: { domain: [...domain], range: [...range] } };
+}
+
+/** An interval as a dark line from `from` to `to` along x (rows where `from` is missing are left out). */
+export function intervalLayer(encoding: Record<string, unknown>, from: string, to: string, transform: readonly Record<string, unknown>[] = []): Record<string, unknown> {
+  return {
+    transform: [...transform, { filter: `isValid(datum.${from})` }],
+    mark: { type: 'rule', color: '#111', strokeWidth: 1.5 },
+    encoding: { ...encoding, x: { field: from, type: 'quantitative' }, x2: { field: to } },
+  };
+}
+
+/** A dashed vertical reference line at x = `value`. */
+export function referenceLayer(value: number): Record<string, unknown> {
+  return { mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { datum: value } } };
+}

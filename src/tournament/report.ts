@@ -9,7 +9,7 @@ import { HEATMAP_COLS } from '../match';
 import type { CsvValue } from '../report/csv';
 import { toCsv } from '../report/csv';
 import { escapeXml, htmlTable, interval as ci, markdownTable as table, num, pct, pValue } from '../report/format';
-import { type Plot, plotFiles } from '../report/plot';
+import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS } from '../skills';
 import type { BehaviourComparison } from './behaviour';
 import { episodesCsv } from './episodeTable';
@@ -176,7 +176,7 @@ export function outcomesPlot(ms: readonly MatchupSummary[]): Plot {
     ];
     return cells.map(([outcome, count, i], order) => [`${m.a} vs ${m.b}`, m.a, m.b, outcome, order, n, count, share(count), Number.isFinite(i.lower) ? i.lower : null, Number.isFinite(i.upper) ? i.upper : null]);
   });
-  const y = { field: 'matchup', type: 'nominal', sort: null, title: 'first vs second', axis: { labelLimit: 320 } };
+  const y = categoryEncoding('matchup', 'first vs second');
   return {
     name: 'outcomes',
     columns: ['matchup', 'first', 'second', 'outcome', 'order', 'episodes', 'count', 'share', 'lower', 'upper'],
@@ -190,23 +190,19 @@ export function outcomesPlot(ms: readonly MatchupSummary[]): Plot {
           mark: 'bar',
           encoding: {
             y,
-            x: { field: 'share', type: 'quantitative', stack: 'zero', title: 'share of episodes', scale: { domain: [0, 1] }, axis: { format: '%' } },
-            color: { field: 'outcome', type: 'nominal', title: 'outcome', scale: { domain: [...OUTCOMES], range: ['#4c78a8', '#bab0ac', '#e45756'] } },
+            x: shareEncoding('share', 'share of episodes', { stack: 'zero' }),
+            color: categoryColours('outcome', 'outcome', OUTCOMES, ['#4c78a8', '#bab0ac', '#e45756']),
             order: { field: 'order', type: 'quantitative' },
             tooltip: [{ field: 'matchup' }, { field: 'outcome' }, { field: 'count', type: 'quantitative' }, { field: 'share', type: 'quantitative', format: '.1%' }],
           },
         },
-        {
-          // The second team's bar ends at 1, so its interval is drawn from there.
-          transform: [
-            { filter: `datum.outcome != '${OUTCOMES[1]}' && isValid(datum.lower)` },
-            { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.upper : datum.lower`, as: 'whisker_from' },
-            { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.lower : datum.upper`, as: 'whisker_to' },
-          ],
-          mark: { type: 'rule', color: '#111', strokeWidth: 1.5 },
-          encoding: { y, x: { field: 'whisker_from', type: 'quantitative' }, x2: { field: 'whisker_to' } },
-        },
-        { mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { datum: 0.5 } } },
+        // The second team's bar ends at 1, so its interval is drawn from there.
+        intervalLayer({ y }, 'whisker_from', 'whisker_to', [
+          { filter: `datum.outcome != '${OUTCOMES[1]}' && isValid(datum.lower)` },
+          { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.upper : datum.lower`, as: 'whisker_from' },
+          { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.lower : datum.upper`, as: 'whisker_to' },
+        ]),
+        referenceLayer(0.5),
       ],
     },
   };
@@ -216,7 +212,7 @@ export function outcomesPlot(ms: readonly MatchupSummary[]): Plot {
 export function ratingsPlot(s: TournamentSummary): Plot | null {
   if (!s.ratings) return null;
   const finite = (v: number) => (Number.isFinite(v) ? v : null);
-  const y = { field: 'team', type: 'nominal', sort: null, title: 'team', axis: { labelLimit: 320 } };
+  const y = categoryEncoding('team', 'team');
   return {
     name: 'ratings',
     columns: ['team', 'rating', 'lower', 'upper', 'games', 'wins', 'losses', 'draws', 'score', 'prior_draws'],

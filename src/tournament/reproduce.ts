@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { LlmAvailability } from '../llm';
 import { interval as ci, markdownTable as table, num, pValue as p, pct } from '../report/format';
 import { toCsv } from '../report/csv';
-import { type Plot, plotFiles } from '../report/plot';
+import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatformOptions } from '../teams/nodePlatform';
 import type { EpisodeRecord } from './records';
@@ -393,10 +393,10 @@ export function skillPlot(agents: readonly TeamSummary[]): Plot {
       transform: [{ calculate: "datum.team + ' · ' + datum.skill", as: 'team_skill' }],
       mark: 'bar',
       encoding: {
-        y: { field: 'team_skill', type: 'nominal', sort: null, title: 'strategist · skill' },
+        y: categoryEncoding('team_skill', 'strategist · skill'),
         yOffset: { field: 'source', sort: [...SOURCES] },
-        x: { field: 'share', type: 'quantitative', title: 'share of skill time', scale: { domain: [0, 1] }, axis: { format: '%' } },
-        color: { field: 'source', type: 'nominal', title: 'source', scale: { domain: [...SOURCES], range: SOURCE_COLOURS } },
+        x: shareEncoding('share', 'share of skill time'),
+        color: categoryColours('source', 'source', SOURCES, SOURCE_COLOURS),
         tooltip: [{ field: 'team' }, { field: 'skill' }, { field: 'source' }, { field: 'share', type: 'quantitative', format: '.1%' }],
       },
     },
@@ -410,7 +410,7 @@ export function matchupPlot(ms: readonly MatchupResult[]): Plot {
     [m.name, SOURCES[0], m.episodes, m.episodes > 0 ? m.firstWins / m.episodes : null, finite(m.aRate.lower), finite(m.aRate.upper)],
     ...(m.study ? [[m.name, SOURCES[1], null, m.study.firstWins, null, null]] : []),
   ]);
-  const y = { field: 'matchup', type: 'nominal', sort: null, title: 'matchup (first vs second)', axis: { labelLimit: 320 } };
+  const y = categoryEncoding('matchup', 'matchup (first vs second)');
   const yOffset = { field: 'source', sort: [...SOURCES] };
   return {
     name: 'matchups',
@@ -426,13 +426,13 @@ export function matchupPlot(ms: readonly MatchupResult[]): Plot {
           encoding: {
             y,
             yOffset,
-            x: { field: 'first_win_share', type: 'quantitative', title: "first team's share of episodes won", scale: { domain: [0, 1] }, axis: { format: '%' } },
-            color: { field: 'source', type: 'nominal', title: 'source', scale: { domain: [...SOURCES], range: SOURCE_COLOURS } },
+            x: shareEncoding('first_win_share', "first team's share of episodes won"),
+            color: categoryColours('source', 'source', SOURCES, SOURCE_COLOURS),
             tooltip: [{ field: 'matchup' }, { field: 'source' }, { field: 'first_win_share', type: 'quantitative', format: '.1%' }],
           },
         },
-        { transform: [{ filter: 'isValid(datum.lower)' }], mark: { type: 'rule', color: '#111', strokeWidth: 1.5 }, encoding: { y, yOffset, x: { field: 'lower', type: 'quantitative' }, x2: { field: 'upper' } } },
-        { mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { datum: 0.5 } } },
+        intervalLayer({ y, yOffset }, 'lower', 'upper'),
+        referenceLayer(0.5),
       ],
     },
   };
