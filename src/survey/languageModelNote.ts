@@ -77,6 +77,7 @@ export async function languageModelNote(teams: readonly string[], platform: Plat
   if (exam) {
     lines.push(
       `  Its latest strategist exam (${exam.path}, ${exam.situations} situations): kappa with the rules ${kappaText(exam.kappa)}, ${kappaText(exam.heldOutKappa)} where the current skill differs (1: the rules, 0: chance).`,
+      '  npm run llm:exam takes the exam again.',
     );
   } else {
     lines.push(`  No strategist exam of it in ${examDir}/: npm run llm:exam measures how it plays (agreement and kappa with the rules) before participants meet it.`);

@@ -39,7 +39,8 @@ describe('the language-model note of survey create', () => {
     const lines = await languageModelNote(['llm', 'heuristic'], platformWith('gemma-3-270m-q4_k_m', 'local llama.cpp (CPU, 1 thread)'), dir);
     expect(lines[0]).toBe('Language model for llm: gemma-3-270m-q4_k_m (local llama.cpp (CPU, 1 thread)).');
     expect(lines.join('\n')).toMatch(/embedded Gemma 3 270M, untuned[\s\S]*kappa about 0/);
-    expect(lines.at(-1)).toBe(`  Its latest strategist exam (${join(dir, 'new.json')}, 40 situations): kappa with the rules -0.14, -0.15 where the current skill differs (1: the rules, 0: chance).`);
+    expect(lines.at(-2)).toBe(`  Its latest strategist exam (${join(dir, 'new.json')}, 40 situations): kappa with the rules -0.14, -0.15 where the current skill differs (1: the rules, 0: chance).`);
+    expect(lines.at(-1)).toMatch(/npm run llm:exam takes the exam again/);
   });
 
   it('for a server model without an exam, points at npm run llm:exam and calls it nothing it is not', async () => {
