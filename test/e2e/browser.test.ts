@@ -402,7 +402,7 @@ suite('the product in a real browser', () => {
     await page.close();
   });
 
-  it('keeps the choices beside the arena at 1024x640, and the scoreboard and arena in view once started', async () => {
+  it('keeps the choices beside the arena at 1024x640, and the scoreboard, arena and strategists in view once started', async () => {
     const page = await open('?renderer=canvas&intro=1&blue=human&teammate=bt-scripted&red=heuristic');
     await page.setViewportSize({ width: 1024, height: 640 });
     const box = async (selector: string) => (await page.locator(selector).boundingBox())!;
@@ -413,7 +413,8 @@ suite('the product in a real browser', () => {
     await page.waitForFunction(() => {
       const board = document.getElementById('scoreboard')!.getBoundingClientRect();
       const arena = document.getElementById('arena')!.getBoundingClientRect();
-      return board.top >= 0 && arena.bottom <= window.innerHeight && window.__hillmind!.state().mode === 'live';
+      const strategists = document.getElementById('strategist-panel')!.getBoundingClientRect();
+      return board.top >= 0 && arena.bottom <= window.innerHeight && strategists.bottom <= window.innerHeight && window.__hillmind!.state().mode === 'live';
     });
     await page.screenshot({ path: join(ARTIFACTS, 'layout-1024x640-playing.png') });
     // Keys that would scroll the page do nothing to it while a person plays.
