@@ -33,7 +33,7 @@ export function missingModelMessage(dir: string, name: string, missingPath: stri
     return `${missingPath} is missing from the shipped models in ${SHIPPED_MODEL_DIR}/: restore the folder (git checkout ${SHIPPED_MODEL_DIR}/); as a last resort, train it with ${train}`;
   }
   return (
-    `${missingPath} is missing: the model folder is ${dir} (HILLMIND_MODELS chooses it), which has no ${name} model. ` +
+    `${missingPath} is missing: the model folder is ${dir} (HILLMIND_MODELS chooses it). ` +
     `The shipped models are in ${SHIPPED_MODEL_DIR}/: unset HILLMIND_MODELS to use them. As a last resort, train it with ${train}`
   );
 }

@@ -129,7 +129,7 @@ describe('nodeModelSource', () => {
     mkdirSync(empty, { recursive: true });
     const why = (await new ModelLibrary(nodeModelSource(modelDirFrom({ HILLMIND_MODELS: empty }))).unavailable('navigate'))!;
     expect(why).toBe(
-      `${join(empty, 'navigate.onnx')} is missing: the model folder is ${empty} (HILLMIND_MODELS chooses it), which has no navigate model. ` +
+      `${join(empty, 'navigate.onnx')} is missing: the model folder is ${empty} (HILLMIND_MODELS chooses it). ` +
         `The shipped models are in models/: unset HILLMIND_MODELS to use them. As a last resort, train it with npm run train -- --skill navigate --out ${empty}`,
     );
     expect(existsSync(join('models', 'navigate.onnx'))).toBe(true); // what unsetting it gives
