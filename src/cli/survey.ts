@@ -27,8 +27,7 @@ import {
   studyCsv,
   studyDbPath,
   studyJson,
-  studyReportHtml,
-  studyReportMarkdown,
+  studyReportFiles,
   teamsInPlay,
 } from '../survey';
 import { parseJsonText } from '../sim';
@@ -205,8 +204,7 @@ runCli(async () => {
           const dir = ids.length > 1 ? join(values.out, id) : values.out;
           mkdirSync(dir, { recursive: true });
           writeFileSync(join(dir, 'analysis.json'), `${JSON.stringify(analysis, null, 2)}\n`);
-          writeFileSync(join(dir, 'report.md'), studyReportMarkdown(analysis));
-          writeFileSync(join(dir, 'report.html'), studyReportHtml(analysis));
+          for (const [name, text] of await studyReportFiles(analysis)) writeFileSync(join(dir, name), text);
           const fc = analysis.forcedChoice;
           console.log(`${id}: ${analysis.participants.completed} of ${analysis.participants.started} participants completed`);
           if (fc.n > 0) console.log(`  forced choice ${fc.counts.map((c) => `${c.team} ${c.count}`).join(', ')}: ${forcedChoiceTestsLine(fc)}`);

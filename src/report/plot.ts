@@ -15,6 +15,7 @@
 import * as vega from 'vega';
 import { type TopLevelSpec, compile } from 'vega-lite';
 import { type CsvValue, toCsv } from './csv';
+import { escapeXml } from './format';
 
 /** "light" (white, print-ready) is the default; "dark" suits a dark page. */
 export type PlotTheme = 'light' | 'dark';
@@ -142,4 +143,14 @@ export function intervalLayer(encoding: Record<string, unknown>, from: string, t
 /** A dashed vertical reference line at x = `value`. */
 export function referenceLayer(value: number): Record<string, unknown> {
   return { mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { x: { datum: value } } };
+}
+
+/**
+ * A plot on an HTML page: its SVG beside the page (not inline: Vega names its gradients
+ * and clip paths alike in every SVG, and inline they would clash), a caption, and links
+ * to its data and spec.
+ */
+export function plotFigureHtml(name: string, caption: string): string {
+  const text = escapeXml(caption);
+  return `<figure><img src="${name}.svg" alt="${text}"><figcaption>${text}: <a href="${name}.svg">SVG</a> · <a href="${name}.csv">data (CSV)</a> · <a href="${name}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
 }

@@ -1,142 +1,114 @@
 /**
- * A study's analysis as report.md and report.html (with SVG plots: forced-choice counts,
- * Likert means per team, AI win rates with Wilson intervals, ratings by block position,
- * observer humanness). Participants' free text is escaped everywhere it appears.
+ * A study's analysis as report.md and report.html, and beside them every plot as SVG with
+ * its Vega-Lite spec and its data as CSV (forced-choice counts, Likert means per team, AI
+ * win rates with Wilson intervals, ratings by block position, observer humanness), and
+ * every table as CSV. Participants' free text is escaped everywhere it appears.
  */
+import { type CsvValue, toCsv } from '../report/csv';
+import { escapeXml, htmlTable, interval, markdownTable as table, mdText, num, pct } from '../report/format';
+import { pValue as pValueDigits } from '../report/format';
+import { type Plot, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { BOTPRIZE_2012, type StudyAnalysis } from './analysis';
 
-const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
-const num = (v: number | null, digits = 2) => (v === null || !Number.isFinite(v) ? '-' : v.toFixed(digits));
-const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(4));
-const interval = (i: { estimate: number; lower: number; upper: number } | null) => (i ? `${pct(i.estimate)} [${pct(i.lower)}, ${pct(i.upper)}]` : '-');
+/** Study p-values carry four decimals (the tests' exact values are often near 0.05). */
+const pValue = (p: number | null) => pValueDigits(p, 4);
 
 /** Escape text for HTML (and for Markdown, whose viewers render inline HTML). */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
-
-/** Free text on one Markdown line: HTML escaped, table pipes and line breaks neutralised. */
-function mdText(text: string): string {
-  return escapeHtml(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/[`*_[\]#]/g, (c) => `\\${c}`);
-}
-
-function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-}
+export const escapeHtml = escapeXml;
 
 interface Section {
   readonly title: string;
   readonly md: string;
   readonly html: string;
+  /** Plots shown first in the section, each written beside the report with its data. */
+  readonly plots?: readonly Plot[];
+  /** The section's tables as data, file name to CSV. */
+  readonly data?: ReadonlyMap<string, string>;
 }
 
-function htmlTable(header: string[], rows: string[][]): string {
-  const head = header.map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`).join('\n');
-  return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+const rateColumns = (r: { estimate: number; lower: number; upper: number } | null): (number | null)[] => (r ? [r.estimate, r.lower, r.upper] : [null, null, null]);
+
+/** A share with its 95% Wilson interval per category: bars, whiskers, and optional reference lines. */
+function ratePlot(name: string, title: string, category: string, axisTitle: string, columns: string[], rows: CsvValue[][], references: readonly number[] = []): Plot {
+  const y = categoryEncoding(category, category === 'team' ? 'team' : 'played by');
+  return {
+    name,
+    columns,
+    rows: rows as Plot['rows'],
+    view: {
+      title: { text: title, subtitle: `whiskers: 95% Wilson intervals${references.length ? '; dashed: BotPrize 2012 references' : ''}` },
+      width: 420,
+      height: { step: 28 },
+      layer: [
+        { mark: { type: 'bar', color: '#4c78a8' }, encoding: { y, x: shareEncoding('rate', axisTitle), tooltip: [{ field: category }, { field: 'rate', type: 'quantitative', format: '.1%' }] } },
+        intervalLayer({ y }, 'lower', 'upper'),
+        ...references.map(referenceLayer),
+      ],
+    },
+  };
 }
 
-const PALETTE = ['#e0a526', '#9b6bdf', '#2bb3a3', '#d9679b', '#7f9c3a', '#5f86c9'];
-
-/** Horizontal bars with optional whiskers; values in [0, max]. */
-function barPlot(title: string, rows: { label: string; value: number; lower?: number; upper?: number; text: string }[], max: number, reference: { value: number; label: string }[] = []): string {
-  const W = 720;
-  const left = 170;
-  const rowH = 28;
-  const barW = W - left - 120;
-  const H = 34 + rows.length * rowH + (reference.length ? 18 : 0);
-  const x = (v: number) => left + (Math.max(0, Math.min(max, v)) / max) * barW;
-  const bars = rows
-    .map((r, i) => {
-      const y = 28 + i * rowH;
-      const whisker =
-        r.lower !== undefined && r.upper !== undefined
-          ? `<line x1="${x(r.lower)}" x2="${x(r.upper)}" y1="${y + 9}" y2="${y + 9}" stroke="#fff" stroke-width="2"/>`
-          : '';
-      return `<text x="${left - 8}" y="${y + 13}" text-anchor="end">${escapeHtml(r.label)}</text>
-<rect x="${left}" y="${y}" width="${Math.max(0, x(r.value) - left)}" height="18" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeHtml(r.text)}</title></rect>${whisker}
-<text x="${x(Math.max(r.value, r.upper ?? 0)) + 6}" y="${y + 13}">${escapeHtml(r.text)}</text>`;
-    })
-    .join('\n');
-  const refs = reference
-    .map(
-      (ref, i) =>
-        `<line x1="${x(ref.value)}" x2="${x(ref.value)}" y1="24" y2="${H - 16}" stroke="#aaa" stroke-dasharray="4 3"/><text x="${x(ref.value)}" y="${H - 4}" text-anchor="${i % 2 ? 'start' : 'end'}" fill="#aaa">${escapeHtml(ref.label)}</text>`,
-    )
-    .join('\n');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#ddd" role="img" aria-label="${escapeHtml(title)}">
-<text x="${left}" y="16">${escapeHtml(title)}</text>
-${bars}
-${refs}
-</svg>`;
+function forcedChoicePlot(a: StudyAnalysis): Plot {
+  const fc = a.forcedChoice;
+  return {
+    name: 'forced-choice',
+    columns: ['team', 'chosen', 'share'],
+    rows: fc.counts.map((c) => [c.team, c.count, fc.n ? c.count / fc.n : null]),
+    view: {
+      title: { text: 'Forced choice: which team felt most like competent human players' },
+      width: 420,
+      height: { step: 28 },
+      mark: { type: 'bar', color: '#4c78a8' },
+      encoding: { y: categoryEncoding('team', 'team'), x: { field: 'chosen', type: 'quantitative', title: 'participants who chose it', axis: { tickMinStep: 1 } } },
+    },
+  };
 }
 
-/** Grouped bars: one group per Likert item, one bar per team (means on 1..points). */
-function likertPlot(a: StudyAnalysis): string {
-  const teams = a.study.teams;
-  const items = a.likert;
-  if (items.length === 0) return '';
-  const points = Math.max(...items.map((i) => i.points));
-  const W = 760;
-  const H = 240;
-  const left = 40;
-  const bottom = H - 40;
-  const groupW = (W - left - 20) / items.length;
-  const barW = Math.min(26, (groupW - 16) / teams.length);
-  const y = (v: number) => bottom - ((v - 1) / (points - 1)) * (bottom - 24);
-  const grid = Array.from({ length: points }, (_, i) => i + 1)
-    .map((v) => `<line x1="${left}" x2="${W - 10}" y1="${y(v)}" y2="${y(v)}" stroke="#333"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`)
-    .join('\n');
-  const bars = items
-    .map((item, g) => {
-      const x0 = left + g * groupW + 8;
-      const group = item.perTeam
-        .map((t, i) =>
-          t.mean === null
-            ? ''
-            : `<rect x="${x0 + i * barW}" y="${y(t.mean)}" width="${barW - 3}" height="${bottom - y(t.mean)}" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeHtml(`${t.team}: mean ${num(t.mean)}, median ${num(t.median, 1)}, n ${t.n}`)}</title></rect>`,
-        )
-        .join('');
-      return `${group}<text x="${x0 + (teams.length * barW) / 2}" y="${bottom + 16}" text-anchor="middle">${escapeHtml(item.item)}</text>`;
-    })
-    .join('\n');
-  const legend = teams.map((t, i) => `<rect x="${left + i * 120}" y="${H - 14}" width="10" height="10" fill="${PALETTE[i % PALETTE.length]}"/><text x="${left + 14 + i * 120}" y="${H - 5}">${escapeHtml(t)}</text>`).join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#ddd" role="img" aria-label="Likert means per team">
-<text x="${left}" y="14">Mean rating per team (scale 1 to ${points})</text>
-${grid}
-${bars}
-${legend}
-</svg>`;
+/** Mean rating per item and team, on the item's own scale. */
+function likertPlot(a: StudyAnalysis): Plot {
+  const points = Math.max(2, ...a.likert.map((i) => i.points));
+  return {
+    name: 'likert',
+    columns: ['item', 'team', 'n', 'mean', 'median', 'sd', 'points'],
+    rows: a.likert.flatMap((item) => item.perTeam.map((t) => [item.item, t.team, t.n, t.mean, t.median, t.sd, item.points])),
+    view: {
+      title: { text: 'Mean rating per team', subtitle: `scale 1 to ${points}` },
+      width: { step: 22 },
+      height: 220,
+      mark: 'bar',
+      encoding: {
+        x: { field: 'item', type: 'nominal', sort: null, title: 'item', axis: { labelAngle: 0 } },
+        xOffset: { field: 'team', sort: null },
+        // Bars rise from the scale's floor, 1, not from 0 (which is no answer).
+        y: { field: 'mean', type: 'quantitative', title: 'mean rating', scale: { domain: [1, points] } },
+        y2: { datum: 1 },
+        color: { field: 'team', type: 'nominal', sort: null, title: 'team' },
+        tooltip: [{ field: 'item' }, { field: 'team' }, { field: 'mean', type: 'quantitative', format: '.2f' }, { field: 'median' }, { field: 'n' }],
+      },
+    },
+  };
 }
 
-/** Lines of the mean rating by block position, one line per item. */
-function orderPlot(a: StudyAnalysis): string {
-  const k = a.study.teams.length;
-  if (a.order.length === 0 || k < 2) return '';
-  const points = Math.max(...a.likert.map((i) => i.points));
-  const W = 560;
-  const H = 220;
-  const left = 40;
-  const right = 150;
-  const bottom = H - 30;
-  const x = (p: number) => left + (p / (k - 1)) * (W - left - right);
-  const y = (v: number) => bottom - ((v - 1) / (points - 1)) * (bottom - 20);
-  const lines = a.order
-    .map((o, i) => {
-      const pts = o.positions.filter((p) => p.mean !== null).map((p) => `${x(p.position)},${y(p.mean!)}`);
-      const colour = PALETTE[i % PALETTE.length];
-      return `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${pts.join(' ')}"/><text x="${W - right + 10}" y="${30 + i * 16}" fill="${colour}">${escapeHtml(o.item)}</text>`;
-    })
-    .join('\n');
-  const axis = Array.from({ length: k }, (_, p) => `<text x="${x(p)}" y="${bottom + 16}" text-anchor="middle">block ${p + 1}</text>`).join('');
-  const grid = Array.from({ length: points }, (_, i) => i + 1)
-    .map((v) => `<line x1="${left}" x2="${W - right}" y1="${y(v)}" y2="${y(v)}" stroke="#333"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`)
-    .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12" fill="#ddd" role="img" aria-label="Ratings by block position">
-<text x="${left}" y="12">Mean rating by block position</text>
-${grid}${axis}
-${lines}
-</svg>`;
+/** Mean rating by block position, one line per item. */
+function orderPlot(a: StudyAnalysis): Plot {
+  const points = Math.max(2, ...a.likert.map((i) => i.points));
+  return {
+    name: 'order',
+    columns: ['item', 'block', 'n', 'mean'],
+    rows: a.order.flatMap((o) => o.positions.map((p) => [o.item, p.position + 1, p.n, p.mean])),
+    view: {
+      title: { text: 'Mean rating by block position', subtitle: 'an order effect shows as lines that rise or fall together' },
+      width: 360,
+      height: 200,
+      transform: [{ filter: 'isValid(datum.mean)' }],
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'block', type: 'ordinal', title: 'block position', axis: { labelAngle: 0 } },
+        y: { field: 'mean', type: 'quantitative', title: 'mean rating', scale: { domain: [1, points] } },
+        color: { field: 'item', type: 'nominal', sort: null, title: 'item' },
+      },
+    },
+  };
 }
 
 function sections(a: StudyAnalysis): Section[] {
@@ -156,9 +128,9 @@ function sections(a: StudyAnalysis): Section[] {
     out.push({
       title: 'Forced choice: which team felt most like competent human players',
       md: [table(['team', 'chosen', 'share'], rows), '', stats, '', ...(reasons.length ? ['Reasons:', '', ...reasons] : [])].join('\n'),
-      html: `${htmlTable(['team', 'chosen', 'share'], rows)}<p>${escapeHtml(stats)}</p>${
-        fc.n ? barPlot('Forced choice counts', fc.counts.map((c) => ({ label: c.team, value: c.count, text: String(c.count) })), Math.max(1, ...fc.counts.map((c) => c.count))) : ''
-      }${fc.reasons.length ? `<h3>Reasons</h3><ul class="free">${fc.reasons.map((r) => `<li><b>P${r.participant} · ${escapeHtml(r.team)} (${escapeHtml(r.label)})</b>: ${escapeHtml(r.reason)}</li>`).join('')}</ul>` : ''}`,
+      plots: fc.n ? [forcedChoicePlot(a)] : [],
+      data: new Map([['reasons.csv', toCsv(['participant', 'team', 'label', 'reason'], fc.reasons.map((r) => [r.participant, r.team, r.label, r.reason]), new Set(['team', 'label', 'reason']))]]),
+      html: `${htmlTable(['team', 'chosen', 'share'], rows)}<p>${escapeHtml(stats)}</p>${fc.reasons.length ? `<h3>Reasons</h3><ul class="free">${fc.reasons.map((r) => `<li><b>P${r.participant} · ${escapeHtml(r.team)} (${escapeHtml(r.label)})</b>: ${escapeHtml(r.reason)}</li>`).join('')}</ul>` : ''}`,
     });
 
     const likertRows = a.likert.flatMap((item) => item.perTeam.map((t) => [item.item, t.team, String(t.n), num(t.mean), num(t.median, 1), num(t.sd)]));
@@ -182,18 +154,29 @@ function sections(a: StudyAnalysis): Section[] {
     out.push({
       title: 'Likert ratings per team',
       md: likertMd,
-      html: `${likertPlot(a)}${htmlTable(['item', 'team', 'n', 'mean', 'median', 'SD'], likertRows)}<h3>Friedman test over teams</h3>${htmlTable(['item', 'n', 'χ²', 'df', 'p', "Kendall's W"], friedmanRows)}<h3>Pairwise Wilcoxon signed-rank (Holm)</h3>${htmlTable(['item', 'pair', 'n', 'V', 'p', 'p (Holm)', 'r'], pairRows)}`,
+      plots: [likertPlot(a)],
+      data: new Map([
+        ['friedman.csv', toCsv(['item', 'n', 'statistic', 'df', 'p', 'kendall_w'], a.likert.map((item) => [item.item, item.friedman?.n, item.friedman?.statistic, item.friedman?.df, item.friedman?.p, item.friedman?.kendallW]))],
+        ['pairwise.csv', toCsv(['item', 'a', 'b', 'n', 'v', 'p', 'p_holm', 'rank_biserial'], a.likert.flatMap((item) => item.pairwise.map((p) => [item.item, p.a, p.b, p.n, p.statistic, p.p, p.pHolm, p.rankBiserial])))],
+      ]),
+      html: `${htmlTable(['item', 'team', 'n', 'mean', 'median', 'SD'], likertRows)}<h3>Friedman test over teams</h3>${htmlTable(['item', 'n', 'χ²', 'df', 'p', "Kendall's W"], friedmanRows)}<h3>Pairwise Wilcoxon signed-rank (Holm)</h3>${htmlTable(['item', 'pair', 'n', 'V', 'p', 'p (Holm)', 'r'], pairRows)}`,
     });
 
     const winRows = a.winRates.map((w) => [w.team, String(w.episodes), String(w.aiWins), String(w.draws), String(w.participantWins), interval(w.rate)]);
     out.push({
       title: 'AI win rate against the participants',
       md: `${table(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}\n\n${a.episodes.played} verified episodes in blocks, ${a.episodes.practice} practice episodes, ${a.episodes.unverified} replays that did not verify (${a.episodes.excluded} block episodes excluded).`,
-      html: `${barPlot(
-        'AI win rate (95% Wilson interval)',
-        a.winRates.map((w) => ({ label: w.team, value: w.rate?.estimate ?? 0, lower: w.rate?.lower, upper: w.rate?.upper, text: interval(w.rate) })),
-        1,
-      )}${htmlTable(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}`,
+      plots: [
+        ratePlot(
+          'win-rates',
+          'AI win rate against the participants',
+          'team',
+          'share of episodes the AI won',
+          ['team', 'episodes', 'ai_wins', 'draws', 'participant_wins', 'rate', 'lower', 'upper'],
+          a.winRates.map((w) => [w.team, w.episodes, w.aiWins, w.draws, w.participantWins, ...rateColumns(w.rate)]),
+        ),
+      ],
+      html: `${htmlTable(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}`,
     });
 
     const orderRows = a.order.map((o) => [o.item, ...o.positions.map((p) => `${num(p.mean)} (n ${p.n})`), o.friedman ? pValue(o.friedman.p) : '-']);
@@ -202,12 +185,15 @@ function sections(a: StudyAnalysis): Section[] {
     out.push({
       title: 'Order effects (by block position)',
       md: `${table(orderHeader, orderRows)}\n\nAI win rate by block position:\n\n${table(['position', 'episodes', 'AI win rate (95% Wilson)'], orderWinRows)}`,
-      html: `${orderPlot(a)}${htmlTable(orderHeader, orderRows)}<h3>AI win rate by block position</h3>${htmlTable(['position', 'episodes', 'AI win rate (95% Wilson)'], orderWinRows)}`,
+      plots: [orderPlot(a)],
+      data: new Map([['order-win-rates.csv', toCsv(['block', 'episodes', 'rate', 'lower', 'upper'], a.orderWinRates.map((w) => [w.position + 1, w.episodes, ...rateColumns(w.rate)]))]]),
+      html: `${htmlTable(orderHeader, orderRows)}<h3>AI win rate by block position</h3>${htmlTable(['position', 'episodes', 'AI win rate (95% Wilson)'], orderWinRows)}`,
     });
 
     const openBlocks = a.open.filter((o) => o.answers.length > 0);
     out.push({
       title: 'Open answers',
+      data: new Map([['open-answers.csv', toCsv(['team', 'item', 'answer'], a.open.flatMap((o) => o.answers.map((t) => [o.team, o.item, t])), new Set(['team', 'item', 'answer']))]]),
       md: openBlocks.length ? openBlocks.map((o) => [`### ${mdText(o.team)} · ${mdText(o.item)}`, '', ...o.answers.map((t) => `- ${mdText(t)}`)].join('\n')).join('\n\n') : 'None yet.',
       html: openBlocks.length
         ? openBlocks.map((o) => `<h3>${escapeHtml(o.team)} · ${escapeHtml(o.item)}</h3><ul class="free">${o.answers.map((t) => `<li>${escapeHtml(t)}</li>`).join('')}</ul>`).join('')
@@ -221,21 +207,53 @@ function sections(a: StudyAnalysis): Section[] {
     out.push({
       title: 'Observer judgements: humanness (share judged human)',
       md: `${a.observer.judgements} judgements by ${a.observer.participants} observers.\n\n${table(['played by', 'judgements', 'judged human', 'humanness (95% Wilson)'], rows)}\n\n${ref}`,
-      html: `<p>${a.observer.judgements} judgements by ${a.observer.participants} observers.</p>${barPlot(
-        'Humanness (share judged human, 95% Wilson)',
-        a.observer.types.map((t) => ({ label: t.type === 'human' ? 'people' : t.type, value: t.rate?.estimate ?? 0, lower: t.rate?.lower, upper: t.rate?.upper, text: interval(t.rate) })),
-        1,
-        [
-          { value: BOTPRIZE_2012.humans, label: 'BotPrize humans' },
-          { value: BOTPRIZE_2012.bestBots[0], label: 'best bot' },
-        ],
-      )}${htmlTable(['played by', 'judgements', 'judged human', 'humanness (95% Wilson)'], rows)}<p>${escapeHtml(ref)}</p>`,
+      plots: [
+        ratePlot(
+          'humanness',
+          'Humanness: share judged human',
+          'played_by',
+          'share of judgements "human"',
+          ['played_by', 'judgements', 'judged_human', 'rate', 'lower', 'upper'],
+          a.observer.types.map((t) => [t.type === 'human' ? 'people' : t.type, t.judgements, t.judgedHuman, ...rateColumns(t.rate)]),
+          [BOTPRIZE_2012.humans, BOTPRIZE_2012.bestBots[0]],
+        ),
+      ],
+      html: `<p>${a.observer.judgements} judgements by ${a.observer.participants} observers.</p>${htmlTable(['played by', 'judgements', 'judged human', 'humanness (95% Wilson)'], rows)}<p>${escapeHtml(ref)}</p>`,
     });
   }
 
   const bgRows = a.background.flatMap((b) => b.counts.map((c) => [b.item, c.option, String(c.count)]));
-  if (bgRows.length) out.push({ title: 'Background', md: table(['question', 'answer', 'count'], bgRows.map((r) => r.map(mdText))), html: htmlTable(['question', 'answer', 'count'], bgRows) });
+  if (bgRows.length) {
+    out.push({
+      title: 'Background',
+      md: table(['question', 'answer', 'count'], bgRows.map((r) => r.map(mdText))),
+      html: htmlTable(['question', 'answer', 'count'], bgRows),
+      data: new Map([['background.csv', toCsv(['question', 'answer', 'count'], a.background.flatMap((b) => b.counts.map((c) => [b.item, c.option, c.count])), new Set(['question', 'answer']))]]),
+    });
+  }
   return out;
+}
+
+const plotTitle = (p: Plot) => String((p.view.title as { text?: string } | undefined)?.text ?? p.name);
+
+/** The data files of a section: its plots' CSVs and specs, then its tables'. */
+function sectionFiles(s: Section): string[] {
+  return [...(s.plots ?? []).flatMap((p) => [`${p.name}.csv`, `${p.name}.vl.json`]), ...(s.data?.keys() ?? [])];
+}
+
+/**
+ * Every file of a study's report, name to text, for the caller to write into one folder:
+ * report.md, report.html, each plot's .svg/.csv/.vl.json and each table's .csv.
+ */
+export async function studyReportFiles(a: StudyAnalysis): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const s of sections(a)) {
+    for (const plot of s.plots ?? []) for (const [name, text] of await plotFiles(plot)) files.set(name, text);
+    for (const [name, text] of s.data ?? []) files.set(name, text);
+  }
+  files.set('report.md', studyReportMarkdown(a));
+  files.set('report.html', studyReportHtml(a));
+  return files;
 }
 
 function intro(a: StudyAnalysis): string {
@@ -245,20 +263,28 @@ function intro(a: StudyAnalysis): string {
 export function studyReportMarkdown(a: StudyAnalysis): string {
   const parts = [`# ${mdText(a.study.title)}`, '', intro(a), ''];
   for (const n of a.notes) parts.push(`> ${n}`, '');
-  for (const s of sections(a)) parts.push(`## ${s.title}`, '', s.md, '');
+  for (const s of sections(a)) {
+    parts.push(`## ${s.title}`, '', ...(s.plots ?? []).flatMap((p) => [`![${mdText(plotTitle(p))}](${p.name}.svg)`, '']), s.md, '');
+    const files = sectionFiles(s);
+    if (files.length) parts.push(`Data: ${files.map((f) => `[${f}](${f})`).join(', ')}.`, '');
+  }
   return `${parts.join('\n')}\n`;
 }
 
 export function studyReportHtml(a: StudyAnalysis): string {
   const body = sections(a)
-    .map((s) => `<section><h2>${escapeHtml(s.title)}</h2>${s.html}</section>`)
+    .map((s) => {
+      const files = sectionFiles(s);
+      const links = files.length ? `<p class="note">Data: ${files.map((f) => `<a href="${escapeHtml(f)}">${escapeHtml(f)}</a>`).join(', ')}</p>` : '';
+      return `<section><h2>${escapeHtml(s.title)}</h2>${(s.plots ?? []).map((p) => plotFigureHtml(p.name, plotTitle(p))).join('')}${s.html}${links}</section>`;
+    })
     .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(a.study.title)} · study report</title>
 <style>
-body{background:#0b0f17;color:#dbe4f0;font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:980px;padding:0 16px}
-table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #24304a;padding:4px 8px;text-align:left}th{background:#182033}
-section{margin-bottom:28px}.note{color:#f5b942}ul.free li{white-space:pre-wrap;margin-bottom:4px}svg{display:block;margin:8px 0}
+body{background:#fff;color:#222;font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:980px;padding:0 16px}
+table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}th{background:#f3f5f8}
+section{margin-bottom:28px}.note{color:#8a5a00}ul.free li{white-space:pre-wrap;margin-bottom:4px}figure{margin:8px 0}figcaption{color:#666;font-size:13px}
 </style></head><body>
 <h1>${escapeHtml(a.study.title)}</h1>
 <p>${escapeHtml(intro(a))}</p>

@@ -9,7 +9,7 @@ import { HEATMAP_COLS } from '../match';
 import type { CsvValue } from '../report/csv';
 import { toCsv } from '../report/csv';
 import { escapeXml, htmlTable, interval as ci, markdownTable as table, num, pct, pValue } from '../report/format';
-import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
+import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS } from '../skills';
 import type { BehaviourComparison } from './behaviour';
 import { episodesCsv } from './episodeTable';
@@ -286,13 +286,7 @@ export function tableCsvs(s: TournamentSummary): Map<string, string> {
   ]);
 }
 
-/**
- * A figure of the page: the plot's SVG beside the page (not inline: Vega names its clip
- * paths alike in every SVG, and inline they would clip each other), a caption, its files.
- */
-function figure(name: keyof typeof FILES & keyof typeof PLOT_NAMES): string {
-  return `<figure><img src="${name}.svg" alt="${escapeXml(FILES[name])}"><figcaption>${escapeXml(FILES[name])}: <a href="${name}.svg">SVG</a> · <a href="${name}.csv">data (CSV)</a> · <a href="${name}.vl.json">Vega-Lite spec</a></figcaption></figure>`;
-}
+const figure = (name: keyof typeof FILES & keyof typeof PLOT_NAMES) => plotFigureHtml(name, FILES[name]);
 const csvLink = (name: keyof typeof FILES) => `<p class="note">Data: <a href="${name}.csv">${name}.csv</a></p>`;
 
 export function reportHtml(s: TournamentSummary, title: string, settings: string): string {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, studyCsv, studyJson, studyReportHtml, studyReportMarkdown } from '../../src/survey';
+import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, studyCsv, studyJson, studyReportFiles, studyReportHtml, studyReportMarkdown } from '../../src/survey';
 import { HUMANLIKE, publishedStudy } from './fixture';
 
 let dir: string;
@@ -105,14 +105,30 @@ describe('the study analysis on the published counts', () => {
     expect(analysis.background[0]!.counts.map((c) => c.count)).toEqual([3, 3, 3, 3, 3]);
   });
 
-  it('reports in Markdown and HTML with plots, free text escaped', () => {
+  it('reports in Markdown and HTML with plots, free text escaped', async () => {
     const md = studyReportMarkdown(analysis);
     expect(md).toMatch(/χ² = 6\.400, df = 2, p = 0\.0408; Cramér's V = 0\.462; exact multinomial p = 0\.0429/); // 0.04285, rounded
     expect(md).toContain('| llm | 9 | 60.0% |');
     expect(md).toContain('It &lt;script&gt;alert(1)&lt;/script&gt; rushed \\| stood still');
     expect(md).not.toContain('<script>');
     const html = studyReportHtml(analysis);
-    expect(html.match(/<svg /g)!.length).toBeGreaterThanOrEqual(4);
+    // Each plot beside the page, with its data and its Vega-Lite spec; every table as CSV.
+    const files = await studyReportFiles(analysis);
+    for (const plot of ['forced-choice', 'likert', 'win-rates', 'order']) {
+      expect(html).toContain(`<img src="${plot}.svg"`);
+      expect(md).toContain(`(${plot}.svg)`);
+      expect(files.get(`${plot}.svg`)).toContain('role-axis');
+      expect(JSON.parse(files.get(`${plot}.vl.json`)!).data.url).toBe(`${plot}.csv`);
+    }
+    expect(files.get('likert.svg')).toContain('mean rating');
+    expect(files.get('likert.svg')).toContain('role-legend');
+    expect(files.get('win-rates.csv')!.split('\r\n')[0]).toBe('team,episodes,ai_wins,draws,participant_wins,rate,lower,upper');
+    expect(files.get('win-rates.csv')).toMatch(/\r\nllm,90,23,/);
+    expect(files.get('likert.csv')!.trim().split('\r\n')).toHaveLength(1 + 5 * 3);
+    for (const table of ['friedman.csv', 'pairwise.csv', 'order-win-rates.csv', 'reasons.csv', 'open-answers.csv', 'background.csv']) expect(files.has(table)).toBe(true);
+    // Free text is data in CSV: exactly as typed.
+    expect(files.get('open-answers.csv')).toContain('It <script>alert(1)</script> rushed | stood still');
+    expect(files.get('report.html')).toBe(html);
     expect(html).toContain('It &lt;script&gt;alert(1)&lt;/script&gt; rushed | stood still');
     expect(html).not.toContain('<script>');
   });
