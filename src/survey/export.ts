@@ -7,24 +7,14 @@
  * CSV, text cells that a spreadsheet would run as a formula (starting with = + - @, tab or
  * carriage return) get a leading apostrophe.
  */
+import { type CsvValue, toCsv } from '../report/csv';
 import { STUDY_BLOCK } from './flow';
 import type { StudyData, StudyStore } from './store';
 
 export const CSV_TABLES = ['answers', 'participants', 'episodes', 'judgements', 'attempts'] as const;
 export type CsvTable = (typeof CSV_TABLES)[number];
 
-function cell(value: unknown, text = false): string {
-  if (value === null || value === undefined) return '';
-  let s = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (text && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-function csv(header: string[], rows: unknown[][], textColumns: ReadonlySet<string> = new Set()): string {
-  const lines = [header.join(',')];
-  for (const r of rows) lines.push(r.map((v, i) => cell(v, textColumns.has(header[i]!))).join(','));
-  return `${lines.join('\r\n')}\r\n`;
-}
+const csv = (header: string[], rows: unknown[][], textColumns?: ReadonlySet<string>) => toCsv(header, rows as CsvValue[][], textColumns);
 
 const EXTERNAL = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'];
 
