@@ -131,11 +131,11 @@ export function categoryColours(field: string, title: string, domain: readonly s
   return { field, type: 'nominal', title, scale: { domain: [...domain], range: [...range] } };
 }
 
-/** An interval as a dark line from `from` to `to` along x (rows where `from` is missing are left out). */
-export function intervalLayer(encoding: Record<string, unknown>, from: string, to: string, transform: readonly Record<string, unknown>[] = []): Record<string, unknown> {
+/** An interval as a dark line from `from` to `to` along x (rows where `from` is missing are left out); `mark` adds mark properties. */
+export function intervalLayer(encoding: Record<string, unknown>, from: string, to: string, transform: readonly Record<string, unknown>[] = [], mark: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     transform: [...transform, { filter: `isValid(datum.${from})` }],
-    mark: { type: 'rule', color: '#111', strokeWidth: 1.5 },
+    mark: { type: 'rule', color: '#111', strokeWidth: 1.5, ...mark },
     encoding: { ...encoding, x: { field: from, type: 'quantitative' }, x2: { field: to } },
   };
 }

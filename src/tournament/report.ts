@@ -182,7 +182,7 @@ export function outcomesPlot(ms: readonly MatchupSummary[]): Plot {
     columns: ['matchup', 'first', 'second', 'outcome', 'order', 'episodes', 'count', 'share', 'lower', 'upper'],
     rows,
     view: {
-      title: { text: 'Outcomes per matchup', subtitle: 'whiskers: 95% Wilson intervals of each side\'s win share; dashed: 50%' },
+      title: { text: 'Outcomes per matchup', subtitle: ['whiskers: 95% Wilson intervals of the first team\'s wins (solid)', 'and of the second team\'s (dotted, from 100%); dashed: 50%'] },
       width: 460,
       height: { step: 30 },
       layer: [
@@ -196,12 +196,14 @@ export function outcomesPlot(ms: readonly MatchupSummary[]): Plot {
             tooltip: [{ field: 'matchup' }, { field: 'outcome' }, { field: 'count', type: 'quantitative' }, { field: 'share', type: 'quantitative', format: '.1%' }],
           },
         },
-        // The second team's bar ends at 1, so its interval is drawn from there.
+        // The first team's interval a little above the middle of its row; the second
+        // team's bar ends at 1, so its interval is drawn from there, a little below.
+        intervalLayer({ y }, 'lower', 'upper', [{ filter: `datum.outcome == '${OUTCOMES[0]}'` }], { yOffset: -4 }),
         intervalLayer({ y }, 'whisker_from', 'whisker_to', [
-          { filter: `datum.outcome != '${OUTCOMES[1]}' && isValid(datum.lower)` },
-          { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.upper : datum.lower`, as: 'whisker_from' },
-          { calculate: `datum.outcome == '${OUTCOMES[2]}' ? 1 - datum.lower : datum.upper`, as: 'whisker_to' },
-        ]),
+          { filter: `datum.outcome == '${OUTCOMES[2]}' && isValid(datum.lower)` },
+          { calculate: '1 - datum.upper', as: 'whisker_from' },
+          { calculate: '1 - datum.lower', as: 'whisker_to' },
+        ], { yOffset: 4, strokeDash: [3, 2] }),
         referenceLayer(0.5),
       ],
     },
