@@ -5,16 +5,12 @@
  * every table as CSV. Participants' free text is escaped everywhere it appears.
  */
 import { type CsvValue, toCsv } from '../report/csv';
-import { escapeXml, htmlTable, interval, markdownTable as table, mdText, num, pct } from '../report/format';
-import { pValue as pValueDigits } from '../report/format';
+import { escapeXml as escapeHtml, htmlTable, interval, markdownTable as table, mdText, num, pct, pValue } from '../report/format';
 import { type Plot, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { BOTPRIZE_2012, type StudyAnalysis } from './analysis';
 
 /** Study p-values carry four decimals (the tests' exact values are often near 0.05). */
-const pValue = (p: number | null) => pValueDigits(p, 4);
-
-/** Escape text for HTML (and for Markdown, whose viewers render inline HTML). */
-export const escapeHtml = escapeXml;
+const P_DIGITS = 4;
 
 interface Section {
   readonly title: string;
@@ -117,8 +113,8 @@ function sections(a: StudyAnalysis): Section[] {
   if (a.study.kind === 'play') {
     const rows = fc.counts.map((c) => [c.team, String(c.count), fc.n ? pct(c.count / fc.n) : '-']);
     const tests = [
-      fc.chiSquare ? `Chi-square against uniform: χ² = ${num(fc.chiSquare.statistic, 3)}, df = ${fc.chiSquare.df}, p = ${pValue(fc.chiSquare.p)}; Cramér's V = ${num(fc.chiSquare.cramersV, 3)}` : null,
-      fc.exactP !== null ? `exact multinomial p = ${pValue(fc.exactP)}` : null,
+      fc.chiSquare ? `Chi-square against uniform: χ² = ${num(fc.chiSquare.statistic, 3)}, df = ${fc.chiSquare.df}, p = ${pValue(fc.chiSquare.p, P_DIGITS)}; Cramér's V = ${num(fc.chiSquare.cramersV, 3)}` : null,
+      fc.exactP !== null ? `exact multinomial p = ${pValue(fc.exactP, P_DIGITS)}` : null,
       fc.withheld,
     ]
       .filter((t) => t !== null)
@@ -136,10 +132,10 @@ function sections(a: StudyAnalysis): Section[] {
     const likertRows = a.likert.flatMap((item) => item.perTeam.map((t) => [item.item, t.team, String(t.n), num(t.mean), num(t.median, 1), num(t.sd)]));
     const friedmanRows = a.likert.map((item) =>
       item.friedman
-        ? [item.item, String(item.friedman.n), num(item.friedman.statistic, 3), String(item.friedman.df), pValue(item.friedman.p), num(item.friedman.kendallW, 3)]
+        ? [item.item, String(item.friedman.n), num(item.friedman.statistic, 3), String(item.friedman.df), pValue(item.friedman.p, P_DIGITS), num(item.friedman.kendallW, 3)]
         : [item.item, '-', '-', '-', '-', '-'],
     );
-    const pairRows = a.likert.flatMap((item) => item.pairwise.map((p) => [item.item, `${p.a} vs ${p.b}`, String(p.n), num(p.statistic, 1), pValue(p.p), pValue(p.pHolm), num(p.rankBiserial, 2)]));
+    const pairRows = a.likert.flatMap((item) => item.pairwise.map((p) => [item.item, `${p.a} vs ${p.b}`, String(p.n), num(p.statistic, 1), pValue(p.p, P_DIGITS), pValue(p.pHolm, P_DIGITS), num(p.rankBiserial, 2)]));
     const likertMd = [
       table(['item', 'team', 'n', 'mean', 'median', 'SD'], likertRows),
       '',
@@ -179,7 +175,7 @@ function sections(a: StudyAnalysis): Section[] {
       html: `${htmlTable(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}`,
     });
 
-    const orderRows = a.order.map((o) => [o.item, ...o.positions.map((p) => `${num(p.mean)} (n ${p.n})`), o.friedman ? pValue(o.friedman.p) : '-']);
+    const orderRows = a.order.map((o) => [o.item, ...o.positions.map((p) => `${num(p.mean)} (n ${p.n})`), o.friedman ? pValue(o.friedman.p, P_DIGITS) : '-']);
     const orderHeader = ['item', ...a.study.teams.map((_, i) => `block ${i + 1}`), 'Friedman p'];
     const orderWinRows = a.orderWinRates.map((w) => [`block ${w.position + 1}`, String(w.episodes), interval(w.rate)]);
     out.push({

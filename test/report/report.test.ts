@@ -3,6 +3,7 @@
  * pandas and R read as written; plots whose written spec, read with its CSV, renders
  * exactly the SVG written beside it.
  */
+import { readFileSync } from 'node:fs';
 import * as vega from 'vega';
 import { describe, expect, it } from 'vitest';
 import { toCsv } from '../../src/report/csv';
@@ -70,5 +71,17 @@ describe('plots', () => {
     expect(() => plotSpec({ ...plot, name: '../x' })).toThrow(/plot name "..\/x"/);
     expect(() => plotSpec({ ...plot, columns: ['team', 'share.x', 'lower'] })).toThrow(/share\.x must be identifiers/);
     expect(() => plotSpec({ ...plot, rows: [['a', 1]] })).toThrow(/row 1 has 2 values; there are 3 columns/);
+  });
+});
+
+describe('the reports', () => {
+  it('format, tabulate, escape and plot through src/report, with no helpers or hand-drawn SVG of their own', () => {
+    for (const file of ['src/tournament/report.ts', 'src/tournament/reproduce.ts', 'src/survey/report.ts']) {
+      const text = readFileSync(file, 'utf8');
+      const own = [...text.matchAll(/(?:function|const)\s+(pct|ci|num|pValue|p|interval|table|htmlTable|escape\w*|mdText)\s*[=(]/g)].map((m) => m[1]);
+      expect({ file, own }).toEqual({ file, own: [] });
+      expect(text).not.toMatch(/<svg|<rect |<line /);
+      expect(text).toMatch(/from '\.\.\/report\/format'/);
+    }
   });
 });
