@@ -56,7 +56,9 @@ export interface LikertAnalysis {
   readonly prompt: string;
   readonly points: number;
   readonly perTeam: readonly { readonly team: string; readonly n: number; readonly mean: number | null; readonly median: number | null; readonly sd: number | null }[];
+  /** Over teams, on the people who rated every team; null below `friedmanNeeds` of them. */
   readonly friedman: FriedmanSummary | null;
+  readonly friedmanNeeds: number;
   readonly pairwise: readonly {
     readonly a: string;
     readonly b: string;
@@ -82,6 +84,7 @@ export interface OrderAnalysis {
   readonly item: string;
   readonly positions: readonly { readonly position: number; readonly label: string; readonly n: number; readonly mean: number | null }[];
   readonly friedman: FriedmanSummary | null;
+  readonly friedmanNeeds: number;
 }
 
 export interface Humanness {
@@ -113,8 +116,21 @@ export interface StudyAnalysis {
 
 const round = (v: number) => Math.round(v * 1e10) / 1e10;
 
-function friedmanSummary(rows: number[][]): FriedmanSummary | null {
-  if (rows.length < 2) return null;
+/**
+ * People (each rating every one of `conditions`) the Friedman test needs before it is
+ * given: enough that perfect agreement (every person ranking the same way, p = k!^(1-n))
+ * could fall below 0.05. With 3 teams that is 3; with 2, 6.
+ */
+export function friedmanMinimum(conditions: number): number {
+  let factorial = 1;
+  for (let i = 2; i <= conditions; i++) factorial *= i;
+  let n = 2;
+  while (factorial ** (1 - n) >= 0.05) n++;
+  return n;
+}
+
+function friedmanSummary(rows: number[][], conditions: number): FriedmanSummary | null {
+  if (rows.length < friedmanMinimum(conditions)) return null;
   const r = friedmanTest(rows);
   return { n: r.n, statistic: round(r.statistic), df: r.df, p: r.p, kendallW: round(r.kendallW) };
 }
@@ -227,7 +243,8 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
       prompt: q.prompt,
       points: q.points,
       perTeam,
-      friedman: friedmanSummary(complete),
+      friedman: friedmanSummary(complete, teams.length),
+      friedmanNeeds: friedmanMinimum(teams.length),
       pairwise: tests.map((t, i) => ({
         a: t.a,
         b: t.b,
@@ -269,7 +286,8 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
         const values = rows.map((m) => m.get(position)).filter((v): v is number => v !== undefined);
         return { position, label: teamLabel(position), n: values.length, mean: values.length ? round(mean(values)) : null };
       }),
-      friedman: friedmanSummary(rows.filter((m) => positions.every((p) => m.has(p))).map((m) => positions.map((p) => m.get(p)!))),
+      friedman: friedmanSummary(rows.filter((m) => positions.every((p) => m.has(p))).map((m) => positions.map((p) => m.get(p)!)), positions.length),
+      friedmanNeeds: friedmanMinimum(positions.length),
     };
   });
   const orderWinRates = positions.map((position) => ({

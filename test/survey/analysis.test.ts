@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, studyCsv, studyJson, studyReportFiles, studyReportHtml, studyReportMarkdown } from '../../src/survey';
+import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, friedmanMinimum, studyCsv, studyJson, studyReportFiles, studyReportHtml, studyReportMarkdown } from '../../src/survey';
 import { HUMANLIKE, publishedStudy } from './fixture';
 
 let dir: string;
@@ -41,11 +41,15 @@ describe('the study analysis on the published counts', () => {
   it('gives no forced-choice test the choices cannot support, and says why (one participant, then six)', () => {
     expect(forcedChoiceMinimum(3)).toEqual({ chiSquare: 15, exact: 4 }); // 3^(1-4) = 0.037 < 0.05 <= 3^(1-3)
     expect(forcedChoiceMinimum(2)).toEqual({ chiSquare: 10, exact: 6 }); // 2^-5 = 0.031
+    // The Friedman test likewise: 3 teams need 3 people (6^-2 = 0.028 < 0.05 <= 1/6).
+    expect([friedmanMinimum(2), friedmanMinimum(3), friedmanMinimum(4)]).toEqual([6, 3, 2]);
     const data = store.studyData('published');
     const firstOnes = (k: number) => {
       const who = new Set(data.participants.slice(0, k).map((p) => p.id));
       return analyzeStudy({ ...data, answers: data.answers.filter((a) => who.has(a.participantId)) }).forcedChoice;
     };
+    const two = analyzeStudy({ ...data, answers: data.answers.filter((a) => data.participants.slice(0, 2).some((p) => p.id === a.participantId)) });
+    expect(two.likert.every((l) => l.friedman === null && l.friedmanNeeds === 3)).toBe(true); // two people: no Friedman test
     const one = firstOnes(1);
     expect(one.n).toBe(1);
     expect([one.chiSquare, one.exactP]).toEqual([null, null]);
