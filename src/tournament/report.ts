@@ -79,7 +79,7 @@ const TEAM_HEADER = ['team', 'agent-episodes', 'K/D', 'shots/ep', 'accuracy', 'p
 const INTERVALS_NOTE = 'Intervals are 95% Wilson score intervals. "p (decisive vs 50%)" tests the first team\'s share of decisive games against 50% (the study\'s test); "p (two-proportion)" compares the two teams\' win rates.';
 
 /** How the ratings were made, and, where plain maximum likelihood has none, why and which estimate is shown. */
-export function ratingsNote(s: TournamentSummary): string {
+export function ratingsExplanation(s: TournamentSummary): string {
   if (!s.ratings) return `No ratings: ${s.ratingsNote ?? 'no games'}.`;
   const method = `Bradley-Terry on the Elo scale (mean 1500; a 100-point gap means a 64% expected score), draws as half wins, with a weak prior: as if every pair had also drawn ${RATING_PRIOR_DRAWS} game${RATING_PRIOR_DRAWS === 1 ? '' : 's'}. Intervals are 95% parametric-bootstrap intervals.`;
   return s.ratingsSeparation
@@ -132,7 +132,7 @@ export function reportMarkdown(s: TournamentSummary, title: string, settings: st
     '',
     '## Ratings',
     '',
-    ratingsNote(s),
+    ratingsExplanation(s),
     '',
   ];
   if (s.ratings) parts.push('![Ratings](ratings.svg)', '', table(RATING_HEADER, ratingRows(s)), '', dataLine(['ratings']), '');
@@ -152,7 +152,7 @@ export function reportText(s: TournamentSummary): string {
   for (const t of s.teams) {
     lines.push(`${t.team.padEnd(w)}${num(t.kd, 3).padEnd(8)}${num(t.shotsPerEpisode, 1).padEnd(10)}${(t.accuracy === null ? '-' : pct(t.accuracy)).padEnd(10)}${num(t.pickupsPerEpisode, 2).padEnd(12)}${t.transitionEntropyBits === null ? '-' : `${num(t.transitionEntropyBits)} bits`}`);
   }
-  lines.push('', ratingsNote(s));
+  lines.push('', ratingsExplanation(s));
   if (s.ratings) {
     lines.push(`${'team'.padEnd(w)}rating  95% interval`);
     for (const r of s.ratings) lines.push(`${r.team.padEnd(w)}${num(r.rating, 0).padStart(6)}  [${num(r.lower, 0)}, ${num(r.upper, 0)}]`);
@@ -307,7 +307,7 @@ ${figure('outcomes')}
 ${htmlTable(MATCHUP_HEADER, matchupRows(s.matchups))}
 ${csvLink('matchups')}
 <h2>Ratings</h2>
-<p class="note">${escapeXml(ratingsNote(s))}</p>
+<p class="note">${escapeXml(ratingsExplanation(s))}</p>
 ${s.ratings ? `${figure('ratings')}\n${htmlTable(RATING_HEADER, ratingRows(s))}\n${csvLink('ratings')}` : ''}
 <h2>Teams (per agent)</h2>
 ${htmlTable(TEAM_HEADER, teamRows(s.teams))}
