@@ -2,8 +2,8 @@
 
 Arrays in and out (envs x agents x ...). An environment whose episode ended is started again
 on the next seed of its stream within the same call (Gymnasium's same-step autoreset): the
-returned observation is the new episode's, and `infos` lists the episodes that ended with
-their outcome and final state hash.
+returned observation is the new episode's, and the list of episodes that ended gives each
+one's outcome, final state hash and final observation.
 """
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ class HillmindVectorEnv:
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         obs, rewards, terminations, ends = self.bridge.step(actions)
         if ends:
+            for e in ends:
+                e["final_observation"] = obs[e["env"]].copy()
             finished = [e["env"] for e in ends]
             obs = self.bridge.reset(self._seeds(len(finished)), envs=finished)
         return obs, rewards, terminations, ends
