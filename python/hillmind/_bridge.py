@@ -23,6 +23,9 @@ from typing import Any
 import numpy as np
 
 PROTOCOL = 1
+# The observation and action specs this package's spaces describe (src/sim/observeSpec.ts, actions.ts).
+OBS_SPEC_VERSION = 1
+ACTION_SPEC_VERSION = 1
 OP_HELLO, OP_RESET, OP_STEP, OP_CLOSE, OP_ERROR = 1, 2, 3, 4, 255
 
 
@@ -81,6 +84,13 @@ class Bridge:
         self._finalizer = weakref.finalize(self, _stop, self._process)
         spec = self._call(OP_HELLO, json.dumps({"protocol": PROTOCOL, **options}).encode(), timeout=start_timeout)
         self.spec: dict[str, Any] = json.loads(bytes(spec))
+        versions = (self.spec["obsSpecVersion"], self.spec["actionSpecVersion"])
+        if versions != (OBS_SPEC_VERSION, ACTION_SPEC_VERSION):
+            self.close()
+            raise BridgeError(
+                f"the simulation observes with spec v{versions[0]} and acts with spec v{versions[1]}; this package was written for "
+                f"v{OBS_SPEC_VERSION} and v{ACTION_SPEC_VERSION}: install the package from the same checkout"
+            )
         self.envs: int = self.spec["envs"]
         self.agents: list[str] = self.spec["agents"]
         self.obs_size: int = self.spec["obsSize"]

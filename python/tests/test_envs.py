@@ -106,6 +106,14 @@ def test_bad_input_and_a_refusing_simulation_are_clear_errors():
     env.close()
 
 
+def test_the_handshake_refuses_another_spec_version(monkeypatch):
+    import hillmind._bridge as bridge
+
+    monkeypatch.setattr(bridge, "OBS_SPEC_VERSION", 99)
+    with pytest.raises(BridgeError, match="observes with spec v1 and acts with spec v1; this package was written for v99 and v1"):
+        Bridge({"level": "control", "envs": 1, "opponent": "heuristic", "reward": "match"})
+
+
 def test_a_dead_child_is_an_exception_naming_it_and_close_ends_the_child():
     env = HillmindControlEnv(opponent="heuristic")
     env.reset(seed=1)
