@@ -15,8 +15,12 @@ import { PERSONA_NAMES, personaByName } from './personas';
 import type { Platform } from './platform';
 import { variantNumber } from './variant';
 
+/**
+ * What the pickers and the team table say of the llm team, with how the embedded model plays
+ * (its strategist exam, npm run llm:exam: kappa -0.06 with the rules on 600 situations).
+ */
 export const LLM_TEAM_DESCRIPTION =
-  "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones).";
+  "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones). With no server set, the embedded Gemma 3 270M plays: untuned, it does not yet read the game (npm run llm:exam: kappa about 0 with the rules).";
 
 const SCRIPTED_HINT = 'or set LLM_SKILLS=scripted';
 
