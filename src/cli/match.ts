@@ -2,7 +2,8 @@
  * npm run match -- --blue <team> --red <team> --seed <n> [--json] [--replay <file>]
  * npm run match -- --verify <file>
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { CACHE_MODES, type LlmTeamReport, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
 import { formatSummary, formatVerification, parseReplay, runMatch, verifyReplayWithModels } from '../match';
 import { TEAM_IDS, llmStrategistOf, resolveTeam } from '../teams';
@@ -57,7 +58,11 @@ runCli(async () => {
   const platform = nodePlatform({ env: process.env, llm: { ...(timing ? { timing } : {}), ...(cache ? { cache } : {}) } });
   const match = await runMatch({ blue: values.blue, red: values.red, seed }, { platform, record: Boolean(values.replay) });
   const summary = match.summary();
-  if (values.replay) writeFileSync(values.replay, JSON.stringify(match.replay()));
+  if (values.replay) {
+    // A replay may go into a folder that does not exist yet (results/r.json on a fresh clone).
+    mkdirSync(dirname(values.replay), { recursive: true });
+    writeFileSync(values.replay, JSON.stringify(match.replay()));
+  }
   // The language-model strategists' model, provider and counters, when an llm team played.
   const llm: Record<string, LlmTeamReport> = {};
   for (const [name, controller] of [['blue', match.controllers[0]], ['red', match.controllers[1]]] as const) {

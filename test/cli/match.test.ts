@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
-import { REPLAY_VERSION } from '../../src/match';
+import { REPLAY_VERSION, parseReplay } from '../../src/match';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-cli-'));
@@ -51,6 +51,13 @@ describe('npm run match', () => {
     expect(v.code).toBe(0);
     expect(v.stdout).toContain('replay verified');
     expect(v.stdout).toContain(summary.hash);
+  });
+
+  it('--replay into a folder that does not exist yet makes the folder', async ({ expect }) => {
+    const file = join(dir, 'not', 'yet', 'r.json');
+    const r = await cli('--blue', 'random', '--red', 'bt-scripted', '--seed', '7', '--replay', file);
+    expect(r.code).toBe(0);
+    expect(parseReplay(readFileSync(file, 'utf8')).seed).toBe(7);
   });
 
   it('an unknown team exits 2 with "unknown team id" on stderr', async ({ expect }) => {
