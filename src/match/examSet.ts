@@ -26,8 +26,10 @@ export const EXAM_PAIRS: readonly (readonly [string, string])[] = [
 export interface ExamSetOptions {
   /** Situations in the set. */
   readonly size: number;
-  /** Matches per pair, seeds 1.. */
+  /** Matches per pair, seeds firstSeed.. */
   readonly seeds: number;
+  /** The first seed (default 1: the exam's); other seeds give other situations, e.g. to train on. */
+  readonly firstSeed?: number;
   /** Ticks between samples (25: the strategist's 2 Hz). */
   readonly every: number;
   /** The command that rebuilds it, recorded in the set. */
@@ -41,7 +43,8 @@ export async function buildExamSet(platform: Platform, options: ExamSetOptions):
   const matches: string[] = [];
   const total = EXAM_PAIRS.length * options.seeds;
   for (const [blue, red] of EXAM_PAIRS) {
-    for (let seed = 1; seed <= options.seeds; seed++) {
+    const first = options.firstSeed ?? 1;
+    for (let seed = first; seed < first + options.seeds; seed++) {
       matches.push(`${blue} vs ${red}, seed ${seed}`);
       const match = await Match.create({ blue, red, seed }, { platform, record: false });
       while (!match.done) {

@@ -96,9 +96,12 @@ suite('the llm team in the browser, through the proxy', () => {
     await page.goto(`${dev!.url}/?renderer=canvas&intro=0&blue=llm&red=heuristic&seed=3&autostart=1`);
     await waitForHook(page, 60_000);
     await page.waitForSelector('#error:not([hidden])', { timeout: 30_000 });
-    // The chooser marks it, and its hint says how to configure a model.
+    // The chooser marks it, and its hint says so in two lines, with a link to the guide (the settings are in the error below).
     await page.waitForFunction(() => document.querySelector('#blue-team option[value="llm"]')?.textContent === 'llm (not configured)');
-    expect(await page.locator('#blue-info').innerText()).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
+    await page.waitForSelector('#blue-llm-help:not([hidden])');
+    expect(await page.locator('#blue-llm-help').innerText()).toMatch(/^No language model on this server\.\s+How to set one up$/);
+    expect(await page.locator('#blue-llm-help a').getAttribute('href')).toMatch(/#the-llm-strategist$/);
+    expect(await page.locator('#blue-info').innerText()).not.toContain('OPENAI_BASE_URL');
     const text = await page.locator('#error').innerText();
     expect(text).toMatch(/Could not start llm vs heuristic: team 'llm' is not available/);
     expect(text).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');

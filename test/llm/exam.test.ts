@@ -38,6 +38,10 @@ describe('the shipped exam set', () => {
     expect(JSON.stringify(again)).toBe(JSON.stringify(rebuilt));
     expect(rebuilt.built.matches).toHaveLength(EXAM_PAIRS.length);
     expect(shipped.built.command).toMatch(/^npm run llm:exam -- --build-set/);
+    // Other seeds give other situations (a set to train on, apart from the exam's).
+    const other = await buildExamSet(TEST_PLATFORM, { size: 40, seeds: 1, firstSeed: 101, every: 25, command: 'test' });
+    expect(other.built.matches[0]).toMatch(/seed 101$/);
+    expect(other.items.map((i) => i.from)).not.toEqual(rebuilt.items.map((i) => i.from));
   });
 
   it('refuses a file that is not a set, naming it', () => {
