@@ -26,12 +26,12 @@ import {
   type SimEvent,
   type Team,
   type World,
-  clampUnit,
   deriveSeed,
   hashWorld,
   idleAction,
   observe,
   outcomeSide,
+  sanitizeAction,
   teamAgents,
   teamSituation,
 } from '../sim';
@@ -281,7 +281,7 @@ export class BridgeEnvs {
         for (const ev of slot.match.events) this.events.push(ev);
       }
       this.observeInto(slot, obs, e);
-      this.reward(slot, rewards, e);
+      this.reward(slot, obs, rewards, e);
       if (slot.match.done) {
         slot.done = true;
         terminations.fill(1, e * this.perEnv, (e + 1) * this.perEnv);
@@ -303,24 +303,22 @@ export class BridgeEnvs {
     let i = 0;
     for (const c of slot.control) {
       for (const held of c.held) {
-        const o = at + i * ACTION_SIZE;
-        held.move = clampUnit(actions[o]!);
-        held.turn = clampUnit(actions[o + 1]!);
-        held.strafe = clampUnit(actions[o + 2]!);
-        held.dash = actions[o + 3]! > 0.5 ? 1 : 0;
-        held.fire = actions[o + 4]! > 0.5 ? 1 : 0;
-        i++;
+        const o = at + i++ * ACTION_SIZE;
+        const raw = { move: actions[o]!, turn: actions[o + 1]!, strafe: actions[o + 2]!, dash: actions[o + 3]!, fire: actions[o + 4]! };
+        sanitizeAction(raw, held); // as step() applies an action, so what is held is what plays
       }
     }
   }
 
-  private reward(slot: Slot, rewards: Float32Array, env: number): void {
+  /** Rewards of the step just played; `obs` holds its observations (the control level's are the 'after' of a skill's reward). */
+  private reward(slot: Slot, obs: Float32Array, rewards: Float32Array, env: number): void {
     const world = slot.match.world;
     const base = env * this.perEnv;
     if (this.options.reward !== 'match') {
       const scenario = SCENARIOS[this.options.reward];
       slot.ids.forEach((id, i) => {
-        const after = observe(world, id, new Float32Array(OBS_SIZE));
+        const at = (base + i) * OBS_SIZE;
+        const after = obs.subarray(at, at + OBS_SIZE);
         rewards[base + i] = scenario.reward({ world, agent: world.agents[id]!, events: this.events, before: slot.before.subarray(i * OBS_SIZE, (i + 1) * OBS_SIZE), after });
       });
       return;
