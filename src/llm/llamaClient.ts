@@ -143,6 +143,8 @@ export class LlamaChatClient implements ChatClient {
   lastCall: LocalCallFigures | null = null;
   /** The bias that lets only the numbers 1 to `max` be sampled, by `max` (numberList). */
   private readonly numberBiases = new Map<number, TokenBias>();
+  /** The number tokens 1 to `max`, by `max`. */
+  private readonly numberTokenLists = new Map<number, Token[]>();
   private readonly prefixReuse: boolean;
   private readonly maxStringLength: number;
   private readonly compact: CompactDecoding;
@@ -367,7 +369,7 @@ export class LlamaChatClient implements ChatClient {
       const prior = priors.get(numbers.join(',')) ?? [];
       const number = calibratedChoice(probabilities, prior);
       numbers.push(number);
-      input = [(await this.numberTokenList(list.max))[number - 1]!, ...comma];
+      input = [this.numberTokenList(list.max)[number - 1]!, ...comma];
     }
     return numbers;
   }
@@ -380,11 +382,17 @@ export class LlamaChatClient implements ChatClient {
     const out = await slot.sequence.controlledEvaluate(items as Parameters<typeof slot.sequence.controlledEvaluate>[0]);
     const probabilities = out[last]?.next.probabilities;
     if (!probabilities) throw new ChatError('server', 'the local model gave no probabilities for the answer');
-    return (await this.numberTokenList(max)).map((token) => probabilities.get(token) ?? 0);
+    return this.numberTokenList(max).map((token) => probabilities.get(token) ?? 0);
   }
 
-  private async numberTokenList(max: number): Promise<Token[]> {
-    return numberTokens((text) => this.engine.model.tokenize(text), max);
+  /** The number tokens 1 to `max`, tokenised once (every scored answer reads them twice per agent). */
+  private numberTokenList(max: number): Token[] {
+    let tokens = this.numberTokenLists.get(max);
+    if (!tokens) {
+      tokens = numberTokens((text) => this.engine.model.tokenize(text), max);
+      this.numberTokenLists.set(max, tokens);
+    }
+    return tokens;
   }
 
   /**
@@ -404,7 +412,7 @@ export class LlamaChatClient implements ChatClient {
     await this.evaluatePrompt(slot, free, reused, signal, fixed);
     const priors = new Map<string, number[]>();
     const comma = this.engine.model.tokenize(',');
-    const numberTokensList = await this.numberTokenList(list.max);
+    const numberTokensList = this.numberTokenList(list.max);
     // Breadth first over earlier choices: each prefix is evaluated from the content-free state.
     const base = slot.sequence.nextTokenIndex;
     priors.set('', await this.numberProbabilities(slot, free.slice(base), list.max));
@@ -430,7 +438,7 @@ export class LlamaChatClient implements ChatClient {
       const { model } = this.engine;
       const { TokenBias } = await import('node-llama-cpp');
       bias = new TokenBias(model.tokenizer);
-      for (const token of numberTokens((text) => model.tokenize(text), max)) bias.set(token, { logit: NUMBER_LOGIT_BIAS });
+      for (const token of this.numberTokenList(max)) bias.set(token, { logit: NUMBER_LOGIT_BIAS });
       this.numberBiases.set(max, bias);
     }
     return bias;
