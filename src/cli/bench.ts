@@ -225,7 +225,7 @@ runCli(async () => {
       ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
       ...(await benchMatches(nodePlatform({ env: process.env }), 'bt', 'flat', seconds)),
     ]],
-    ['inference', 'policy inference (onnxruntime-node)', () => benchInference(seconds)],
+    ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
     ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds)],
     ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
     ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
