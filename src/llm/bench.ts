@@ -8,7 +8,7 @@ import { SKILL_IDS, type SkillId } from '../skills';
 import { percentile } from '../stats';
 import { parseAnswer } from './answer';
 import { cacheKey } from './cache';
-import { ruleAnswerText } from './localClient';
+import { ruleAnswerText } from './ruleClient';
 import { buildRequest, systemPrompt } from './prompt';
 import { estimateTokens } from './tokens';
 

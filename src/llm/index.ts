@@ -15,5 +15,5 @@ export * from './cache';
 export * from './settings';
 export * from './proxyClient';
 export * from './tokens';
-export * from './localClient';
+export * from './ruleClient';
 export * from './exam';

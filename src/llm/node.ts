@@ -10,7 +10,7 @@ import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } f
 import type { CacheMode } from './cache';
 import type { ChatClient } from './chat';
 import { ChannelChatClient } from './channel';
-import { OpenAiChatClient } from './client';
+import { OpenAiChatClient } from './openaiClient';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
@@ -30,7 +30,7 @@ import {
 } from './settings';
 import type { TimingMode } from './timing';
 
-export { OpenAiChatClient } from './client';
+export { OpenAiChatClient } from './openaiClient';
 export { FileCacheStore, defaultCacheDir } from './fileCache';
 
 export function createOpenAiClient(settings: ServerLlmSettings): OpenAiChatClient {

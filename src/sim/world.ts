@@ -158,23 +158,6 @@ export function createWorld(seed: number, config: GameConfig = DEFAULT_CONFIG): 
   };
 }
 
-/**
- * Everything a world holds but what its config gives (config, timings) and the derived
- * observation cache: a deep copy of plain data that structured cloning (node:v8) keeps
- * exactly, -0 included. Training checkpoints keep their environments' worlds this way.
- */
-export type WorldState = Omit<World, 'config' | 'timings' | 'observationCache'>;
-
-export function worldState(world: World): WorldState {
-  const { config: _config, timings: _timings, observationCache: _cache, ...state } = world;
-  return structuredClone(state);
-}
-
-/** The world a WorldState was taken from, on `config`; its observation cache starts empty (observe() refills it). */
-export function restoreWorld(state: WorldState, config: GameConfig = DEFAULT_CONFIG): World {
-  return { ...createWorld(state.seed, config), ...structuredClone(state) };
-}
-
 /** The agents of one team, in slot order. */
 export function teamAgents(world: World, team: Team): Agent[] {
   return world.agents.filter((a) => a.team === team);

@@ -1,10 +1,11 @@
 /**
  * The language-model strategist: for one team it writes the prompt from the discretised
- * situation, asks a model through a ChatClient (the SDK in Node, the product's proxy in the
- * page, a test double), and turns the answer into one skill per agent. It asks at a fixed
- * rate (2 Hz by default) and when events happen (an elimination, a respawn, the zone
- * becoming contested, an own agent's health dropping LOW). At most one call is out at a
- * time; what falls due meanwhile is folded into the next request.
+ * situation, asks a model through a ChatClient (in Node the embedded local engine, or the
+ * OpenAI SDK for a configured server; in the page the product's proxy; a test double), and
+ * turns the answer into one skill per agent. It asks at a fixed rate (2 Hz by default) and
+ * when events happen (an elimination, a respawn, the zone becoming contested, an own
+ * agent's health dropping LOW). At most one call is out at a time; what falls due meanwhile
+ * is folded into the next request.
  *
  * When an answer applies follows the timing mode (see src/llm/timing.ts): in live play at
  * the tick it arrives; headless at the tick real-time play would have reached

@@ -2,7 +2,8 @@
  * The `llm` team: the language-model strategist over the trained skills (the study's
  * LLM+RL), or over the scripted ones where the settings say LLM_SKILLS=scripted. The model,
  * its settings and the decision cache come from the platform's LlmAccess, so one entry
- * plays in Node (a model server) and in the page (the product's proxy).
+ * plays in Node (the embedded local engine, or a model server where OPENAI_BASE_URL names
+ * one) and in the page (the product's proxy).
  */
 import { z } from 'zod';
 import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, parseEventTriggers } from '../llm';

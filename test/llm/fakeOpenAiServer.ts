@@ -1,6 +1,6 @@
 /**
  * An OpenAI-compatible chat-completions server for tests, on 127.0.0.1 with a free port.
- * Each call gets a behaviour: answer well (reading the prompt, see src/llm/localClient.ts),
+ * Each call gets a behaviour: answer well (reading the prompt, see src/llm/ruleClient.ts),
  * answer given text, answer slowly, fail with an HTTP status (429 with Retry-After, 500),
  * send a body that is not a completion, reset the connection, or hang.
  */
