@@ -380,9 +380,12 @@ export class PpoLearner {
       let advMean = 0;
       for (let b = 0; b < n; b++) {
         const i = indices[start + b]!;
-        this.mbObs.set(this.obsBuf.subarray(i * OBS_SIZE, (i + 1) * OBS_SIZE), b * OBS_SIZE);
-        this.mbAct.set(this.actBuf.subarray(i * ACTION_SIZE, (i + 1) * ACTION_SIZE), b * ACTION_SIZE);
-        this.mbTeacher.set(this.teacherBuf.subarray(i * ACTION_SIZE, (i + 1) * ACTION_SIZE), b * ACTION_SIZE);
+        // Element loops rather than set(subarray(...)): a view per sample was 7% of a step.
+        for (let o = 0; o < OBS_SIZE; o++) this.mbObs[b * OBS_SIZE + o] = this.obsBuf[i * OBS_SIZE + o]!;
+        for (let o = 0; o < ACTION_SIZE; o++) {
+          this.mbAct[b * ACTION_SIZE + o] = this.actBuf[i * ACTION_SIZE + o]!;
+          this.mbTeacher[b * ACTION_SIZE + o] = this.teacherBuf[i * ACTION_SIZE + o]!;
+        }
         this.mbLogp[b] = this.logpBuf[i]!;
         this.mbAdv[b] = this.advBuf[i]!;
         this.mbRet[b] = this.retBuf[i]!;

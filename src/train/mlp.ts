@@ -4,6 +4,8 @@
  * Why hand-written: measured on this machine, one PPO step (forward + backward + Adam) took
  * 0.9 / 3.5 / 29 ms at batch 64 / 256 / 2048 with a hand-written Float32Array MLP versus
  * 2.7 / 6.7 / 35 ms with tfjs-wasm. Small nets are dominated by call overhead, not FLOPs.
+ * The products go through a WebAssembly SIMD kernel (simdMatmul.ts) and tanh is a rational
+ * approximation (below): the study's 2x128 networks made both the bulk of a step.
  *
  * Shape: `sizes = [in, h1, ..., out]`; tanh on hidden layers, linear output.
  *
@@ -13,6 +15,8 @@
  *   b_l: sizes[l+1]
  * `grads` has the identical layout.
  */
+
+import { SimdMatmul } from './simdMatmul';
 
 /** What the ONNX exporter and reference forward need from a network: sizes + flat params. */
 export interface MlpWeights {
@@ -82,6 +86,8 @@ export class Mlp implements MlpWeights {
   private capacity = 0;
   private lastBatch = 0;
   private outView: Float32Array = new Float32Array(0);
+  /** The products of forward and backward (its own memory, so every network and thread has its own). */
+  private readonly kernel = new SimdMatmul();
 
   /**
    * @param rng uniform [0, 1) source; the only randomness used, so the same seed gives the same net.
@@ -151,10 +157,10 @@ export class Mlp implements MlpWeights {
       const v = this.views[l]!;
       const out = acts[l + 1]!;
       for (let i = 0; i < batch; i++) out.set(v.b, i * v.nOut); // y = b + x · W
-      matmulAcc(acts[l]!, v.nIn, 1, v.W, out, batch, v.nIn, v.nOut);
+      this.kernel.matmulAcc(acts[l]!, v.nIn, 1, v.W, out, batch, v.nIn, v.nOut);
       if (l < last) {
         const n = batch * v.nOut;
-        for (let i = 0; i < n; i++) out[i] = Math.tanh(out[i]!);
+        for (let i = 0; i < n; i++) out[i] = tanh(out[i]!);
       }
     }
     if (this.outView.length !== batch * this.outputSize || this.outView.buffer !== acts[last + 1]!.buffer) {
@@ -180,14 +186,14 @@ export class Mlp implements MlpWeights {
       const v = this.views[l]!;
       const x = this.acts[l]!;
       // gW += x^T · delta (x read transposed in place), gb += column sums of delta.
-      matmulAcc(x, 1, v.nIn, delta, v.gW, v.nIn, batch, v.nOut);
+      this.kernel.matmulAcc(x, 1, v.nIn, delta, v.gW, v.nIn, batch, v.nOut);
       accumulateBiasGrad(delta, v.gb, batch, v.nOut);
       if (l === 0) break; // the input gradient is not needed for PPO
       // dLoss/dx = delta · W^T, then through tanh: x = tanh(z) so dz = dx * (1 - x^2).
       transpose(v.W, this.wT, v.nIn, v.nOut);
       const n = batch * v.nIn;
       spare.fill(0, 0, n);
-      matmulAcc(delta, v.nOut, 1, this.wT, spare, batch, v.nOut, v.nIn);
+      this.kernel.matmulAcc(delta, v.nOut, 1, this.wT, spare, batch, v.nOut, v.nIn);
       for (let i = 0; i < n; i++) {
         const h = x[i]!;
         spare[i] = spare[i]! * (1 - h * h);
@@ -209,97 +215,21 @@ export class Mlp implements MlpWeights {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Kernels. Everything reduces to one register-blocked product, C += A · B, with i-k-j loop order
-// (the innermost loop walks contiguous rows of B and C) and 4 rows of A x 4 steps of k per pass,
-// so each load of a B element feeds 4 multiply-adds and each C load/store carries 4.
-// On this machine that ran ~2x faster than a plain i-k-j loop with the j loop unrolled by 4.
-// Sums inside a block are formed in float64 (JS numbers) and rounded to float32 on store.
+// Kernels. The products run in simdMatmul.ts; the element-wise steps are here.
 // ---------------------------------------------------------------------------------------------
 
 /**
- * C[rows, cols] += A[rows, inner] · B[inner, cols]. B and C are row-major; A's element (r, k) is
- * A[r * rs + k * ks], so A may be read transposed (rs = 1) without copying it: only the 16 loads
- * per 4x4 block go through the strides, the innermost loop is contiguous either way.
+ * tanh as a rational function (Eigen's float tanh: odd degree-13 over even degree-6 on
+ * |x| <= 7.905, where tanh is 1 in float32), within a few float32 ulps of Math.tanh.
+ * Why: Math.tanh was 40% of a 2x128 training step (npm run bench, profiled); this is about
+ * five times cheaper. Training only: play runs the deterministic forward of skills/policyNetwork.
  */
-function matmulAcc(
-  A: Float32Array,
-  rs: number,
-  ks: number,
-  B: Float32Array,
-  C: Float32Array,
-  rows: number,
-  inner: number,
-  cols: number,
-): void {
-  const r4 = rows - (rows % 4);
-  const k4 = inner - (inner % 4);
-  let i = 0;
-  for (; i < r4; i += 4) {
-    const a0 = i * rs;
-    const a1 = a0 + rs;
-    const a2 = a1 + rs;
-    const a3 = a2 + rs;
-    const c0 = i * cols;
-    const c1 = c0 + cols;
-    const c2 = c1 + cols;
-    const c3 = c2 + cols;
-    let k = 0;
-    for (; k < k4; k += 4) {
-      // 4x4 block of A in registers: rows i..i+3, columns k..k+3 (p, q, s, t).
-      const k0 = k * ks;
-      const k1 = k0 + ks;
-      const k2 = k1 + ks;
-      const k3 = k2 + ks;
-      const p0 = A[a0 + k0]!, q0 = A[a0 + k1]!, s0 = A[a0 + k2]!, t0 = A[a0 + k3]!;
-      const p1 = A[a1 + k0]!, q1 = A[a1 + k1]!, s1 = A[a1 + k2]!, t1 = A[a1 + k3]!;
-      const p2 = A[a2 + k0]!, q2 = A[a2 + k1]!, s2 = A[a2 + k2]!, t2 = A[a2 + k3]!;
-      const p3 = A[a3 + k0]!, q3 = A[a3 + k1]!, s3 = A[a3 + k2]!, t3 = A[a3 + k3]!;
-      const b0 = k * cols;
-      const b1 = b0 + cols;
-      const b2 = b1 + cols;
-      const b3 = b2 + cols;
-      for (let j = 0; j < cols; j++) {
-        const u = B[b0 + j]!, v = B[b1 + j]!, w = B[b2 + j]!, x = B[b3 + j]!;
-        C[c0 + j] = C[c0 + j]! + p0 * u + q0 * v + s0 * w + t0 * x;
-        C[c1 + j] = C[c1 + j]! + p1 * u + q1 * v + s1 * w + t1 * x;
-        C[c2 + j] = C[c2 + j]! + p2 * u + q2 * v + s2 * w + t2 * x;
-        C[c3 + j] = C[c3 + j]! + p3 * u + q3 * v + s3 * w + t3 * x;
-      }
-    }
-    for (; k < inner; k++) {
-      const kk = k * ks;
-      const p0 = A[a0 + kk]!, p1 = A[a1 + kk]!, p2 = A[a2 + kk]!, p3 = A[a3 + kk]!;
-      const b0 = k * cols;
-      for (let j = 0; j < cols; j++) {
-        const u = B[b0 + j]!;
-        C[c0 + j] = C[c0 + j]! + p0 * u;
-        C[c1 + j] = C[c1 + j]! + p1 * u;
-        C[c2 + j] = C[c2 + j]! + p2 * u;
-        C[c3 + j] = C[c3 + j]! + p3 * u;
-      }
-    }
-  }
-  // Leftover rows (rows % 4), one at a time, still 4 steps of k per pass.
-  for (; i < rows; i++) {
-    const a0 = i * rs;
-    const c0 = i * cols;
-    let k = 0;
-    for (; k < k4; k += 4) {
-      const p = A[a0 + k * ks]!, q = A[a0 + (k + 1) * ks]!, s = A[a0 + (k + 2) * ks]!, t = A[a0 + (k + 3) * ks]!;
-      const b0 = k * cols;
-      const b1 = b0 + cols;
-      const b2 = b1 + cols;
-      const b3 = b2 + cols;
-      for (let j = 0; j < cols; j++) {
-        C[c0 + j] = C[c0 + j]! + p * B[b0 + j]! + q * B[b1 + j]! + s * B[b2 + j]! + t * B[b3 + j]!;
-      }
-    }
-    for (; k < inner; k++) {
-      const p = A[a0 + k * ks]!;
-      const b0 = k * cols;
-      for (let j = 0; j < cols; j++) C[c0 + j] = C[c0 + j]! + p * B[b0 + j]!;
-    }
-  }
+export function tanh(x: number): number {
+  const c = x > 7.905311107635498 ? 7.905311107635498 : x < -7.905311107635498 ? -7.905311107635498 : x;
+  const x2 = c * c;
+  const p = ((((((-2.76076847742355e-16 * x2 + 2.00018790482477e-13) * x2 - 8.60467152213735e-11) * x2 + 5.12229709037114e-8) * x2 + 1.48572235717979e-5) * x2 + 6.37261928875436e-4) * x2 + 4.89352455891786e-3) * c;
+  const q = ((1.19825839466702e-6 * x2 + 1.18534705686654e-4) * x2 + 2.268434632439e-3) * x2 + 4.89352518554385e-3;
+  return p / q;
 }
 
 /** dst[cols, rows] = src[rows, cols]^T (W^T for the input gradient, so B rows stay contiguous). */
