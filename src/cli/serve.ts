@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { nodeLlmAccess, nodeLlmSettings } from '../llm/node';
 import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
-import { type Route, createAppServer, healthRoute, listen } from '../server/server';
+import { type ApiRoutes, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
 import { modelDirFrom } from '../skills/nodeModels';
 import { parseCommandLine, runCli } from './args';
@@ -23,11 +23,11 @@ const atOnce = llmSettings.ok && llmSettings.settings.source === 'local' ? { lim
 const episodes = episodeCheckPool({ modelDir: modelDirFrom(process.env) });
 
 /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
-const routes: Route[] = [
+const routes: ApiRoutes[] = [
   healthRoute(),
-  ...llmProxyRoutes({ access: llm, ...atOnce }),
+  llmProxyRoutes({ access: llm, ...atOnce }),
   // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
-  ...studyRoutes({ root, checker: episodes }),
+  studyRoutes({ root, checker: episodes }),
 ];
 
 const USAGE = `usage: npm start [-- --help]

@@ -34,7 +34,7 @@ export async function benchStudyServer(platform: Platform): Promise<BenchRow[]> 
   let t = Date.parse('2026-01-01T00:00:00Z');
   const store = StudyStore.open(join(dir, 'studies.sqlite'), { now: () => new Date(t) });
   const checker = episodeCheckPool({ modelDir: SHIPPED_MODEL_DIR });
-  const running = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, checker }) }), 0);
+  const running = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, checker })] }), 0);
   try {
     await createStudy(store, { id: 'bench', teams: ['bt-scripted', 'heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1, practice: { opponent: 'heuristic', episodeSeconds: 1 } }, platform);
     const post = async (path: string, body: string, token?: string) => {

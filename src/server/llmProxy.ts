@@ -16,23 +16,23 @@
  *                            429 rate-limited or this client's share in use (Retry-After),
  *                            502 model server error, 503 no model configured or the
  *                            model's queue full (Retry-After), 504 timeout;
- *                            error bodies are {error: {kind, message}}
+ *                            errors in the API's one shape, {error: {kind, message, help?}}
+ *                            (apiError.ts), whose kind the page's client reads
  *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ...} or
  *                         {configured: false, error, help}
  *
  * Mounted by the product's server (src/cli/serve.ts) and by Vite's dev server (vite.config.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { type ChatClient, ChatError, type ChatRequest, type LlmAccess, type LlmAvailability, type LlmConnection, type LlmStatus, chatRequestSchema } from '../llm';
 import { estimateTokens } from '../llm/tokens';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
-
-import { foreignOrigin, notJson } from './origin';
+import { ApiError, validBody } from './apiError';
+import { jsonApi } from './jsonApi';
 import { AdmissionGate, DEFAULT_GATE_LIMITS, type GateLimits } from './llmProxyGate';
-import { RateLimiter } from './rateLimit';
-import { BodyTooLarge, type Route, readBody, sendJson } from './server';
-
-export type { Route };
+import { useRateLimits } from './rateLimit';
+import { type ApiRoutes, createAppServer } from './server';
 
 export interface LlmProxyOptions {
   /** How this server reaches its model: nodeLlmAccess in the product (a server or the local engine). */
@@ -89,15 +89,6 @@ export function promptRefusal(client: ChatClient, request: ChatRequest, maxPromp
   return `the prompt is ${size.tokens} tokens${size.estimated ? ' (estimated)' : ''}; at most ${Math.max(0, bound)} are taken (${why})`;
 }
 
-interface ErrorBody {
-  readonly error: { readonly kind: string; readonly message: string; readonly help?: string };
-}
-
-function fail(res: ServerResponse, status: number, kind: string, message: string, headers?: Record<string, string>, help?: string): void {
-  const body: ErrorBody = { error: { kind, message, ...(help ? { help } : {}) } };
-  sendJson(res, status, body, headers);
-}
-
 /** The status a page may see: never the key. */
 export function llmStatus(availability: LlmAvailability): LlmStatus {
   if (!availability.ok) return { configured: false, error: availability.reason, ...(availability.help ? { help: availability.help } : {}) };
@@ -117,149 +108,114 @@ export function llmStatus(availability: LlmAvailability): LlmStatus {
   };
 }
 
-/** The routes of the proxy, ready for a node:http router or a connect middleware. */
-export function llmProxyRoutes(options: LlmProxyOptions): Route[] {
+
+/** The proxy's routes: POST /api/llm and GET /api/llm/status. */
+export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
   const { access } = options;
   const maxBody = options.maxBodyBytes ?? LLM_PROXY_MAX_BODY;
   const now = options.now ?? Date.now;
-  const limiter = new RateLimiter(options.rate?.perSecond ?? 8, options.rate?.burst ?? 16, now);
+  const rate = options.rate ?? { perSecond: 8, burst: 16 };
   const gate = options.gate ?? new AdmissionGate({ ...DEFAULT_GATE_LIMITS, ...options.limits }, now);
   const maxPromptTokens = options.maxPromptTokens ?? LLM_PROXY_MAX_PROMPT_TOKENS;
   const defaultMaxTokens = options.defaultMaxTokens ?? LLM_PROXY_DEFAULT_MAX_TOKENS;
 
-  const complete: Route = {
-    method: 'POST',
-    path: LLM_PROXY_PATH,
-    async handle(req, res) {
-      const refusal = foreignOrigin(req) ?? notJson(req);
-      if (refusal) {
-        req.resume();
-        fail(res, refusal.status, 'http', refusal.message);
-        return;
-      }
-      const clientKey = req.socket.remoteAddress ?? 'unknown';
-      const waitMs = limiter.take(clientKey);
-      if (waitMs > 0) {
-        req.resume();
-        fail(res, 429, 'rate-limit', 'too many requests from this client', { 'retry-after': String(Math.ceil(waitMs / 1000)) });
-        return;
-      }
-      let text: string;
-      try {
-        text = await readBody(req, maxBody);
-      } catch (err) {
-        if (err instanceof BodyTooLarge) {
-          fail(res, 413, 'http', `the request is larger than ${maxBody} bytes`, { connection: 'close' });
-          req.destroy();
-          return;
+  return async (app) => {
+    jsonApi(app);
+    await useRateLimits(app, now);
+
+    app.post(
+      LLM_PROXY_PATH,
+      {
+        bodyLimit: maxBody,
+        config: {
+          rateLimit: {
+            max: rate.burst,
+            timeWindow: (rate.burst / rate.perSecond) * 1000,
+            errorResponseBuilder: () => new ApiError(429, 'too many requests from this client'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const parsed = validBody(chatRequestSchema, request.body);
+        const availability = await access.availability();
+        if (!availability.ok) throw new ApiError(503, availability.reason, availability.help ? { help: availability.help } : {});
+        let connection: LlmConnection;
+        try {
+          connection = await access.connect();
+        } catch (err) {
+          throw new ApiError(503, (err as Error).message);
         }
-        throw err;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        fail(res, 400, 'http', 'the request is not JSON');
-        return;
-      }
-      const parsed = chatRequestSchema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        fail(res, 400, 'http', `invalid request at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-        return;
-      }
-      const availability = await access.availability();
-      if (!availability.ok) {
-        fail(res, 503, 'unavailable', availability.reason, {}, availability.help);
-        return;
-      }
-      let connection: LlmConnection;
-      try {
-        connection = await access.connect();
-      } catch (err) {
-        fail(res, 503, 'unavailable', (err as Error).message);
-        return;
-      }
-      const { client } = connection;
-      // No request holds the model without a bound on its answer.
-      const request: ChatRequest = parsed.data.maxTokens ? parsed.data : { ...parsed.data, maxTokens: defaultMaxTokens };
-      const tooLong = promptRefusal(client, request, maxPromptTokens);
-      if (tooLong) {
-        fail(res, 413, 'http', tooLong);
-        return;
-      }
-      /** Whatever the model or its server said, without the key. */
-      const scrub = (text: string) => (connection.secrets ?? []).reduce((t, secret) => t.split(secret).join('[key]'), text);
-      const abort = new AbortController();
-      let timedOut = false;
-      const limitMs = Math.round(connection.settings.timeoutMs * 1.5) + 500;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        abort.abort();
-      }, limitMs);
-      // The page gave up (its own timeout): stop waiting for the model too.
-      res.on('close', () => {
-        if (!res.writableEnded) abort.abort();
-      });
-      const started = now();
-      // Waiting for a place counts against the timeout, and ends when the page leaves.
-      const admission = await gate.enter(clientKey, answerTokens(request), abort.signal);
-      if (!admission.ok) {
-        clearTimeout(timer);
-        if (admission.status === 499) {
-          if (timedOut) fail(res, 504, 'timeout', 'the model did not answer in time (its queue was long)');
-          else fail(res, 499, 'aborted', admission.message);
-        } else fail(res, admission.status, admission.status === 429 ? 'rate-limit' : 'unavailable', admission.message, { 'retry-after': String(admission.retryAfterSeconds) });
-        return;
-      }
-      try {
-        const answer = await client.complete(request, abort.signal);
-        // A model may repeat whatever reached it (a prompt asking for the key): answers are scrubbed too.
-        sendJson(res, 200, { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}), latencyMs: now() - started });
-      } catch (err) {
-        const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
-        if (timedOut || error.kind === 'timeout') fail(res, 504, 'timeout', 'the model did not answer in time');
-        else if (error.kind === 'aborted') fail(res, 499, 'aborted', 'the request was abandoned');
-        else if (error.kind === 'rate-limit') {
-          const seconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : 1;
-          fail(res, 429, 'rate-limit', 'the model server is rate-limiting', { 'retry-after': String(seconds) });
-        } else if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
-          fail(res, 502, 'http', `the model server refused the server's credentials (HTTP ${error.status}): check OPENAI_API_KEY`);
-        } else fail(res, 502, error.kind, scrub(error.message));
-      } finally {
-        clearTimeout(timer);
-        admission.release();
-      }
-    },
+        const { client } = connection;
+        // No request holds the model without a bound on its answer.
+        const chat: ChatRequest = parsed.maxTokens ? parsed : { ...parsed, maxTokens: defaultMaxTokens };
+        const tooLong = promptRefusal(client, chat, maxPromptTokens);
+        if (tooLong) throw new ApiError(413, tooLong);
+        return ask(client, connection, chat, request.ip, reply);
+      },
+    );
+
+    app.get(LLM_STATUS_PATH, async () => llmStatus(await access.availability()));
   };
 
-  const statusRoute: Route = {
-    method: 'GET',
-    path: LLM_STATUS_PATH,
-    async handle(req, res) {
-      const refusal = foreignOrigin(req);
-      if (refusal) fail(res, refusal.status, 'http', refusal.message);
-      else sendJson(res, 200, llmStatus(await access.availability()));
-    },
-  };
-
-  return [complete, statusRoute];
+  /** Wait for a place at the model, ask it, and answer; the answer and errors without the key. */
+  async function ask(client: ChatClient, connection: LlmConnection, request: ChatRequest, clientKey: string, reply: FastifyReply): Promise<unknown> {
+    /** Whatever the model or its server said, without the key. */
+    const scrub = (text: string) => (connection.secrets ?? []).reduce((t, secret) => t.split(secret).join('[key]'), text);
+    const abort = new AbortController();
+    let timedOut = false;
+    const limitMs = Math.round(connection.settings.timeoutMs * 1.5) + 500;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, limitMs);
+    // The page gave up (its own timeout): stop waiting for the model too.
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableEnded) abort.abort();
+    });
+    const started = now();
+    // Waiting for a place counts against the timeout, and ends when the page leaves.
+    const admission = await gate.enter(clientKey, answerTokens(request), abort.signal);
+    if (!admission.ok) {
+      clearTimeout(timer);
+      if (admission.status !== 499) throw new ApiError(admission.status, admission.message, { headers: { 'retry-after': String(admission.retryAfterSeconds) } });
+      if (timedOut) throw new ApiError(504, 'the model did not answer in time (its queue was long)');
+      throw new ApiError(499, admission.message);
+    }
+    try {
+      const answer = await client.complete(request, abort.signal);
+      // A model may repeat whatever reached it (a prompt asking for the key): answers are scrubbed too.
+      return { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}), latencyMs: now() - started };
+    } catch (err) {
+      const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
+      if (timedOut || error.kind === 'timeout') throw new ApiError(504, 'the model did not answer in time');
+      if (error.kind === 'aborted') throw new ApiError(499, 'the request was abandoned');
+      if (error.kind === 'rate-limit') {
+        const seconds = error.retryAfterMs !== undefined ? Math.ceil(error.retryAfterMs / 1000) : 1;
+        throw new ApiError(429, 'the model server is rate-limiting', { headers: { 'retry-after': String(seconds) } });
+      }
+      if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
+        throw new ApiError(502, `the model server refused the server's credentials (HTTP ${error.status}): check OPENAI_API_KEY`, { kind: 'http' });
+      }
+      throw new ApiError(502, scrub(error.message), { kind: error.kind });
+    } finally {
+      clearTimeout(timer);
+      admission.release();
+    }
+  }
 }
 
 type Next = (err?: unknown) => void;
 
-/** A connect-style middleware (Vite's dev and preview servers) serving `routes`. */
-export function routesMiddleware(routes: readonly Route[]): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+/**
+ * The proxy as a connect middleware, for Vite's dev server (vite.config.ts): its own
+ * fastify instance answers the proxy's two paths, with the same rules as `npm start`.
+ */
+export async function llmProxyMiddleware(options: LlmProxyOptions): Promise<(req: IncomingMessage, res: ServerResponse, next: Next) => void> {
+  const app = createAppServer({ routes: [llmProxyRoutes(options)] });
+  await app.ready();
   return (req, res, next) => {
     const path = (req.url ?? '').split('?')[0];
-    const route = routes.find((r) => r.path === path && r.method === req.method);
-    if (!route) {
-      next();
-      return;
-    }
-    Promise.resolve(route.handle(req, res)).catch(() => {
-      if (!res.headersSent) fail(res, 500, 'server', 'the proxy failed');
-      else res.end();
-    });
+    if (path === LLM_PROXY_PATH || path === LLM_STATUS_PATH) app.routing(req, res);
+    else next();
   };
 }

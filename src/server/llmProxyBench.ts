@@ -124,7 +124,7 @@ export async function benchLlmProxy(seconds: number): Promise<LlmBenchRow[]> {
   }
   const access = nodeLlmAccess({ env });
   const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-bench-'));
-  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ access }) }), 0);
+  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access })] }), 0);
   const url = `${running.url}${LLM_PROXY_PATH}`;
   const requests = sampleWorlds(48).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
   const ms = Math.max(10, seconds * 3) * 1000;

@@ -25,7 +25,8 @@
  *   POST /api/study/<id>/background          {answers: {item: option}}
  *   GET  /api/study/<id>/clip                observe studies: the clip to watch (blinded replay)
  *   POST /api/study/<id>/judgements          {clip, episodeId, judgements: [{agent, human}]}
- *   state = {participant, step, notice?}; errors are {error} with 400 invalid, 401 no or unknown
+ *   state = {participant, step, notice?}; errors are the API's one shape, {error: {kind,
+ *   message}} (apiError.ts), with 400 invalid, 401 no or unknown
  *   token, 403 from another origin's page, 404 no such study, 409 not the current step,
  *   410 closed, 413 too large or past the participant's storage quota, 415 not JSON, 429 too
  *   many new sessions or episodes, or an episode sent while the last is still being checked;
@@ -39,20 +40,23 @@
  *   GET  /api/admin/study/<id>/export?format=json[&replays=1] | format=csv&table=answers|participants|episodes|judgements
  *   POST /api/admin/study/<id>/status        {status: "open" | "closed"}
  */
-import { promises as fs } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  DEFAULT_STUDY_DB,
   CSV_TABLES,
   type CsvTable,
+  type EpisodeChecker,
+  type ParticipantRecord,
+  type StudyRecord,
   StudyError,
   StudyStore,
   abandonAttempt,
   abandonBodySchema,
   acknowledgeInstructions,
   analyzeStudy,
-  type EpisodeChecker,
   attemptBodySchema,
   authenticate,
   backgroundBodySchema,
@@ -76,27 +80,30 @@ import {
   startAttempt,
   startSession,
   studyCsv,
-  studyDbPath,
   studyJson,
 } from '../survey';
-import { foreignOrigin, notJson } from './origin';
 import { ModelLibrary } from '../skills';
-import { modelDirFrom, nodeModelSource } from '../skills/nodeModels';
-import { RateLimiter } from './rateLimit';
-import { BodyTooLarge, MIME_TYPES, type Route, readBodyBytes, refuseBody, sendJson } from './server';
+import { SHIPPED_MODEL_DIR, nodeModelSource } from '../skills/nodeModels';
+import { ApiError, validBody } from './apiError';
+import { jsonApi } from './jsonApi';
+import { useRateLimits } from './rateLimit';
+import type { ApiRoutes } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
 export const EPISODE_MAX_BODY = 8 * 1024 * 1024;
+/** An abandoned attempt's body: its replay so far, bounded apart from a finished episode's. */
+export const ABANDON_MAX_BODY = 64 * 1024;
 export const TOKEN_HEADER = 'x-study-token';
 export const ADMIN_HEADER = 'x-admin-token';
 
 export interface StudyRoutesOptions {
   /** Folder of the built app (its study.html is the study page). */
   readonly root: string;
-  /** The store; default the database at HILLMIND_STUDY_DB (data/studies.sqlite), opened on first use. */
+  /** The store; default the database at dbPath, opened on first use. */
   readonly store?: StudyStore;
+  /** The database's file: the server passes HILLMIND_STUDY_DB's; default data/studies.sqlite. */
   readonly dbPath?: string;
-  /** The trained models episodes are verified with; default those HILLMIND_MODELS (models/) names. */
+  /** The trained models episodes are verified with: the server passes its platform's; default the shipped ones (models/). */
   readonly models?: ModelLibrary;
   /** New sessions per client address per minute, and at most that many at once (default 30). */
   readonly sessionsPerMinute?: number;
@@ -118,291 +125,228 @@ export interface StudyRoutesOptions {
   readonly checker?: EpisodeChecker;
 }
 
-/** A 413: answered once the rest of the body is read and dropped (refuseBody). */
-class TooLarge extends StudyError {
-  constructor(limit: number) {
-    super(413, `the request is larger than ${limit} bytes`);
-  }
-}
-
-/** Read a body declared JSON, unparsed (StudyError when it is not declared JSON or is too large). */
-async function jsonBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const refusal = notJson(req);
-  if (refusal) throw new StudyError(refusal.status, refusal.message);
-  try {
-    return await readBodyBytes(req, limit);
-  } catch (err) {
-    if (err instanceof BodyTooLarge) throw new TooLarge(limit);
-    throw err;
-  }
-}
-
-/** Read, parse and validate a JSON body (StudyError on any problem). */
-async function jsonBody<T extends z.ZodType>(req: IncomingMessage, schema: T, limit: number): Promise<z.infer<T>> {
-  const text = (await jsonBytes(req, limit)).toString('utf8');
-  let json: unknown;
-  try {
-    json = text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new StudyError(400, 'the request is not JSON');
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new StudyError(400, `invalid request at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  }
-  return parsed.data;
-}
-
-/** A failure of the database itself (a read-only or full disk, a lock held too long) as one 503 naming the file; anything else as it was. */
-function databaseError(err: unknown, path: string): unknown {
+/** A study's refusal as the API's error; a failure of the database itself (a read-only or full disk, a lock held too long) as one 503 naming the file; anything else as it was. */
+function studyApiError(err: unknown, path: string): unknown {
+  if (err instanceof StudyError) return new ApiError(err.status, err.message);
   const code = (err as { code?: unknown } | null)?.code;
   if (!(err instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
-  return new StudyError(503, `the study database ${path} cannot be used: ${err.message}`);
+  return new ApiError(503, `the study database ${path} cannot be used: ${err.message}`);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 const emptyBody = z.strictObject({});
 const sessionBody = z.strictObject({ consent: z.literal(true), external: externalSchema });
 const statusBody = z.strictObject({ status: z.enum(['open', 'closed']) });
-const STUDY_PATH = /^\/api\/study\/([a-z0-9][a-z0-9-]{1,47})(\/[a-z/]*)?$/;
-const ADMIN_PATH = /^\/api\/admin\/study\/([a-z0-9][a-z0-9-]{1,47})(\/[a-z/]*)?$/;
 
-export function studyRoutes(options: StudyRoutesOptions): Route[] {
+interface StudyParams {
+  readonly id: string;
+}
+type StudyRequest = FastifyRequest<{ Params: StudyParams }>;
+
+interface Session {
+  readonly study: StudyRecord;
+  readonly participant: ParticipantRecord;
+}
+
+const PARTICIPANT = '/api/study/:id';
+const ADMIN = '/api/admin/study/:id';
+
+export function studyRoutes(options: StudyRoutesOptions): ApiRoutes {
   const root = resolve(options.root);
   let store = options.store ?? null;
-  const db = () => (store ??= StudyStore.open(options.dbPath ?? studyDbPath()));
+  const db = () => (store ??= StudyStore.open(options.dbPath ?? DEFAULT_STUDY_DB));
   let library = options.models ?? null;
-  const models = () => (library ??= new ModelLibrary(nodeModelSource(modelDirFrom(process.env))));
+  const models = () => (library ??= new ModelLibrary(nodeModelSource(SHIPPED_MODEL_DIR)));
   const limit = options.maxBodyBytes ?? STUDY_MAX_BODY;
   const episodeLimit = options.maxEpisodeBytes ?? EPISODE_MAX_BODY;
-  const perMinute = options.sessionsPerMinute ?? 30;
-  const sessions = new RateLimiter(perMinute / 60, perMinute, options.now);
+  const sessionsPerMinute = options.sessionsPerMinute ?? 30;
   const episodesPerMinute = options.episodesPerMinute ?? 6;
-  const episodeSends = new RateLimiter(episodesPerMinute / 60, episodesPerMinute, options.now);
   let checker = options.checker ?? null;
   const checks = () => (checker ??= inProcessChecker(models()));
   /** Participants with an episode being checked: one at a time each, so nobody holds more than one thread of the checks. */
   const checking = new Set<number>();
-
-  const guard = (handler: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>) => async (req: IncomingMessage, res: ServerResponse) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
-    try {
-      const refusal = foreignOrigin(req);
-      if (refusal) throw new StudyError(refusal.status, refusal.message);
-      await handler(req, res, path);
-    } catch (caught) {
-      const err = databaseError(caught, store?.path ?? options.dbPath ?? studyDbPath());
-      if (!(err instanceof StudyError)) throw err;
-      // A body the refusal left unread is read and dropped first, so the client hears it.
-      refuseBody(req, res, err.status, { error: err.message });
-    }
+  /** Each request's participant, once its token is checked (before its body is read). */
+  const sessions = new WeakMap<FastifyRequest, Session>();
+  const sessionOf = (request: FastifyRequest): Session => sessions.get(request)!;
+  const signedIn = async (request: StudyRequest) => {
+    sessions.set(request, authenticate(db(), request.params.id, header(request, TOKEN_HEADER)));
+  };
+  const researcher = async (request: StudyRequest) => {
+    openStudy(db(), request.params.id);
+    const adminToken = header(request, ADMIN_HEADER);
+    if (!adminToken || !db().checkAdminToken(request.params.id, adminToken)) throw new StudyError(401, 'a valid X-Admin-Token is needed');
   };
 
-  const participantApi = guard(async (req, res, path) => {
-    const m = STUDY_PATH.exec(path);
-    if (!m) throw new StudyError(404, `no study API route ${path}`);
-    const studyId = m[1]!;
-    const sub = m[2] ?? '';
-    const method = (req.method ?? 'GET').toUpperCase();
-    const store = db();
-    const token = header(req, TOKEN_HEADER);
-    const route = `${method} ${sub}`;
-    if (route === 'GET ' || route === 'GET /') {
-      const study = openStudy(store, studyId);
-      sendJson(res, 200, { study: publicStudy(study.id, study.config), open: study.status === 'open' });
-      return;
+  /** The participant's flow and the researcher's page: the built study.html (the page reads the path); linked from other sites, so no origin rule. */
+  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const file = join(root, 'study.html');
+    if (!existsSync(file)) {
+      reply.code(503).type('text/plain; charset=utf-8');
+      return `the study page is not built (${file} is missing): run npm run build\n`;
     }
-    if (route === 'POST /session') {
-      const waitMs = sessions.take(req.socket.remoteAddress ?? 'unknown');
-      if (waitMs > 0) {
-        throw new StudyError(429, `too many new sessions from this address; try again in ${Math.ceil(waitMs / 1000)} s`);
-      }
-      const body = await jsonBody(req, sessionBody, limit);
-      const started = startSession(store, studyId, body, header(req, 'user-agent') ?? null);
-      sendJson(res, 201, started);
-      return;
-    }
-    const { study, participant } = authenticate(store, studyId, token);
-    switch (route) {
-      case 'GET /session':
-        // Reads only: a participant's page still resumes on a database that cannot be written.
-        sendJson(res, 200, { state: sessionState(store, study, participant, { readOnly: true }) });
-        return;
-      case 'POST /instructions':
-        await jsonBody(req, emptyBody, limit);
-        sendJson(res, 200, { state: acknowledgeInstructions(store, study, participant) });
-        return;
-      case 'POST /practice/skip':
-        await jsonBody(req, emptyBody, limit);
-        sendJson(res, 200, { state: skipPractice(store, study, participant) });
-        return;
-      case 'POST /attempts':
-        sendJson(res, 200, { state: startAttempt(store, study, participant, await jsonBody(req, attemptBodySchema, limit)) });
-        return;
-      case 'POST /attempts/abandon':
-        sendJson(res, 200, { state: abandonAttempt(store, study, participant, await jsonBody(req, abandonBodySchema, 64 * 1024)) });
-        return;
-      case 'POST /episodes': {
-        if (checking.has(participant.id)) throw new StudyError(429, 'an episode of this session is being checked: wait for its answer before sending another');
-        const waitMs = episodeSends.take(String(participant.id));
-        if (waitMs > 0) throw new StudyError(429, `too many episodes sent by this session; try again in ${Math.ceil(waitMs / 1000)} s`);
-        checking.add(participant.id);
-        try {
-          // A full quota refuses before the body is read.
-          checkStorageLeft(store, study, participant);
-          const body = await jsonBytes(req, episodeLimit);
-          sendJson(res, 200, { state: await recordEpisode(store, study, participant, body, checks()) });
-        } finally {
-          checking.delete(participant.id);
-        }
-        return;
-      }
-      case 'POST /ratings':
-        sendJson(res, 200, { state: recordRatings(store, study, participant, await jsonBody(req, ratingsBodySchema, limit)) });
-        return;
-      case 'POST /choice':
-        sendJson(res, 200, { state: recordChoice(store, study, participant, await jsonBody(req, choiceBodySchema, limit)) });
-        return;
-      case 'POST /background':
-        sendJson(res, 200, { state: recordBackground(store, study, participant, await jsonBody(req, backgroundBodySchema, limit)) });
-        return;
-      case 'GET /clip':
-        sendJson(res, 200, currentClip(store, study, participant));
-        return;
-      case 'POST /judgements':
-        sendJson(res, 200, { state: recordJudgements(store, study, participant, await jsonBody(req, judgementBodySchema, limit)) });
-        return;
-      default:
-        throw new StudyError(404, `no study API route ${method} ${sub}`);
-    }
-  });
+    return reply.sendFile('study.html', root);
+  };
 
-  const adminApi = guard(async (req, res, path) => {
-    const m = ADMIN_PATH.exec(path);
-    if (!m) throw new StudyError(404, `no admin API route ${path}`);
-    const studyId = m[1]!;
-    const sub = m[2] ?? '';
-    const method = (req.method ?? 'GET').toUpperCase();
-    const store = db();
-    const study = openStudy(store, studyId);
-    const adminToken = header(req, ADMIN_HEADER);
-    if (!adminToken || !store.checkAdminToken(studyId, adminToken)) throw new StudyError(401, 'a valid X-Admin-Token is needed');
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const route = `${method} ${sub}`;
-    if (route === 'GET ' || route === 'GET /') {
-      const data = store.studyData(studyId);
-      const participants = data.participants.map((p) => {
-        const state = sessionState(store, study, p, { readOnly: true });
-        return {
-          number: p.number,
-          external: p.external,
-          blocks: participantBadges(p),
-          step: state.step,
-          episodes: data.episodes.filter((e) => e.participantId === p.id && e.block >= 0).length,
-          restarts: data.attempts.filter((a) => a.participantId === p.id && a.status === 'abandoned').length,
-          startedAt: p.startedAt,
-          updatedAt: p.updatedAt,
-          completedAt: p.completedAt,
-        };
-      });
-      const numberOf = new Map(data.participants.map((p) => [p.id, p.number]));
-      // Kept, never dropped: the researcher sees each one and why.
-      const unverified = data.episodes
-        .filter((e) => e.participantId !== null && !e.replayOk)
-        .map((e) => ({
-          participant: numberOf.get(e.participantId!),
-          block: e.block,
-          episode: e.episode,
-          opponent: e.opponent,
-          outcome: e.outcome,
-          ticks: e.ticks,
-          problem: e.problem,
-          divergedByTick: e.divergedByTick,
-          createdAt: e.createdAt,
-        }));
-      const freeText = data.answers
-        .filter((a) => (a.kind === 'open' || a.kind === 'reason') && (a.valueText ?? '').trim() !== '')
-        .map((a) => ({ participant: numberOf.get(a.participantId), team: a.team, label: a.label, item: a.item, text: a.valueText, createdAt: a.createdAt }));
-      sendJson(res, 200, {
-        study: { id: study.id, kind: study.kind, title: study.title, status: study.status, createdAt: study.createdAt, config: study.config },
-        counts: {
-          participants: data.participants.length,
-          completed: data.participants.filter((p) => p.completedAt).length,
-          episodes: data.episodes.filter((e) => e.participantId !== null && e.block >= 0).length,
-          answers: data.answers.length,
-          judgements: data.judgements.length,
-          restarts: data.attempts.filter((a) => a.status === 'abandoned').length,
-          unverified: unverified.length,
+  const participantApi = async (api: FastifyInstance) => {
+    api.get(PARTICIPANT, async (request: StudyRequest) => {
+      const study = openStudy(db(), request.params.id);
+      return { study: publicStudy(study.id, study.config), open: study.status === 'open' };
+    });
+    api.post(
+      `${PARTICIPANT}/session`,
+      {
+        bodyLimit: limit,
+        config: {
+          rateLimit: {
+            max: sessionsPerMinute,
+            timeWindow: 60_000,
+            errorResponseBuilder: (_request, context) => new ApiError(429, `too many new sessions from this address; try again in ${Math.ceil(context.ttl / 1000)} s`),
+          },
         },
-        participants,
-        unverified,
-        freeText,
-      });
-      return;
-    }
-    if (route === 'GET /analysis') {
-      sendJson(res, 200, analyzeStudy(store.studyData(studyId)));
-      return;
-    }
-    if (route === 'GET /export') {
-      const format = url.searchParams.get('format') ?? 'json';
-      const data = store.studyData(studyId);
-      if (format === 'json') {
-        const text = studyJson(store, data, { replays: url.searchParams.get('replays') === '1' });
-        send(res, text, MIME_TYPES['.json']!, `${studyId}.json`);
-        return;
+      },
+      async (request: StudyRequest, reply) => {
+        const body = validBody(sessionBody, request.body);
+        reply.code(201);
+        return startSession(db(), request.params.id, body, header(request, 'user-agent') ?? null);
+      },
+    );
+    // Reads only: a participant's page still resumes on a database that cannot be written.
+    api.get(`${PARTICIPANT}/session`, { onRequest: signedIn }, async (request) => {
+      const { study, participant } = sessionOf(request);
+      return { state: sessionState(db(), study, participant, { readOnly: true }) };
+    });
+    const step = <T>(path: string, bodyLimit: number, record: (session: Session, body: unknown) => T) =>
+      api.post(`${PARTICIPANT}${path}`, { bodyLimit, onRequest: signedIn }, async (request) => ({ state: record(sessionOf(request), request.body) }));
+    step('/instructions', limit, ({ study, participant }, body) => (validBody(emptyBody, body), acknowledgeInstructions(db(), study, participant)));
+    step('/practice/skip', limit, ({ study, participant }, body) => (validBody(emptyBody, body), skipPractice(db(), study, participant)));
+    step('/attempts', limit, ({ study, participant }, body) => startAttempt(db(), study, participant, validBody(attemptBodySchema, body)));
+    step('/attempts/abandon', ABANDON_MAX_BODY, ({ study, participant }, body) => abandonAttempt(db(), study, participant, validBody(abandonBodySchema, body)));
+    step('/ratings', limit, ({ study, participant }, body) => recordRatings(db(), study, participant, validBody(ratingsBodySchema, body)));
+    step('/choice', limit, ({ study, participant }, body) => recordChoice(db(), study, participant, validBody(choiceBodySchema, body)));
+    step('/background', limit, ({ study, participant }, body) => recordBackground(db(), study, participant, validBody(backgroundBodySchema, body)));
+    step('/judgements', limit, ({ study, participant }, body) => recordJudgements(db(), study, participant, validBody(judgementBodySchema, body)));
+    api.get(`${PARTICIPANT}/clip`, { onRequest: signedIn }, async (request) => {
+      const { study, participant } = sessionOf(request);
+      return currentClip(db(), study, participant);
+    });
+    await api.register(episodeApi);
+  };
+
+  /** Episodes: their bodies go unparsed to the checks (which read them bounded); everything that can refuse one does so before it is read. */
+  const episodeApi = async (api: FastifyInstance) => {
+    api.removeContentTypeParser('application/json');
+    api.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    const episodeSends = api.createRateLimit({ max: episodesPerMinute, timeWindow: 60_000, keyGenerator: (request) => String(sessionOf(request).participant.id) });
+    const admitted = async (request: FastifyRequest, reply: FastifyReply) => {
+      const { study, participant } = sessionOf(request);
+      if (checking.has(participant.id)) throw new StudyError(429, 'an episode of this session is being checked: wait for its answer before sending another');
+      const sent = await episodeSends(request);
+      if (!sent.isAllowed && sent.isExceeded) {
+        throw new ApiError(429, `too many episodes sent by this session; try again in ${sent.ttlInSeconds} s`, { headers: { 'retry-after': String(sent.ttlInSeconds) } });
       }
-      const table = url.searchParams.get('table') ?? 'answers';
+      checking.add(participant.id);
+      reply.raw.once('close', () => checking.delete(participant.id));
+      // A full quota refuses before the body is read.
+      checkStorageLeft(db(), study, participant);
+    };
+    api.post(`${PARTICIPANT}/episodes`, { bodyLimit: episodeLimit, onRequest: [signedIn, admitted] }, async (request) => {
+      const { study, participant } = sessionOf(request);
+      return { state: await recordEpisode(db(), study, participant, request.body as Buffer, checks()) };
+    });
+  };
+
+  const adminApi = async (api: FastifyInstance) => {
+    api.get(ADMIN, { onRequest: researcher }, async (request: StudyRequest) => progress(db(), request.params.id));
+    api.get(`${ADMIN}/analysis`, { onRequest: researcher }, async (request: StudyRequest) => analyzeStudy(db().studyData(request.params.id)));
+    api.get(`${ADMIN}/export`, { onRequest: researcher }, async (request: StudyRequest, reply) => {
+      const studyId = request.params.id;
+      const query = new URL(request.url, 'http://localhost').searchParams;
+      const format = query.get('format') ?? 'json';
+      const data = db().studyData(studyId);
+      if (format === 'json') return attachment(reply, studyJson(db(), data, { replays: query.get('replays') === '1' }), 'application/json; charset=utf-8', `${studyId}.json`);
+      const table = query.get('table') ?? 'answers';
       if (format !== 'csv' || !(CSV_TABLES as readonly string[]).includes(table)) {
         throw new StudyError(400, `format is json or csv, and table one of ${CSV_TABLES.join(', ')}`);
       }
-      send(res, studyCsv(data, table as CsvTable), 'text/csv; charset=utf-8', `${studyId}-${table}.csv`);
-      return;
-    }
-    if (route === 'POST /status') {
-      const body = await jsonBody(req, statusBody, limit);
-      store.setStudyStatus(studyId, body.status);
-      sendJson(res, 200, { status: body.status });
-      return;
-    }
-    throw new StudyError(404, `no admin API route ${method} ${sub}`);
-  });
-
-  const page = async (req: IncomingMessage, res: ServerResponse) => {
-    const file = join(root, 'study.html');
-    let body: Buffer;
-    try {
-      body = await fs.readFile(file);
-    } catch {
-      res.writeHead(503, { 'Content-Type': MIME_TYPES['.txt']! });
-      res.end(`the study page is not built (${file} is missing): run npm run build\n`);
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': MIME_TYPES['.html']!, 'Content-Length': body.length, 'Cache-Control': 'no-cache' });
-    res.end((req.method ?? 'GET').toUpperCase() === 'HEAD' ? undefined : body);
+      return attachment(reply, studyCsv(data, table as CsvTable), 'text/csv; charset=utf-8', `${studyId}-${table}.csv`);
+    });
+    api.post(`${ADMIN}/status`, { bodyLimit: limit, onRequest: researcher }, async (request: StudyRequest) => {
+      const body = validBody(statusBody, request.body);
+      db().setStudyStatus(request.params.id, body.status);
+      return { status: body.status };
+    });
   };
 
-  return [
-    { method: 'GET', path: '/study/*', handle: page },
-    { method: 'HEAD', path: '/study/*', handle: page },
-    { method: 'GET', path: '/api/study/*', handle: participantApi },
-    { method: 'POST', path: '/api/study/*', handle: participantApi },
-    { method: 'GET', path: '/api/admin/study/*', handle: adminApi },
-    { method: 'POST', path: '/api/admin/study/*', handle: adminApi },
-  ];
+  return async (app) => {
+    app.get('/study/*', page);
+    await app.register(async (api) => {
+      jsonApi(api, { mapError: (err) => studyApiError(err, store?.path ?? options.dbPath ?? DEFAULT_STUDY_DB) });
+      await useRateLimits(api, options.now);
+      await api.register(participantApi);
+      await api.register(adminApi);
+    });
+  };
 }
 
-function send(res: ServerResponse, text: string, type: string, filename: string): void {
-  res.writeHead(200, {
-    'Content-Type': type,
-    'Content-Length': Buffer.byteLength(text),
-    'Cache-Control': 'no-store',
-    'Content-Disposition': `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+/** The researcher's progress page: participants, steps, counts, episodes whose replay did not verify (kept, with why), free text. */
+function progress(store: StudyStore, studyId: string): unknown {
+  const study = openStudy(store, studyId);
+  const data = store.studyData(studyId);
+  const participants = data.participants.map((p) => {
+    const state = sessionState(store, study, p, { readOnly: true });
+    return {
+      number: p.number,
+      external: p.external,
+      blocks: participantBadges(p),
+      step: state.step,
+      episodes: data.episodes.filter((e) => e.participantId === p.id && e.block >= 0).length,
+      restarts: data.attempts.filter((a) => a.participantId === p.id && a.status === 'abandoned').length,
+      startedAt: p.startedAt,
+      updatedAt: p.updatedAt,
+      completedAt: p.completedAt,
+    };
   });
-  res.end(text);
+  const numberOf = new Map(data.participants.map((p) => [p.id, p.number]));
+  // Kept, never dropped: the researcher sees each one and why.
+  const unverified = data.episodes
+    .filter((e) => e.participantId !== null && !e.replayOk)
+    .map((e) => ({
+      participant: numberOf.get(e.participantId!),
+      block: e.block,
+      episode: e.episode,
+      opponent: e.opponent,
+      outcome: e.outcome,
+      ticks: e.ticks,
+      problem: e.problem,
+      divergedByTick: e.divergedByTick,
+      createdAt: e.createdAt,
+    }));
+  const freeText = data.answers
+    .filter((a) => (a.kind === 'open' || a.kind === 'reason') && (a.valueText ?? '').trim() !== '')
+    .map((a) => ({ participant: numberOf.get(a.participantId), team: a.team, label: a.label, item: a.item, text: a.valueText, createdAt: a.createdAt }));
+  return {
+    study: { id: study.id, kind: study.kind, title: study.title, status: study.status, createdAt: study.createdAt, config: study.config },
+    counts: {
+      participants: data.participants.length,
+      completed: data.participants.filter((p) => p.completedAt).length,
+      episodes: data.episodes.filter((e) => e.participantId !== null && e.block >= 0).length,
+      answers: data.answers.length,
+      judgements: data.judgements.length,
+      restarts: data.attempts.filter((a) => a.status === 'abandoned').length,
+      unverified: unverified.length,
+    },
+    participants,
+    unverified,
+    freeText,
+  };
+}
+
+/** A download: `text` as a file named `filename`, never cached. */
+function attachment(reply: FastifyReply, text: string, type: string, filename: string): string {
+  reply.type(type).headers({ 'cache-control': 'no-store', 'content-disposition': `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"` });
+  return text;
 }

@@ -24,7 +24,7 @@ const servers: RunningServer[] = [];
 const seen: string[] = [];
 
 async function proxy(env: Record<string, string>, options: Omit<LlmProxyOptions, 'access'> = {}): Promise<string> {
-  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ access: nodeLlmAccess({ env }), ...options }) }), 0);
+  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access: nodeLlmAccess({ env }), ...options })] }), 0);
   servers.push(running);
   return `http://127.0.0.1:${running.port}`;
 }

@@ -20,7 +20,7 @@ let store: StudyStore;
 beforeAll(async () => {
   store = StudyStore.open(':memory:');
   await createStudy(store, { id: 'body-study', teams: ['heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1 }, TEST_PLATFORM);
-  running = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, sessionsPerMinute: 1000 }) }), 0);
+  running = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, sessionsPerMinute: 1000 })] }), 0);
 });
 
 afterAll(async () => {
@@ -60,7 +60,7 @@ describe('a body over the limit', () => {
     ['sent chunked', false],
   ])('%s gets a 413 saying the limit, not a reset connection', async (_, declared) => {
     const answer = await post(4 * 1024 * 1024, declared);
-    expect(answer).toEqual({ status: 413, body: { error: `the request is larger than ${STUDY_MAX_BODY} bytes` } });
+    expect(answer).toEqual({ status: 413, body: { error: { kind: 'too-large', message: `the request is larger than ${STUDY_MAX_BODY} bytes` } } });
     expect(store.participants('body-study')).toEqual([]);
   });
 });

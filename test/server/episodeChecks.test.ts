@@ -27,7 +27,7 @@ beforeAll(async () => {
   pool = episodeCheckPool({ modelDir: SHIPPED_MODEL_DIR });
   store = StudyStore.open(':memory:', { now: clock.now });
   await createStudy(store, quickStudy(STUDY), TEST_PLATFORM);
-  running = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, checker: pool, sessionsPerMinute: 1000 }) }), 0);
+  running = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, checker: pool, sessionsPerMinute: 1000 })] }), 0);
 });
 
 afterAll(async () => {
@@ -92,7 +92,7 @@ describe('episode checks on worker threads', () => {
     try {
       const r = await api('/episodes', body, token);
       expect(r.status).toBe(400);
-      expect(((await r.json()) as { error: string }).error).toBe('the replay has 500000 action rows; 4 agents over 51 ticks have at most 204 (one per agent and tick)');
+      expect(((await r.json()) as { error: { message: string } }).error.message).toBe('the replay has 500000 action rows; 4 agents over 51 ticks have at most 204 (one per agent and tick)');
       expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > 64 * 1024)).toEqual([]);
     } finally {
       parse.mockRestore();
@@ -109,7 +109,7 @@ describe('one episode at a time per session', () => {
     };
     const heldStore = StudyStore.open(':memory:', { now: clock.now });
     await createStudy(heldStore, quickStudy(STUDY), TEST_PLATFORM);
-    const server = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store: heldStore, checker: held, sessionsPerMinute: 1000 }) }), 0);
+    const server = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store: heldStore, checker: held, sessionsPerMinute: 1000 })] }), 0);
     try {
       const api = (path: string, body: string, token?: string) =>
         fetch(`http://127.0.0.1:${server.port}/api/study/${STUDY}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-study-token': token } : {}) }, body });
@@ -119,11 +119,11 @@ describe('one episode at a time per session', () => {
       await vi.waitFor(() => expect(release).not.toBeNull());
       const second = await api('/episodes', '{"block":-1,"episode":0,"replay":{}}', token);
       expect(second.status).toBe(429);
-      expect(await second.json()).toEqual({ error: 'an episode of this session is being checked: wait for its answer before sending another' });
+      expect(await second.json()).toEqual({ error: { kind: 'rate-limit', message: 'an episode of this session is being checked: wait for its answer before sending another' } });
       release!();
       const answered = await first;
       expect(answered.status).toBe(400);
-      expect(await answered.json()).toEqual({ error: 'checked' });
+      expect(await answered.json()).toEqual({ error: { kind: 'invalid', message: 'checked' } });
     } finally {
       await server.close();
       heldStore.close();

@@ -57,7 +57,7 @@ class HeldModel implements ChatClient {
 
 async function serve(client: ChatClient, options: Omit<LlmProxyOptions, 'access'> = {}): Promise<string> {
   const access = fixedLlmAccess({ client, provider: 'held', settings: { ...STRATEGIST_DEFAULTS, timeoutMs: 60_000 }, cache: null });
-  const running = await listen(createAppServer({ root, routes: llmProxyRoutes({ access, ...options }) }), 0);
+  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access, ...options })] }), 0);
   servers.push(running);
   return `${running.url}/api/llm`;
 }

@@ -29,7 +29,7 @@ beforeAll(async () => {
   ({ adminToken } = await createStudy(store, { id: 'origin-study', teams: ['heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1 }, TEST_PLATFORM));
   // The key is the connection's secret, as a server's OPENAI_API_KEY is.
   const access = fixedLlmAccess({ client: echoKey, provider: 'test', settings: STRATEGIST_DEFAULTS, cache: null, secrets: [KEY] });
-  running = await listen(createAppServer({ root: dir, routes: [...llmProxyRoutes({ access }), ...studyRoutes({ root: dir, store })], hosts: ['study.example.org'] }), 0);
+  running = await listen(createAppServer({ root: dir, routes: [llmProxyRoutes({ access }), studyRoutes({ root: dir, store })], hosts: ['study.example.org'] }), 0);
   own = `http://127.0.0.1:${running.port}`;
 });
 
@@ -60,7 +60,7 @@ describe('POST /api/llm', () => {
   it('refuses a text/plain cross-site POST (the simple request any page can send): 403', async () => {
     const r = await send('POST', '/api/llm', { 'content-type': 'text/plain', origin: 'https://evil.example' }, chat);
     expect(r.status).toBe(403);
-    expect(JSON.parse(r.text).error).toEqual({ kind: 'http', message: 'requests from https://evil.example are refused: this API answers pages of its own origin only' });
+    expect(JSON.parse(r.text).error).toEqual({ kind: 'forbidden', message: 'requests from https://evil.example are refused: this API answers pages of its own origin only' });
   });
 
   it('refuses JSON from another origin, a null origin and a cross-site fetch without Origin', async () => {
@@ -130,7 +130,10 @@ describe('the Host header (DNS rebinding: another site whose name is made to poi
       const r = await send(method, path, { ...json, ...as('attacker.example') }, body);
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(JSON.parse(r.text)).toEqual({
-        error: `this server does not answer to the host 'attacker.example:${running.port}'; it answers to localhost, 127.0.0.1, [::1], study.example.org (a deployment adds its names with HILLMIND_HOSTS)`,
+        error: {
+          kind: 'forbidden',
+          message: `this server does not answer to the host 'attacker.example:${running.port}'; it answers to localhost, 127.0.0.1, [::1], study.example.org (a deployment adds its names with HILLMIND_HOSTS)`,
+        },
       });
     }
     expect(store.participants('origin-study')).toHaveLength(before);

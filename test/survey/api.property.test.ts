@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiErrorSchema } from '../../src/server/apiError';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { studyRoutes } from '../../src/server/studyRoutes';
 import { DEFAULT_CONFIG } from '../../src/sim';
@@ -27,7 +28,7 @@ const clock = manualClock();
 beforeAll(async () => {
   store = StudyStore.open(':memory:', { now: clock.now });
   ({ adminToken } = await createStudy(store, quickStudy(STUDY), TEST_PLATFORM));
-  running = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, models: TEST_PLATFORM.models, sessionsPerMinute: 1_000_000 }) }), 0);
+  running = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, models: TEST_PLATFORM.models, sessionsPerMinute: 1_000_000 })] }), 0);
 });
 
 afterAll(async () => {
@@ -42,13 +43,13 @@ async function post(path: string, body: string, headers: Record<string, string> 
   return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
-/** A 2xx, or a 4xx whose error is one line of words. */
+/** A 2xx, or a 4xx in the API's error shape whose message is one line of words. */
 function expectAnswered(r: { status: number; body: Record<string, unknown> }): void {
   expect(r.status, JSON.stringify(r.body)).toBeGreaterThanOrEqual(200);
   expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
   if (r.status >= 400) {
-    expect(typeof r.body.error).toBe('string');
-    expect(r.body.error as string).not.toMatch(/\n\s+at /);
+    const { error } = apiErrorSchema.parse(r.body);
+    expect(error.message).not.toMatch(/\n\s+at /);
   }
 }
 

@@ -34,7 +34,7 @@ beforeAll(async () => {
   store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   ({ adminToken } = await createStudy(store, quickStudy(QUICK), TEST_PLATFORM));
   await createStudy(store, { ...quickStudy(TIMED), episodeSeconds: 10, storageQuotaMiB: 0.1 }, TEST_PLATFORM);
-  running = await listen(createAppServer({ root: join(dir, 'dist'), routes: studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000, now: () => clock.now().getTime() }) }), 0);
+  running = await listen(createAppServer({ root: join(dir, 'dist'), routes: [studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000, now: () => clock.now().getTime() })] }), 0);
 });
 
 afterAll(async () => {
@@ -43,13 +43,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(study: string, method: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(study: string, method: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: Record<string, unknown> & { error?: { kind: string; message: string } } }> {
   const res = await fetch(`http://127.0.0.1:${running.port}/api/study/${study}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { 'x-study-token': token } : {}) },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> & { error?: { kind: string; message: string } } };
 }
 
 /** A new participant of `study` at their first block episode (practice skipped). */
@@ -115,7 +115,7 @@ describe('when an episode may arrive', () => {
     clock.advance(60);
     const r = await api(QUICK, 'POST', '/episodes', episodeBody(step, replay, summary), token);
     expect(r.status).toBe(409);
-    expect(r.body.error).toBe("episode 1 of block 1 was not started: the page records an episode's start (POST /attempts) before it is played, and its result is taken only after that");
+    expect(r.body.error?.message).toBe("episode 1 of block 1 was not started: the page records an episode's start (POST /attempts) before it is played, and its result is taken only after that");
     expect(store.participantEpisodes(id)).toEqual([]);
   });
 
@@ -126,11 +126,11 @@ describe('when an episode may arrive', () => {
     expect(replay.ticks).toBe(500); // a ten-second draw
     const send = () => api(TIMED, 'POST', '/episodes', episodeBody(step, replay, summary), token);
     clock.advance(0.8);
-    expect(await send()).toEqual({ status: 400, body: { error: 'this episode was started 0.8 s ago; no episode ends in less than 8 s of play, so its result cannot be in yet' } });
+    expect(await send()).toEqual({ status: 400, body: { error: { kind: 'invalid', message: 'this episode was started 0.8 s ago; no episode ends in less than 8 s of play, so its result cannot be in yet' } } });
     clock.advance(7.2);
     expect(await send()).toEqual({
       status: 400,
-      body: { error: "the replay covers 10.0 s of play, but this episode was started 8.0 s ago: an episode's result arrives no sooner than its play allows" },
+      body: { error: { kind: 'invalid', message: "the replay covers 10.0 s of play, but this episode was started 8.0 s ago: an episode's result arrives no sooner than its play allows" } },
     });
     expect(store.participantEpisodes(id)).toEqual([]);
     clock.advance(1.5);
@@ -152,7 +152,7 @@ describe("a participant's storage quota", () => {
     };
     const refused = await api(TIMED, 'POST', '/episodes', episodeBody(step, padded), token);
     expect(refused.status).toBe(413);
-    expect(refused.body.error).toBe('each participant may store at most 0.1 MiB of replays in this study (its storageQuotaMiB); 0.0 MiB are stored and this replay takes 0.2 MiB');
+    expect(refused.body.error?.message).toBe('each participant may store at most 0.1 MiB of replays in this study (its storageQuotaMiB); 0.0 MiB are stored and this replay takes 0.2 MiB');
     expect(store.participantEpisodes(id)).toEqual([]);
     expect((await api(TIMED, 'POST', '/episodes', episodeBody(step, replay, summary), token)).status).toBe(200);
     expect(store.storedReplayBytes(id)).toBe(Buffer.byteLength(JSON.stringify(replay)));
@@ -164,7 +164,7 @@ describe('how often a session may send episodes', () => {
     const { token, step } = await atFirstBlock(QUICK);
     const junk = { block: step.block, episode: step.episode, replay: { format: 'hillmind-replay' } };
     for (let i = 0; i < 6; i++) expect((await api(QUICK, 'POST', '/episodes', junk, token)).status).toBe(409);
-    expect(await api(QUICK, 'POST', '/episodes', junk, token)).toEqual({ status: 429, body: { error: 'too many episodes sent by this session; try again in 10 s' } });
+    expect(await api(QUICK, 'POST', '/episodes', junk, token)).toEqual({ status: 429, body: { error: { kind: 'rate-limit', message: 'too many episodes sent by this session; try again in 10 s' } } });
     clock.advance(10);
     expect((await api(QUICK, 'POST', '/episodes', junk, token)).status).toBe(409);
   });

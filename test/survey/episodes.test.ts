@@ -30,7 +30,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'dist', 'study.html'), '<!doctype html>');
   store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   await createStudy(store, quickStudy(STUDY), TEST_PLATFORM);
-  running = await listen(createAppServer({ root: join(dir, 'dist'), routes: studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000 }) }), 0);
+  running = await listen(createAppServer({ root: join(dir, 'dist'), routes: [studyRoutes({ root: join(dir, 'dist'), store, models: TEST_PLATFORM.models, sessionsPerMinute: 1000 })] }), 0);
 });
 
 afterAll(async () => {
@@ -39,13 +39,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(method: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(method: string, path: string, body: unknown, token?: string): Promise<{ status: number; body: Record<string, unknown> & { error?: { kind: string; message: string } } }> {
   const res = await fetch(`http://127.0.0.1:${running.port}/api/study/${STUDY}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { 'x-study-token': token } : {}) },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> & { error?: { kind: string; message: string } } };
 }
 
 const stepOf = (r: { body: Record<string, unknown> }) => (r.body.state as { step: Step }).step;
@@ -131,7 +131,7 @@ describe('results the server derives', () => {
     };
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: cut }, token);
     expect(r.status).toBe(400);
-    expect(r.body.error).toBe("the episode is not finished: its replay stops at tick 20, before the episode's end at tick 50, and no side won");
+    expect(r.body.error?.message).toBe("the episode is not finished: its replay stops at tick 20, before the episode's end at tick 50, and no side won");
   });
 });
 
@@ -142,7 +142,7 @@ describe('malformed episodes get a 4xx, never a 500', () => {
     const bad = { ...replay, actions: [...replay.actions.slice(0, 4), [1, 17, 0, 0, 0, 0, 0]] };
     const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay: bad }, token);
     expect(r.status).toBe(400);
-    expect(r.body.error).toBe('the replay action row 4 names agent 17; the world has 4');
+    expect(r.body.error?.message).toBe('the replay action row 4 names agent 17; the world has 4');
   });
 
   it('a deeply nested summary or replay: 400', async () => {
@@ -152,7 +152,7 @@ describe('malformed episodes get a 4xx, never a 500', () => {
     const body = (summaryText: string, replayText: string) => `{"block":${step.block},"episode":${step.episode},"replay":${replayText},"summary":${summaryText}}`;
     const nested = await api('POST', '/episodes', body(`{"agents":${deep}}`, JSON.stringify(replay)), token);
     expect(nested.status).toBe(400);
-    expect(nested.body.error).toMatch(/^invalid request at summary/);
+    expect(nested.body.error?.message).toMatch(/^invalid request at summary/);
     const hidden = await api('POST', '/episodes', body(JSON.stringify({ ...summary, extra: 'x' }).replace('"extra":"x"', `"extra":${deep}`), JSON.stringify(replay)), token);
     expect(hidden.status).toBe(200); // fields the server does not know are dropped unread
     const { token: other, step: next } = await atFirstBlock();
@@ -160,7 +160,7 @@ describe('malformed episodes get a 4xx, never a 500', () => {
     clock.advance(60);
     const inReplay = await api('POST', '/episodes', `{"block":${next.block},"episode":${next.episode},"replay":{"format":"hillmind-replay","version":${REPLAY_VERSION},"config":${deep}}}`, other);
     expect(inReplay.status).toBe(400);
-    expect(inReplay.body.error).toMatch(/^the replay is malformed at /);
+    expect(inReplay.body.error?.message).toMatch(/^the replay is malformed at /);
   });
 });
 
@@ -199,7 +199,7 @@ describe('a database that cannot be written', () => {
     try {
       const r = await api('POST', '/episodes', { block: step.block, episode: step.episode, replay, summary }, token);
       expect(r.status).toBe(503);
-      expect(r.body.error).toBe(`the study database ${join(dir, 'studies.sqlite')} cannot be used: attempt to write a readonly database`);
+      expect(r.body.error?.message).toBe(`the study database ${join(dir, 'studies.sqlite')} cannot be used: attempt to write a readonly database`);
     } finally {
       store.db.pragma('query_only = OFF');
     }

@@ -32,7 +32,7 @@ beforeAll(async () => {
   store = StudyStore.open(join(dir, 'studies.sqlite'), { now: clock.now });
   ({ adminToken } = await createStudy(store, CONFIG, TEST_PLATFORM));
   await createStudy(store, { ...CONFIG, id: 'other-study' }, TEST_PLATFORM);
-  running = await listen(createAppServer({ root, routes: [healthRoute(), ...studyRoutes({ root, store, sessionsPerMinute: 1000, episodesPerMinute: 1000 })] }), 0);
+  running = await listen(createAppServer({ root, routes: [healthRoute(), studyRoutes({ root, store, sessionsPerMinute: 1000, episodesPerMinute: 1000 })] }), 0);
 });
 
 afterAll(async () => {
@@ -257,7 +257,7 @@ describe("the researcher's API", () => {
 
   it('limits how fast one address opens sessions', async () => {
     let now = 0;
-    const limited = await listen(createAppServer({ root: dir, routes: studyRoutes({ root: dir, store, sessionsPerMinute: 2, now: () => now }) }), 0);
+    const limited = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, sessionsPerMinute: 2, now: () => now })] }), 0);
     try {
       const open = () => fetch(`http://127.0.0.1:${limited.port}/api/study/${STUDY}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"consent":true}' });
       const statuses: number[] = [];
@@ -267,7 +267,7 @@ describe("the researcher's API", () => {
       now += 29_000;
       const early = await open();
       expect(early.status).toBe(429);
-      expect(((await early.json()) as { error: string }).error).toMatch(/try again in 1 s/);
+      expect(((await early.json()) as { error: { message: string } }).error.message).toMatch(/try again in 1 s/);
       now += 1_000;
       expect((await open()).status).toBe(201);
     } finally {

@@ -38,8 +38,9 @@ async function call<T>(method: string, url: string, body: unknown, headers: Reco
     // not JSON: reported below
   }
   if (!response.ok) {
-    const message = (json as { error?: string } | null)?.error ?? `HTTP ${response.status}`;
-    throw new ApiError(response.status, message);
+    // The server's errors: {error: {kind, message}} (src/server/apiError.ts).
+    const message = (json as { error?: { message?: unknown } } | null)?.error?.message;
+    throw new ApiError(response.status, typeof message === 'string' ? message : `HTTP ${response.status}`);
   }
   return json as T;
 }

@@ -1,0 +1,49 @@
+/**
+ * What every JSON API context of the server shares (the LLM proxy's, the study API's): the
+ * origin rule on every request and JSON bodies only (origin.ts: 403 and 415 before a body
+ * is read), bodies parsed as JSON with a 400 that says so, answers never cached, and
+ * errors answered in the one shape (apiError.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError, replyWithError } from './apiError';
+import { foreignOrigin, notJson } from './origin';
+
+export interface JsonApiOptions {
+  /** Errors of the routes' own kinds as ApiErrors (the study's StudyError); others pass as they are. */
+  readonly mapError?: (err: unknown) => unknown;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Parse a JSON body; an empty one is {} (a POST that only says "done"). */
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'the request is not JSON');
+  }
+}
+
+/** Apply the JSON API conventions to `app`'s context: call it first thing in the plugin that holds the routes. */
+export function jsonApi(app: FastifyInstance, options: JsonApiOptions = {}): void {
+  app.addHook('onRequest', async (request) => {
+    const refusal = foreignOrigin(request.raw) ?? (BODY_METHODS.has(request.method) ? notJson(request.raw) : null);
+    if (refusal) throw new ApiError(refusal.status, refusal.message);
+  });
+  // Answers are the state of the moment: never cached.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, parseJson(text as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  const mapError = options.mapError ?? ((err: unknown) => err);
+  app.setErrorHandler((err, request, reply) => replyWithError(mapError(err), request, reply));
+}
