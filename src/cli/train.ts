@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases } from '../train/config';
+import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
 import { describeOpponents } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
 import { MODEL_NAMES, type ModelName } from '../train/scenarios';
@@ -114,7 +115,9 @@ runCli(async () => {
         if (stats.meanReturn !== null) lastReturn = stats.meanReturn;
         bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}${stats.teacherCoef > 0 ? `  teacher ${stats.teacherCoef.toFixed(2)}` : ''}`);
         if (performance.now() - lastCheckpoint > 60_000 || stats.steps >= config.totalSteps) {
-          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerState() });
+          const trainerNow = trainerState();
+          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerNow });
+          if (trainerNow.league) console.error(`\n${describeStandings(plan, trainerNow.league)}`);
           writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
           lastCheckpoint = performance.now();
         }
@@ -141,6 +144,17 @@ runCli(async () => {
   });
   bar.done(`trained ${name}: ${steps.toLocaleString('en-US')} steps in ${formatDuration(wall())}; wrote ${join(outDir, `${name}.onnx`)}, ${name}.json and ${name}.curve.svg (run files in ${runDir})`);
 });
+
+/** The league's members the learner meets most, with its score against each: one line for the log. */
+function describeStandings(plan: TrainingPlan, league: LeagueState): string {
+  const phase = plan.phases.find((p) => p.opponents !== 'self' && 'league' in p.opponents)!;
+  const settings = (phase.opponents as { league: LeagueSettings }).league;
+  const top = leagueStandings(settings, league)
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, 6)
+    .map((s) => `${s.member} ${(100 * s.weight).toFixed(0)}% (score ${s.score === null ? '-' : s.score.toFixed(2)})`);
+  return `league (${league.snapshots.length} snapshots), most drawn: ${top.join(', ')}`;
+}
 
 /** The teacher as a card's sentence: whose actions, and the weight's schedule. */
 function describeTeacher(plan: TrainingPlan): string | null {

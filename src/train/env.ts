@@ -21,7 +21,8 @@ import {
   step,
 } from '../sim';
 import { type SkillContext, skillContext } from '../skills';
-import { type OpponentDriver, type Opponents, createOpponent } from './opponents';
+import { type League, episodeScore } from './league';
+import { type OpponentDriver, type Opponents, createOpponent, createPolicyOpponent } from './opponents';
 import type { Scenario } from './scenarios';
 
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
@@ -165,6 +166,8 @@ export interface VecEnvState {
 export interface EpisodeHistory {
   readonly seed: number;
   readonly actions: Float32Array;
+  /** The league member it plays (league opponents only). */
+  readonly member?: number;
 }
 
 /**
@@ -185,6 +188,8 @@ export class VecEnv {
   private readonly slotLength: Uint32Array;
   private readonly drivers: (OpponentDriver | null)[];
   private readonly episodeSeeds: number[];
+  /** Per environment, the league member its episode plays (-1: none). */
+  private readonly members: number[];
   /** Per environment, the learners' actions of the episode so far (5 numbers per learner per step). */
   private readonly histories: number[][];
   private readonly opponentActions: Action[] = AGENT_NAMES.map(() => idleAction());
@@ -199,8 +204,11 @@ export class VecEnv {
     options: EnvOptions = {},
     /** This VecEnv's first environment among all the trainer's (a worker's share starts there), so a mix of opponents is spread over all. */
     private readonly firstEnv = 0,
+    /** The league that league opponents are drawn from (the trainer's; required for them). */
+    private readonly league: League | null = null,
   ) {
-    if (opponents !== 'self' && opponents.length === 0) throw new Error("a VecEnv needs 'self' or at least one opponent");
+    if (Array.isArray(opponents) && opponents.length === 0) throw new Error("a VecEnv needs 'self', a league or at least one opponent");
+    if (opponents !== 'self' && 'league' in opponents && !league) throw new Error('league opponents need the trainer\'s league');
     this.envs = Array.from({ length: numEnvs }, () => new KothParallelEnv(scenario, options));
     this.learnerNames = learnersAgainst(opponents);
     // Sized for the largest layout (self-play), so switching opponents keeps the buffers.
@@ -214,6 +222,7 @@ export class VecEnv {
     this.stepActions = this.envs.map(() => ({}));
     this.drivers = this.envs.map(() => null);
     this.episodeSeeds = this.envs.map(() => 0);
+    this.members = this.envs.map(() => -1);
     this.histories = this.envs.map(() => []);
   }
 
@@ -241,7 +250,11 @@ export class VecEnv {
       seed: this.seed,
       opponents: this.opponents,
       nextEpisode: this.nextEpisode,
-      episodes: this.envs.map((_, e) => ({ seed: this.episodeSeeds[e]!, actions: Float32Array.from(this.histories[e]!) })),
+      episodes: this.envs.map((_, e) => ({
+        seed: this.episodeSeeds[e]!,
+        actions: Float32Array.from(this.histories[e]!),
+        ...(this.members[e]! >= 0 ? { member: this.members[e]! } : {}),
+      })),
       obs: this.obs.slice(),
       active: this.active.slice(),
       slotReturn: this.slotReturn.slice(),
@@ -259,7 +272,7 @@ export class VecEnv {
     this.nextEpisode = state.nextEpisode;
     const width = this.learnersPerEnv * 5;
     state.episodes.forEach((episode, e) => {
-      this.startEpisode(e, episode.seed);
+      this.startEpisode(e, episode.seed, episode.member);
       for (let k = 0; k < episode.actions.length; k += width) this.stepEnv(e, episode.actions, k);
     });
     this.obs.set(state.obs);
@@ -291,12 +304,23 @@ export class VecEnv {
     });
   }
 
-  private startEpisode(e: number, seed: number): EnvReset {
+  /** Start environment e's episode from `seed`; a league episode meets `member`, or one the league draws for the seed. */
+  private startEpisode(e: number, seed: number, member?: number): EnvReset {
     const env = this.envs[e]!;
     this.episodeSeeds[e] = seed;
     this.histories[e]!.length = 0;
+    this.members[e] = -1;
     const { opponents } = this;
-    this.drivers[e] = opponents === 'self' ? null : createOpponent(opponents[(this.firstEnv + e) % opponents.length]!, deriveSeed(seed, 'opponent'), env.world.config.skillEveryTicks);
+    const skillEveryTicks = env.world.config.skillEveryTicks;
+    if (opponents === 'self') this.drivers[e] = null;
+    else if ('league' in opponents) {
+      if (!this.league) throw new Error('league opponents need the trainer\'s league');
+      const m = member ?? this.league.pick(seed);
+      const chosen = this.league.member(m);
+      this.members[e] = m;
+      this.drivers[e] =
+        chosen.kind === 'scripted' ? createOpponent(chosen.name, deriveSeed(seed, 'opponent'), skillEveryTicks) : createPolicyOpponent(this.league.snapshotPolicy(chosen.index));
+    } else this.drivers[e] = createOpponent(opponents[(this.firstEnv + e) % opponents.length]!, deriveSeed(seed, 'opponent'), skillEveryTicks);
     return env.reset(seed);
   }
 
@@ -343,7 +367,10 @@ export class VecEnv {
       });
       // Every learner gone: the episode is over for this environment.
       if (!this.learnerNames.some((n) => env.agents.includes(n))) episodeOver = true;
-      if (episodeOver) this.resetEnv(e);
+      if (episodeOver) {
+        if (this.members[e]! >= 0) this.league!.record(this.members[e]!, episodeScore(outcomeSide(env.world.outcome), env.world.progress));
+        this.resetEnv(e);
+      }
       this.learnerNames.forEach((name, l) => {
         const slot = e * per + l;
         const id = AGENT_NAMES.indexOf(name);
@@ -354,6 +381,6 @@ export class VecEnv {
 }
 
 /** Who learns: the blue pair against fixed opponents, all four in self-play. */
-function learnersAgainst(opponents: Opponents): readonly AgentName[] {
+export function learnersAgainst(opponents: Opponents): readonly AgentName[] {
   return opponents === 'self' ? AGENT_NAMES : AGENT_NAMES.slice(0, 2);
 }

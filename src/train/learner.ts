@@ -17,6 +17,7 @@ import { Adam, type AdamState } from './adam';
 import type { Collective } from './collective';
 import { type OpponentPhase, type PpoConfig, type TeacherName, opponentsAt, teacherWeight } from './config';
 import { VecEnv, type VecEnvState } from './env';
+import { League, type LeagueState } from './league';
 import type { Opponents } from './opponents';
 import { BINARY, CONTINUOUS, type PolicyState, type UpdateStats, addTeacherGrad, gaussian, logProb, policyLossAndGrad, sigmoid } from './ppo';
 import { type ModelName, SCENARIOS, withShotCost } from './scenarios';
@@ -48,6 +49,8 @@ export interface TrainerState {
   /** Adam's moments and step counts (the same in every worker). */
   readonly adam: { readonly policy: AdamState; readonly value: AdamState; readonly logStd: AdamState };
   readonly shards: readonly ShardState[];
+  /** The league's snapshots and results (the same in every worker); absent when the plan has no league. */
+  readonly league?: LeagueState;
 }
 
 function teacherPolicy(name: TeacherName): Policy {
@@ -65,12 +68,24 @@ function chunk(count: number, m: number, M: number): [number, number] {
 }
 
 const sameOpponents = (a: Opponents, b: Opponents) => JSON.stringify(a) === JSON.stringify(b);
+const isLeague = (o: Opponents) => o !== 'self' && 'league' in o;
+
+/** The plan's league, when a phase plays one (a plan has at most one league, kept across its phases). */
+function planLeague(plan: TrainingPlan, restored?: LeagueState): League | null {
+  const phases = plan.phases.filter((p) => isLeague(p.opponents));
+  if (phases.length === 0) return null;
+  const settings = phases.map((p) => (p.opponents as { league: League['settings'] }).league);
+  if (settings.some((s) => JSON.stringify(s) !== JSON.stringify(settings[0]))) throw new Error('a training plan may have one league: its phases give different league settings');
+  return new League(settings[0]!, restored);
+}
 
 export class PpoLearner {
   steps: number;
   private update = 0;
   private readonly rng: Rng;
   private readonly env: VecEnv;
+  /** The plan's league of past selves, or null (the same in every worker). */
+  readonly league: League | null;
   private readonly teacher: Policy | null;
   private readonly policyAdam: Adam;
   private readonly valueAdam: Adam;
@@ -119,13 +134,21 @@ export class PpoLearner {
     this.startSteps = this.steps = startSteps;
     // Without the trainer's state the streams restart, seeded by the step count.
     this.rng = new Rng(deriveSeed(config.seed, 'ppo', startSteps, collective.rank));
+    if (resume && resume.trainer.workers !== collective.size) {
+      throw new Error(`the checkpoint was trained by ${resume.trainer.workers} workers; resuming with ${collective.size} would not continue it exactly`);
+    }
+    this.league = planLeague(plan, resume?.trainer.league);
+    const startOpponents = opponentsAt(plan.phases, startSteps, config.totalSteps);
+    // The league's first snapshot is due before its first episode is drawn.
+    if (this.league && isLeague(startOpponents) && !resume?.trainer.league) this.league.maybeSnapshot(startSteps, state);
     this.env = new VecEnv(
       withShotCost(SCENARIOS[plan.scenario], plan.shotCost ?? 0),
       envs,
       deriveSeed(config.seed, 'env', startSteps, collective.rank),
-      opponentsAt(plan.phases, startSteps, config.totalSteps),
+      startOpponents,
       { horizonSteps: config.horizonSteps },
       Math.floor((collective.rank * config.numEnvs) / collective.size),
+      this.league,
     );
     this.teacher = plan.teacher && config.teacherCoef > 0 ? teacherPolicy(plan.teacher) : null;
     this.policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
@@ -161,9 +184,6 @@ export class PpoLearner {
 
     if (resume) {
       const { trainer } = resume;
-      if (trainer.workers !== collective.size) {
-        throw new Error(`the checkpoint was trained by ${trainer.workers} workers; resuming with ${collective.size} would not continue it exactly`);
-      }
       const shard = trainer.shards[collective.rank]!;
       this.rng.state = shard.rng;
       this.policyAdam.restore(trainer.adam.policy);
@@ -188,6 +208,11 @@ export class PpoLearner {
     return this.update;
   }
 
+  /** The league's state for a checkpoint, as a TrainerState field (none without a league). */
+  leagueState(): Pick<TrainerState, 'league'> {
+    return this.league ? { league: this.league.state() } : {};
+  }
+
   adamState(): TrainerState['adam'] {
     return { policy: this.policyAdam.state(), value: this.valueAdam.state(), logStd: this.logStdAdam.state() };
   }
@@ -196,12 +221,19 @@ export class PpoLearner {
   runUpdate(): UpdateStats {
     const { config } = this.plan;
     const opponents = opponentsAt(this.plan.phases, this.steps, config.totalSteps);
+    if (this.league && isLeague(opponents)) this.league.maybeSnapshot(this.steps, this.state);
     if (!sameOpponents(opponents, this.env.currentOpponents)) this.env.setOpponents(opponents);
     const fraction = 1 - this.steps / config.totalSteps; // global, so a resumed run keeps the schedule
     const lr = config.annealLearningRate ? config.learningRate * Math.max(fraction, 0.05) : config.learningRate;
     const teacherCoef = this.teacher ? teacherWeight(config, this.steps) : 0;
 
     this.rollout();
+    if (this.league) {
+      // Every worker's results into every worker's league, so all draw from the same weights.
+      const results = this.league.results;
+      this.collective.sum(results);
+      this.league.fold(results);
+    }
     this.foldObservations();
     this.estimateAdvantages();
     const optimised = this.optimise(lr, teacherCoef);

@@ -6,22 +6,24 @@
  * a tree's memory never leaks from one episode into the next.
  */
 import type { Action, World } from '../sim';
-import { SCRIPTED_SKILLS } from '../skills';
+import { type Policy, SCRIPTED_SKILLS } from '../skills';
 import { BehaviorTreeStrategist } from '../teams/behaviorTree';
 import type { TeamController } from '../teams/controller';
 import { FlatController } from '../teams/flat';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { HierarchicalController } from '../teams/hierarchical';
 import { STUDY_TREE } from '../teams/personas';
+import type { LeagueSettings } from './league';
 
 export const OPPONENT_NAMES = ['heuristic', 'bt-scripted'] as const;
 export type OpponentName = (typeof OPPONENT_NAMES)[number];
 
 /**
- * The learners' opposition: 'self' (every agent learns, sharing the weights) or fixed
- * opponents; with several, environment e plays opponents[e % length], a fixed mix.
+ * The learners' opposition: 'self' (every agent learns, sharing the weights), fixed
+ * opponents (with several, environment e plays opponents[e % length], a fixed mix), or a
+ * league of the learner's past snapshots and scripted teams, one drawn per episode (league.ts).
  */
-export type Opponents = 'self' | readonly OpponentName[];
+export type Opponents = 'self' | readonly OpponentName[] | { readonly league: LeagueSettings };
 
 /** The red team (team 1) of one environment's episode. */
 export interface OpponentDriver {
@@ -49,6 +51,22 @@ export function createOpponent(name: OpponentName, seed: number, skillEveryTicks
   };
 }
 
+/** A team of two playing `policy` (a league's frozen snapshot), fresh per episode. */
+export function createPolicyOpponent(policy: Policy): OpponentDriver {
+  const team = new FlatController(policy.name, 1, policy);
+  return {
+    act(world, actions) {
+      if (team.act(world, actions) instanceof Promise) throw new Error(`training opponent '${policy.name}' must act synchronously`);
+    },
+  };
+}
+
 export function describeOpponents(opponents: Opponents): string {
-  return opponents === 'self' ? 'self-play' : opponents.length === 1 ? opponents[0]! : `a mix of ${opponents.join(' and ')}`;
+  if (opponents === 'self') return 'self-play';
+  if ('league' in opponents) {
+    const { league } = opponents;
+    const scripted = league.scripted.length ? ` and ${league.scripted.join(' and ')}` : '';
+    return `a league (past selves every ${league.snapshotEvery.toLocaleString('en-US')} steps${scripted}; ${Math.round(100 * league.latestShare)}% newest self, the rest by PFSP (1 - score)^${league.exponent})`;
+  }
+  return opponents.length === 1 ? opponents[0]! : `a mix of ${opponents.join(' and ')}`;
 }

@@ -12,6 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { SOLO, collectiveMemory } from './collective';
+import { type LeagueState, extendLeagueState } from './league';
 import { PpoLearner, type ShardState, type TrainerState, type TrainingPlan } from './learner';
 import { type PolicyState, type PolicyStateData, type UpdateStats, policyStateData, policyStateFrom } from './ppo';
 
@@ -34,7 +35,7 @@ export interface WorkerSetup {
 
 /** What a worker thread posts after each update (worker 0 adds the networks and Adam's state). */
 export type WorkerMessage =
-  | { readonly kind: 'update'; readonly rank: number; readonly stats: UpdateStats; readonly shard: ShardState; readonly state?: PolicyStateData; readonly adam?: TrainerState['adam'] }
+  | { readonly kind: 'update'; readonly rank: number; readonly stats: UpdateStats; readonly shard: ShardState; readonly state?: PolicyStateData; readonly adam?: TrainerState['adam']; readonly league?: LeagueState }
   | { readonly kind: 'done'; readonly rank: number };
 
 /**
@@ -53,7 +54,7 @@ async function trainHere(plan: TrainingPlan, state: PolicyState, hooks: TrainHoo
   const learner = new PpoLearner(plan, state, SOLO, startSteps, trainer ? { trainer } : undefined);
   while (!learner.done) {
     const stats = learner.runUpdate();
-    await hooks.onUpdate?.(stats, state, () => ({ workers: 1, update: learner.updates, adam: learner.adamState(), shards: [learner.shardState()] }));
+    await hooks.onUpdate?.(stats, state, () => ({ workers: 1, update: learner.updates, adam: learner.adamState(), shards: [learner.shardState()], ...learner.leagueState() }));
   }
 }
 
@@ -80,6 +81,8 @@ function trainOnThreads(plan: TrainingPlan, state: PolicyState, hooks: TrainHook
     let finished = 0;
     let failed = false;
     let hooksDone: Promise<void> = Promise.resolve();
+    /** The league as worker 0 has reported it so far (it sends only new snapshots). */
+    let league = trainer?.league;
     const stop = (err: unknown) => {
       if (failed) return;
       failed = true;
@@ -88,7 +91,14 @@ function trainOnThreads(plan: TrainingPlan, state: PolicyState, hooks: TrainHook
     };
     const complete = (messages: Extract<WorkerMessage, { kind: 'update' }>[]) => {
       const lead = messages.find((m) => m.rank === 0)!;
-      const snapshot: TrainerState = { workers: size, update: lead.stats.update, adam: lead.adam!, shards: [...messages].sort((a, b) => a.rank - b.rank).map((m) => m.shard) };
+      if (lead.league) league = extendLeagueState(league, lead.league);
+      const snapshot: TrainerState = {
+        workers: size,
+        update: lead.stats.update,
+        adam: lead.adam!,
+        shards: [...messages].sort((a, b) => a.rank - b.rank).map((m) => m.shard),
+        ...(league ? { league } : {}),
+      };
       // Hooks run one after another, each seeing the networks of its own update.
       hooksDone = hooksDone
         .then(() => {
