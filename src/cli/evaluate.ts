@@ -2,15 +2,15 @@
  * npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
  *
  * Each trained skill against its scripted reference on its own scenario, and the games
- * (bt vs bt-scripted, bt vs flat, flat vs heuristic) with Wilson intervals and whether each
- * meets its target. --write stores the figures in the model cards (models/<name>.json):
+ * (bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random, flat vs bt-scripted)
+ * with Wilson intervals for the wins and draws and for each team's K/D and accuracy, and
+ * whether each meets its target. --write stores the figures in the model cards (models/<name>.json):
  * a card gets its skill's scenario figures and every game its policy played in.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SKILL_IDS, parseModelCard } from '../skills';
-import { modelDirFrom } from '../skills/nodeModels';
-import { nodePlatform } from '../teams/nodePlatform';
+import type { NodePlatform } from '../teams/nodePlatform';
 import { type EpisodePool, episodePool } from '../tournament/pool';
 import {
   GAME_MATCHUPS,
@@ -22,14 +22,15 @@ import {
   type WinRate,
   cardEvaluation,
   compareSkill,
-  countWins,
   describeGame,
+  gameFigures,
   matchupModels,
   planGames,
   summarizeWinRate,
   winRate,
 } from '../train/evaluate';
 import { EPISODES_RANGE, SEED_RANGE, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 
 const USAGE = `usage: npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
 
@@ -42,8 +43,13 @@ const USAGE = `usage: npm run evaluate -- [--episodes 200] [--seed <n>] [--worke
 async function winRateOnPool(pool: EpisodePool, matchup: GameMatchup, episodes: number, seed: number): Promise<WinRate> {
   const { first: a, second: b } = matchup;
   const games = planGames(a, b, episodes, seed);
-  const winners = await Promise.all(games.map(async (g) => (await pool.play({ key: `${a}|${b}|${g.index}`, a, b, index: g.index, seed: g.seed, blue: g.blue, red: g.red })).winnerSide));
-  return countWins(a, b, games, winners);
+  const played = await Promise.all(
+    games.map(async (g) => {
+      const record = await pool.play({ key: `${a}|${b}|${g.index}`, a, b, index: g.index, seed: g.seed, blue: g.blue, red: g.red });
+      return { winner: record.winnerSide, agents: record.agents };
+    }),
+  );
+  return gameFigures(a, b, games, played);
 }
 
 runCli(async () => {
@@ -51,8 +57,11 @@ runCli(async () => {
   const episodes = integerOption('episodes', values.episodes, 200, EPISODES_RANGE);
   const seed = values.seed === undefined ? null : integerOption('seed', values.seed, 0, SEED_RANGE);
   const workers = integerOption('workers', values.workers, 1, WORKERS_RANGE);
-  const platform = nodePlatform({ env: process.env });
-  const modelDir = modelDirFrom(process.env);
+  await withPlatform(commandPlatformSpec(), (platform) => evaluate(platform, episodes, seed, workers, Boolean(values.write)));
+});
+
+async function evaluate(platform: NodePlatform, episodes: number, seed: number | null, workers: number, write: boolean): Promise<void> {
+  const modelDir = platform.spec.models;
 
   const comparisons: SkillComparison[] = [];
   for (const skill of SKILL_IDS) {
@@ -63,7 +72,7 @@ runCli(async () => {
   }
 
   // One game per thread at a time, as in this process, so --workers changes the time taken and not the figures.
-  const pool = workers > 1 ? episodePool(workers, 1, { env: { ...process.env } }) : null;
+  const pool = workers > 1 ? episodePool(workers, 1, platform.spec) : null;
   const games: GameResult[] = [];
   try {
     for (const matchup of GAME_MATCHUPS) {
@@ -77,7 +86,7 @@ runCli(async () => {
     await pool?.close();
   }
 
-  if (values.write) {
+  if (write) {
     // What reproduces the figures: the seed only when one was given (the defaults are the code's).
     const command = `npm run evaluate -- --episodes ${episodes}${seed === null ? '' : ` --seed ${seed}`} --write`;
     const cards = [...new Set([...comparisons.map((c) => c.skill as string), ...games.flatMap((g) => g.models)])];
@@ -89,4 +98,4 @@ runCli(async () => {
     }
     console.log(`evaluation written into the cards in ${modelDir}/: ${cards.join(', ')}`);
   }
-});
+}

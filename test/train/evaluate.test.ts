@@ -1,7 +1,7 @@
 /**
- * The games of npm run evaluate (src/train/evaluate.ts): the Wilson summary of a win rate,
- * the three matchups and their targets at the bounds, the plan that swaps sides, what each
- * model card receives, and a tiny real run of winRate.
+ * The games of npm run evaluate (src/train/evaluate.ts): the Wilson summary of a win rate
+ * and of each team's K/D and accuracy, the five matchups and their targets at the bounds,
+ * the plan that swaps sides, what each model card receives, and a tiny real run of winRate.
  */
 import { describe, expect, it } from 'vitest';
 import { runMatch } from '../../src/match/match';
@@ -13,10 +13,16 @@ import {
   type GameMatchup,
   type GameResult,
   type SkillComparison,
+  type CombatTally,
+  type GamePlayed,
   type WinRate,
   cardEvaluation,
   countWins,
+  describeCombat,
   describeGame,
+  gameFigures,
+  summarizeCombat,
+  tallyCombat,
   matchupModels,
   planGames,
   summarizeWinRate,
@@ -32,6 +38,10 @@ const rate = (first: string, second: string, firstWins: number, secondWins: numb
   secondWins,
   draws,
 });
+
+const tally = (kills: number, deaths: number, shots: number, hits: number, agentEpisodes = 2): CombatTally => ({ kills, deaths, shots, hits, agentEpisodes });
+/** A win rate with flat's fighting (first or second) and its opponent's. */
+const fought = (r: WinRate, first: CombatTally, second: CombatTally): WinRate => ({ ...r, combat: { first, second } });
 
 function matchup(key: string): GameMatchup {
   const found = GAME_MATCHUPS.find((m) => m.key === key);
@@ -75,11 +85,13 @@ describe('summarizeWinRate', () => {
 });
 
 describe('GAME_MATCHUPS', () => {
-  it('are bt vs bt-scripted, bt vs flat and flat vs heuristic, each with a target in words', () => {
+  it('are bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random and flat vs bt-scripted, each with a target in words', () => {
     expect(GAME_MATCHUPS.map((m) => [m.key, m.first, m.second])).toEqual([
       ['bt_vs_bt_scripted', 'bt', 'bt-scripted'],
       ['bt_vs_flat', 'bt', 'flat'],
       ['flat_vs_heuristic', 'flat', 'heuristic'],
+      ['flat_vs_random', 'flat', 'random'],
+      ['flat_vs_bt_scripted', 'flat', 'bt-scripted'],
     ]);
     for (const m of GAME_MATCHUPS) expect(m.target.description).toContain(m.first);
   });
@@ -93,21 +105,78 @@ describe('GAME_MATCHUPS', () => {
     expect(met(rate('bt', 'bt-scripted', 0, 0, 10))).toBe(false); // no decisive game: nothing shown
   });
 
-  it('bt vs flat: met from 55% bt wins with at most 25% draws, both bounds included', () => {
+  it('bt vs flat: bt must win the matchup, and flat win at least 10% of the games or fight at K/D 1.0 or better', () => {
     const { met } = matchup('bt_vs_flat').target;
-    expect(met(rate('bt', 'flat', 11, 4, 5))).toBe(true); // exactly 55% and 25% of 20
-    expect(met(rate('bt', 'flat', 110, 40, 50))).toBe(true); // the same of 200
-    expect(met(rate('bt', 'flat', 109, 41, 50))).toBe(false); // 54.5% wins
-    expect(met(rate('bt', 'flat', 110, 39, 51))).toBe(false); // 25.5% draws
-    expect(met(rate('bt', 'flat', 20, 0, 0))).toBe(true);
+    const even = tally(10, 10, 100, 50);
+    const behind = tally(9, 10, 100, 50);
+    expect(met(fought(rate('bt', 'flat', 15, 2, 3), tally(10, 10, 50, 40), behind))).toBe(true); // flat wins exactly 10%
+    expect(met(fought(rate('bt', 'flat', 16, 1, 3), tally(10, 10, 50, 40), even))).toBe(true); // 5% wins, K/D exactly 1
+    expect(met(fought(rate('bt', 'flat', 16, 1, 3), tally(10, 9, 50, 40), behind))).toBe(false); // 5% wins, K/D 0.9
+    expect(met(rate('bt', 'flat', 16, 1, 3))).toBe(false); // 5% wins and no fighting figures to show a K/D
+    expect(met(fought(rate('bt', 'flat', 10, 10, 0), tally(5, 20, 50, 40), tally(20, 5, 50, 40)))).toBe(false); // bt does not win the matchup
+    expect(met(fought(rate('bt', 'flat', 20, 0, 0), tally(0, 0, 0, 0), tally(0, 0, 0, 0)))).toBe(false); // no kills: K/D shows nothing
   });
 
-  it('flat vs heuristic: met only with more flat wins than heuristic wins', () => {
+  it('flat vs heuristic: 90% wins, at most 10% draws, K/D 2 and 50% accuracy, each bound included', () => {
     const { met } = matchup('flat_vs_heuristic').target;
-    expect(met(rate('flat', 'heuristic', 6, 5, 100))).toBe(true);
-    expect(met(rate('flat', 'heuristic', 5, 5, 0))).toBe(false);
-    expect(met(rate('flat', 'heuristic', 0, 0, 10))).toBe(false);
-    expect(met(rate('flat', 'heuristic', 4, 5, 0))).toBe(false);
+    const heuristic = tally(10, 20, 300, 100);
+    const flat = tally(20, 10, 100, 50); // K/D exactly 2, accuracy exactly 50%
+    expect(met(fought(rate('flat', 'heuristic', 18, 0, 2), flat, heuristic))).toBe(true); // exactly 90% wins and 10% draws
+    expect(met(fought(rate('flat', 'heuristic', 17, 1, 2), flat, heuristic))).toBe(false); // 85% wins
+    expect(met(fought(rate('flat', 'heuristic', 179, 0, 21), flat, heuristic))).toBe(false); // 10.5% draws
+    expect(met(fought(rate('flat', 'heuristic', 18, 0, 2), tally(19, 10, 100, 50), heuristic))).toBe(false); // K/D 1.9
+    expect(met(fought(rate('flat', 'heuristic', 18, 0, 2), tally(20, 10, 101, 50), heuristic))).toBe(false); // accuracy under 50%
+    expect(met(rate('flat', 'heuristic', 20, 0, 0))).toBe(false); // wins alone do not show the fighting
+  });
+
+  it('flat vs random: more flat wins than random wins; flat vs bt-scripted: 10% wins or K/D 1.0', () => {
+    const random = matchup('flat_vs_random').target.met;
+    expect(random(rate('flat', 'random', 6, 5, 100))).toBe(true);
+    expect(random(rate('flat', 'random', 5, 5, 0))).toBe(false);
+    const bt = matchup('flat_vs_bt_scripted').target.met;
+    expect(bt(rate('flat', 'bt-scripted', 2, 15, 3))).toBe(true);
+    expect(bt(fought(rate('flat', 'bt-scripted', 1, 16, 3), tally(10, 10, 50, 20), tally(10, 10, 50, 20)))).toBe(true);
+    expect(bt(fought(rate('flat', 'bt-scripted', 1, 16, 3), tally(9, 10, 50, 20), tally(10, 9, 50, 20)))).toBe(false);
+  });
+});
+
+describe('fighting: tallyCombat and summarizeCombat', () => {
+  it("sums each team's agents by the side it played in each game", () => {
+    const games = planGames('flat', 'heuristic', 2);
+    const agent = (team: 'blue' | 'red', kills: number, deaths: number, shots: number, hits: number) => ({ team, kills, deaths, shots, hits });
+    const played: GamePlayed[] = [
+      { winner: 'blue', agents: [agent('blue', 2, 0, 10, 6), agent('blue', 1, 1, 8, 4), agent('red', 0, 2, 20, 3), agent('red', 1, 1, 5, 1)] },
+      // Sides swapped: flat is red.
+      { winner: 'red', agents: [agent('blue', 0, 1, 30, 2), agent('blue', 0, 0, 1, 0), agent('red', 1, 0, 4, 4), agent('red', 0, 0, 0, 0)] },
+    ];
+    expect(tallyCombat(games, played)).toEqual({ first: tally(4, 1, 22, 14, 4), second: tally(1, 4, 56, 6, 4) });
+    expect(gameFigures('flat', 'heuristic', games, played)).toEqual({ ...rate('flat', 'heuristic', 2, 0, 0), combat: { first: tally(4, 1, 22, 14, 4), second: tally(1, 4, 56, 6, 4) } });
+    expect(() => tallyCombat(games, played.slice(1))).toThrow(/2 games planned but 1 played/);
+  });
+
+  it('gives accuracy a Wilson interval and K/D the interval of kills among kills and deaths, as odds', () => {
+    const c = summarizeCombat(tally(60, 30, 200, 110, 40));
+    expect(c.kd).toBe(2);
+    const share = wilsonInterval(60, 90);
+    expect(c.kdInterval!.lower).toBeCloseTo(share.lower / (1 - share.lower), 12);
+    expect(c.kdInterval!.upper).toBeCloseTo(share.upper / (1 - share.upper), 12);
+    expect(c.kdInterval!.lower).toBeLessThan(2);
+    expect(c.kdInterval!.upper).toBeGreaterThan(2);
+    expect(c.accuracy).toEqual(wilsonInterval(110, 200));
+    expect(c.shotsPerAgentEpisode).toBe(5);
+    // No deaths: no K/D, and the upper bound is unbounded (null, so a card stays JSON).
+    const flawless = summarizeCombat(tally(5, 0, 0, 0, 4));
+    expect([flawless.kd, flawless.kdInterval!.upper, flawless.accuracy]).toEqual([null, null, null]);
+    expect(summarizeCombat(tally(0, 0, 0, 0, 0)).kdInterval).toBeNull();
+    expect(describeCombat(c)).toMatch(/^K\/D 2\.00 \[\d\.\d\d, \d\.\d\d\] \(60 kills, 30 deaths\), accuracy 55\.0% \[\d+\.\d, \d+\.\d\] of 200 shots, 5\.0 shots per agent-episode$/);
+    expect(describeCombat(flawless)).toBe('K/D no deaths (5 kills, 0 deaths), accuracy no shots, 0.0 shots per agent-episode');
+  });
+
+  it('summarizeWinRate carries both teams\' fighting when the games kept it', () => {
+    const s = summarizeWinRate(fought(rate('flat', 'heuristic', 8, 1, 1), tally(12, 4, 40, 24), tally(4, 12, 60, 12)));
+    expect(s.firstCombat).toEqual(summarizeCombat(tally(12, 4, 40, 24)));
+    expect(s.secondCombat).toEqual(summarizeCombat(tally(4, 12, 60, 12)));
+    expect(summarizeWinRate(rate('flat', 'heuristic', 8, 1, 1)).firstCombat).toBeUndefined();
   });
 });
 
@@ -157,16 +226,20 @@ describe('what the model cards receive', () => {
     const btVsFlat = evaluation.bt_vs_flat as Record<string, unknown>;
     expect(btVsFlat).toMatchObject({ first: 'bt', second: 'flat', firstWins: 11, secondWins: 5, draws: 5, confidence: 0.95, firstWin: wilsonInterval(11, 21, 0.95) });
     expect(btVsFlat.target).toBe(matchup('bt_vs_flat').target.description);
-    expect(btVsFlat.targetMet).toBe(false); // 11 of 21 is 52%
+    expect(btVsFlat.targetMet).toBe(true); // bt wins the matchup 11 to 5, and flat's 5 of 21 games are over 10%
     expect((evaluation.bt_vs_bt_scripted as Record<string, unknown>).targetMet).toBe(true); // 10 of 15 decisive
     // Plain JSON: what a card stores survives a round trip unchanged.
     expect(JSON.parse(JSON.stringify(evaluation))).toEqual(evaluation);
   });
 
-  it('the flat card gets flat vs heuristic and bt vs flat, and no scenario figures', async () => {
-    const evaluation = cardEvaluation('flat', undefined, await results(), 20, 'cmd');
-    expect(Object.keys(evaluation)).toEqual(['episodes', 'bt_vs_flat', 'flat_vs_heuristic', 'command']);
-    expect((evaluation.flat_vs_heuristic as Record<string, unknown>).targetMet).toBe(true);
+  it('the flat card gets its four games with both teams\' fighting, and no scenario figures', async () => {
+    const games = (await results()).map((g) => ({ ...g, summary: summarizeWinRate(fought(g.summary, tally(30, 10, 100, 60), tally(10, 30, 200, 40))) }));
+    const evaluation = cardEvaluation('flat', undefined, games, 20, 'cmd');
+    expect(Object.keys(evaluation)).toEqual(['episodes', 'bt_vs_flat', 'flat_vs_heuristic', 'flat_vs_random', 'flat_vs_bt_scripted', 'command']);
+    const vsHeuristic = evaluation.flat_vs_heuristic as Record<string, unknown>;
+    expect(vsHeuristic.targetMet).toBe(false); // 12 of 22 games: short of 90%
+    expect(vsHeuristic.firstCombat).toEqual(summarizeCombat(tally(30, 10, 100, 60)));
+    expect(JSON.parse(JSON.stringify(evaluation))).toEqual(evaluation);
   });
 });
 
@@ -207,5 +280,8 @@ describe('winRate, played for real', () => {
     }
     expect(sides).toEqual(['flat', 'heuristic']);
     expect({ firstWins: r.firstWins, secondWins: r.secondWins, draws: r.draws }).toEqual(expected);
+    // Each team's fighting is kept: two agents a side in each of the two games.
+    expect([r.combat?.first.agentEpisodes, r.combat?.second.agentEpisodes]).toEqual([4, 4]);
+    expect(r.combat!.first.hits).toBeLessThanOrEqual(r.combat!.first.shots);
   });
 });
