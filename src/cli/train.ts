@@ -14,7 +14,7 @@ import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases } from '../train/config'
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
 import { describeOpponents } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
-import { MODEL_NAMES, type ModelName } from '../train/scenarios';
+import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
 import { type IntegerRange, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
@@ -134,7 +134,7 @@ runCli(async () => {
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
     opponent: describePhases(plan.phases, config.totalSteps, describeOpponents),
-    reward: plan.shotCost ? `the ${name} scenario's reward, less ${plan.shotCost} per shot (hits over shots)` : `the ${name} scenario's reward`,
+    reward: describeReward(name, plan.shotCost ?? 0),
     teacher: describeTeacher(plan),
     steps,
     wallSeconds: wall(),
@@ -144,6 +144,13 @@ runCli(async () => {
   });
   bar.done(`trained ${name}: ${steps.toLocaleString('en-US')} steps in ${formatDuration(wall())}; wrote ${join(outDir, `${name}.onnx`)}, ${name}.json and ${name}.curve.svg (run files in ${runDir})`);
 });
+
+/** The reward as a card's sentence: its terms where the scenario names them, and the shot cost. */
+function describeReward(name: ModelName, shotCost: number): string {
+  const terms = SCENARIOS[name].rewardTerms;
+  const base = terms ? `the ${name} scenario's reward (${terms})` : `the ${name} scenario's reward`;
+  return shotCost ? `${base}, less ${shotCost} per shot (hits over shots)` : base;
+}
 
 /** The league's members the learner meets most, with its score against each: one line for the log. */
 function describeStandings(plan: TrainingPlan, league: LeagueState): string {

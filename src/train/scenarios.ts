@@ -32,6 +32,8 @@ export interface StepView {
 
 export interface Scenario {
   readonly name: ModelName;
+  /** The reward's terms in words, for a model card (absent: the skill catalogue's weights say it). */
+  readonly rewardTerms?: string;
   /** Place agents for a new episode (varied starts teach skills to recover from any state). */
   setup(world: World, rng: Rng): void;
   reward(view: StepView): number;
@@ -125,6 +127,9 @@ export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
   },
   flat: {
     name: 'flat',
+    rewardTerms:
+      'per learner and decision: +0.02 per damage point dealt, +0.5 per kill, -0.5 per death, -0.001 per shot, +5 for a win and -5 for a loss, ' +
+      '+0.05 while only its team holds the zone and -0.05 while only the enemy does, +0.01 while inside the zone',
     setup: (world, rng) => scatterLearners(world, rng, false),
     reward(view) {
       const { world, agent, events } = view;
