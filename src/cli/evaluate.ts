@@ -10,7 +10,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SKILL_IDS, parseModelCard } from '../skills';
-import type { NodePlatform } from '../teams/nodePlatform';
+import { modelDirFrom } from '../skills/nodeModels';
+import { nodePlatform } from '../teams/nodePlatform';
 import { type EpisodePool, episodePool } from '../tournament/pool';
 import {
   GAME_MATCHUPS,
@@ -30,7 +31,6 @@ import {
   winRate,
 } from '../train/evaluate';
 import { EPISODES_RANGE, SEED_RANGE, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
-import { commandPlatformSpec, withPlatform } from './platform';
 
 const USAGE = `usage: npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
 
@@ -57,11 +57,8 @@ runCli(async () => {
   const episodes = integerOption('episodes', values.episodes, 200, EPISODES_RANGE);
   const seed = values.seed === undefined ? null : integerOption('seed', values.seed, 0, SEED_RANGE);
   const workers = integerOption('workers', values.workers, 1, WORKERS_RANGE);
-  await withPlatform(commandPlatformSpec(), (platform) => evaluate(platform, episodes, seed, workers, Boolean(values.write)));
-});
-
-async function evaluate(platform: NodePlatform, episodes: number, seed: number | null, workers: number, write: boolean): Promise<void> {
-  const modelDir = platform.spec.models;
+  const platform = nodePlatform({ env: process.env });
+  const modelDir = modelDirFrom(process.env);
 
   const comparisons: SkillComparison[] = [];
   for (const skill of SKILL_IDS) {
@@ -72,7 +69,7 @@ async function evaluate(platform: NodePlatform, episodes: number, seed: number |
   }
 
   // One game per thread at a time, as in this process, so --workers changes the time taken and not the figures.
-  const pool = workers > 1 ? episodePool(workers, 1, platform.spec) : null;
+  const pool = workers > 1 ? episodePool(workers, 1, { env: { ...process.env } }) : null;
   const games: GameResult[] = [];
   try {
     for (const matchup of GAME_MATCHUPS) {
@@ -86,7 +83,7 @@ async function evaluate(platform: NodePlatform, episodes: number, seed: number |
     await pool?.close();
   }
 
-  if (write) {
+  if (values.write) {
     // What reproduces the figures: the seed only when one was given (the defaults are the code's).
     const command = `npm run evaluate -- --episodes ${episodes}${seed === null ? '' : ` --seed ${seed}`} --write`;
     const cards = [...new Set([...comparisons.map((c) => c.skill as string), ...games.flatMap((g) => g.models)])];
@@ -98,4 +95,4 @@ async function evaluate(platform: NodePlatform, episodes: number, seed: number |
     }
     console.log(`evaluation written into the cards in ${modelDir}/: ${cards.join(', ')}`);
   }
-}
+});
