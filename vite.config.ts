@@ -21,7 +21,8 @@ function llmProxy(): Plugin {
     async configureServer(server) {
       const proxy = (await server.ssrLoadModule('/src/server/llmProxy.ts')) as typeof import('./src/server/llmProxy');
       const node = (await server.ssrLoadModule('/src/llm/node.ts')) as typeof import('./src/llm/node');
-      server.middlewares.use(await proxy.llmProxyMiddleware({ access: node.nodeLlmAccess({ env: process.env }) }));
+      const settings = (await server.ssrLoadModule('/src/llm/settings.ts')) as typeof import('./src/llm/settings');
+      server.middlewares.use(await proxy.llmProxyMiddleware({ access: node.nodeLlmAccess({ spec: settings.parseLlmSpec(process.env) }) }));
     },
   };
 }

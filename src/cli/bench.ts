@@ -3,12 +3,14 @@
  * of the product in one run (or the sections named), each beside its target and the ratio to it.
  */
 import { type BenchRow, benchDetMath, benchMatches, benchStep } from '../match/benchmarks';
+import type { LlmSpec } from '../llm';
 import { createPlatform } from '../teams';
-import { nodePlatform } from '../teams/nodePlatform';
+import type { NodePlatform } from '../teams/nodePlatform';
 import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 
 /** The page at 1x in headless chromium: simulation plus controllers per display frame. */
 async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
@@ -80,15 +82,15 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
  * The embedded local model (npm run llm:pull): the engine's figures, then decisions per
  * second with 1, 2 and 4 matches at once on the one engine (lockstep, llm vs bt-scripted).
  */
-async function benchLocalModel(seconds: number): Promise<BenchRow[]> {
-  const { STRATEGIST_DEFAULTS, fixedLlmAccess, readLlmSettings } = await import('../llm');
+async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
+  const { STRATEGIST_DEFAULTS, fixedLlmAccess, llmSettingsOf, localLlmSpec } = await import('../llm');
   const { localAvailability } = await import('../llm/node');
   const { benchLocalEngine, residentRow } = await import('../llm/localBench');
   const { Match } = await import('../match');
   const { DEFAULT_CONFIG } = await import('../sim');
   const { llmStrategistOf } = await import('../teams');
   // The local model's settings, whatever server the environment names.
-  const result = readLlmSettings(Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_'))));
+  const result = llmSettingsOf(localLlmSpec(spec));
   if (!result.ok || result.settings.source !== 'local') {
     console.log(`(skipped: ${result.ok ? 'no local model' : result.error})`);
     return [];
@@ -135,12 +137,12 @@ async function benchLocalModel(seconds: number): Promise<BenchRow[]> {
  * The strategist exam's summary (npm run llm:exam) on the local model: the first situations
  * of the shipped set, beside the targets a strategist that reads the game should reach.
  */
-async function benchExam(seconds: number): Promise<BenchRow[]> {
+async function benchExam(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
   const { readFileSync } = await import('node:fs');
-  const { SYSTEM_CLOCK, parseExamSet, scoreExam, takeExam } = await import('../llm');
-  const { localAvailability, nodeLlmAccess, nodeLlmSettings } = await import('../llm/node');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
-  const result = nodeLlmSettings(env);
+  const { SYSTEM_CLOCK, llmSettingsOf, localLlmSpec, parseExamSet, scoreExam, takeExam } = await import('../llm');
+  const { localAvailability, nodeLlmAccess } = await import('../llm/node');
+  const local = localLlmSpec(spec);
+  const result = llmSettingsOf(local);
   if (!result.ok || result.settings.source !== 'local' || !localAvailability(result.settings).ok) {
     console.log('(skipped: the local model is not pulled: npm run llm:pull)');
     return [];
@@ -148,8 +150,9 @@ async function benchExam(seconds: number): Promise<BenchRow[]> {
   const path = 'models/strategist-exam.v1.json';
   const full = parseExamSet(readFileSync(path, 'utf8'), path);
   const set = { ...full, items: full.items.slice(0, Math.min(full.items.length, Math.max(40, seconds * 10))) };
-  const connection = await nodeLlmAccess({ env }).connect();
-  const answers = await takeExam(set, connection.client, { format: connection.settings.format, temperature: connection.settings.temperature, clock: SYSTEM_CLOCK });
+  const access = nodeLlmAccess({ spec: local });
+  const connection = await access.connect();
+  const answers = await takeExam(set, connection.client, { format: connection.settings.format, temperature: connection.settings.temperature, clock: SYSTEM_CLOCK }).finally(() => access.close());
   const s = scoreExam(set, answers);
   const n = `${set.items.length} situations`;
   return [
@@ -218,29 +221,31 @@ runCli(async () => {
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown?.length) throw new UsageError(`--only: unknown section ${unknown.join(', ')}\n\n${USAGE}`);
-  const all: [(typeof SECTIONS)[number], string, () => BenchRow[] | Promise<BenchRow[]>][] = [
-    ['sim', 'simulation (engine-independent math beside the engine\'s own)', () => [...benchStep(seconds), ...benchDetMath(seconds)]],
-    ['matches', 'matches (one core, no rendering)', async () => [
-      ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
-      ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
-      ...(await benchMatches(nodePlatform({ env: process.env }), 'bt', 'flat', seconds)),
-    ]],
-    ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
-    ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds)],
-    ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds)],
-    ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
-    ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds)],
-    ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds)],
-    ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
-    ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds)],
-    ['study-server', 'the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(nodePlatform({ env: process.env }))],
-    ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
-    ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
-  ];
-  const sections = all.filter(([key]) => !only || only.includes(key));
-  console.log(`Hillmind benchmarks (node ${process.version}, ${seconds} s per figure)`);
-  for (const [, title, run] of sections) {
-    console.log(`\n## ${title}`);
-    for (const row of await run()) console.log(formatRow(row));
-  }
+  await withPlatform(commandPlatformSpec(), async (platform: NodePlatform) => {
+    const all: [(typeof SECTIONS)[number], string, () => BenchRow[] | Promise<BenchRow[]>][] = [
+      ['sim', 'simulation (engine-independent math beside the engine\'s own)', () => [...benchStep(seconds), ...benchDetMath(seconds)]],
+      ['matches', 'matches (one core, no rendering)', async () => [
+        ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
+        ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
+        ...(await benchMatches(platform, 'bt', 'flat', seconds)),
+      ]],
+      ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
+      ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds, platform)],
+      ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds, platform, (await import('../tournament/localRedis')).redisServerPath(process.env))],
+      ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
+      ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds, platform.spec.llm)],
+      ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds, platform.spec.llm)],
+      ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
+      ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds, platform.spec.llm)],
+      ['study-server', 'the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(platform)],
+      ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
+      ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
+    ];
+    const sections = all.filter(([key]) => !only || only.includes(key));
+    console.log(`Hillmind benchmarks (node ${process.version}, ${seconds} s per figure)`);
+    for (const [, title, run] of sections) {
+      console.log(`\n## ${title}`);
+      for (const row of await run()) console.log(formatRow(row));
+    }
+  });
 });

@@ -4,9 +4,9 @@
  * to run; `--help` says so. Logs go to standard error: standard output carries frames only.
  */
 import { ACTION_SPEC_VERSION, OBS_SPEC_VERSION } from '../sim';
-import { nodePlatform } from '../teams/nodePlatform';
 import { serveBridge } from '../train/bridgeServer';
 import { parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 
 const USAGE = `usage: node --import tsx src/cli/bridge.ts
   the Python package's child process: speaks its binary protocol on stdin/stdout
@@ -15,6 +15,6 @@ const USAGE = `usage: node --import tsx src/cli/bridge.ts
 runCli(async () => {
   parseCommandLine({}, USAGE);
   console.log = (...args: unknown[]) => process.stderr.write(`${args.map(String).join(' ')}\n`);
-  await serveBridge(nodePlatform({ env: process.env }), process.stdin, process.stdout, { obs: OBS_SPEC_VERSION, action: ACTION_SPEC_VERSION });
+  await withPlatform(commandPlatformSpec(), (platform) => serveBridge(platform, process.stdin, process.stdout, { obs: OBS_SPEC_VERSION, action: ACTION_SPEC_VERSION }));
   return 0;
 });

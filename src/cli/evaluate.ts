@@ -10,8 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SKILL_IDS, parseModelCard } from '../skills';
-import { modelDirFrom } from '../skills/nodeModels';
-import { nodePlatform } from '../teams/nodePlatform';
+import type { NodePlatform } from '../teams/nodePlatform';
 import { type EpisodePool, episodePool } from '../tournament/pool';
 import {
   GAME_MATCHUPS,
@@ -31,6 +30,7 @@ import {
   winRate,
 } from '../train/evaluate';
 import { EPISODES_RANGE, SEED_RANGE, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 
 const USAGE = `usage: npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
 
@@ -57,8 +57,11 @@ runCli(async () => {
   const episodes = integerOption('episodes', values.episodes, 200, EPISODES_RANGE);
   const seed = values.seed === undefined ? null : integerOption('seed', values.seed, 0, SEED_RANGE);
   const workers = integerOption('workers', values.workers, 1, WORKERS_RANGE);
-  const platform = nodePlatform({ env: process.env });
-  const modelDir = modelDirFrom(process.env);
+  await withPlatform(commandPlatformSpec(), (platform) => evaluate(platform, episodes, seed, workers, Boolean(values.write)));
+});
+
+async function evaluate(platform: NodePlatform, episodes: number, seed: number | null, workers: number, write: boolean): Promise<void> {
+  const modelDir = platform.spec.models;
 
   const comparisons: SkillComparison[] = [];
   for (const skill of SKILL_IDS) {
@@ -69,7 +72,7 @@ runCli(async () => {
   }
 
   // One game per thread at a time, as in this process, so --workers changes the time taken and not the figures.
-  const pool = workers > 1 ? episodePool(workers, 1, { env: { ...process.env } }) : null;
+  const pool = workers > 1 ? episodePool(workers, 1, platform.spec) : null;
   const games: GameResult[] = [];
   try {
     for (const matchup of GAME_MATCHUPS) {
@@ -83,7 +86,7 @@ runCli(async () => {
     await pool?.close();
   }
 
-  if (values.write) {
+  if (write) {
     // What reproduces the figures: the seed only when one was given (the defaults are the code's).
     const command = `npm run evaluate -- --episodes ${episodes}${seed === null ? '' : ` --seed ${seed}`} --write`;
     const cards = [...new Set([...comparisons.map((c) => c.skill as string), ...games.flatMap((g) => g.models)])];
@@ -95,4 +98,4 @@ runCli(async () => {
     }
     console.log(`evaluation written into the cards in ${modelDir}/: ${cards.join(', ')}`);
   }
-});
+}

@@ -6,10 +6,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_FORMATS, type AnswerFormat, type ExamReport, SYSTEM_CLOCK, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
-import { nodeLlmAccess } from '../llm/node';
 import { EXAM_PAIRS, buildExamSet } from '../match';
-import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 /** The shipped set: a product artifact beside the models it judges. */
@@ -48,13 +47,15 @@ runCli(async () => {
     const size = integerOption('size', values.size, 600, { min: 10, max: 100_000 });
     const seeds = integerOption('seeds', values.seeds, 12, { min: 1, max: 1000 });
     const bar = new ProgressBar(EXAM_PAIRS.length * seeds, 'matches');
-    const set = await buildExamSet(nodePlatform({ env: process.env }), {
-      size,
-      seeds,
-      every: 25,
-      command: `${BUILD_COMMAND}${values.size ? ` --size ${size}` : ''}${values.seeds ? ` --seeds ${seeds}` : ''}`,
-      onMatch: (done, total) => bar.update(done, `${done} of ${total} matches`),
-    });
+    const set = await withPlatform(commandPlatformSpec(), (platform) =>
+      buildExamSet(platform, {
+        size,
+        seeds,
+        every: 25,
+        command: `${BUILD_COMMAND}${values.size ? ` --size ${size}` : ''}${values.seeds ? ` --seeds ${seeds}` : ''}`,
+        onMatch: (done, total) => bar.update(done, `${done} of ${total} matches`),
+      }),
+    );
     writeFileSync(setPath, `${JSON.stringify(set, null, 1)}\n`);
     const held = set.items.filter((i) => i.situation.agents.some((a, s) => a.alive && i.current[s] !== i.rules[s])).length;
     console.log(`wrote ${setPath}: ${set.items.length} situations (${held} with an agent whose current skill differs from the rules' choice) from ${set.built.matches.length} matches`);
@@ -74,23 +75,25 @@ runCli(async () => {
   const limit = integerOption('limit', values.limit, full.items.length, { min: 1, max: full.items.length });
   const set = { ...full, items: full.items.slice(0, limit) };
 
-  const base = nodeLlmAccess({ env: process.env });
-  const access = values.model ? (base.withModel?.(values.model) ?? base) : base;
-  const connection = await access.connect();
-  const format = (values.format as AnswerFormat | undefined) ?? connection.settings.format;
-  const bar = new ProgressBar(set.items.length, 'situations');
-  const answers = await takeExam(set, connection.client, {
-    format,
-    temperature: connection.settings.temperature,
-    clock: SYSTEM_CLOCK,
-    onProgress: (done, total) => bar.update(done, `${done} of ${total} situations`),
+  const { answers, format, model, provider } = await withPlatform(commandPlatformSpec(), async (platform) => {
+    const access = values.model ? (platform.llm.withModel?.(values.model) ?? platform.llm) : platform.llm;
+    const connection = await access.connect();
+    const asked = (values.format as AnswerFormat | undefined) ?? connection.settings.format;
+    const bar = new ProgressBar(set.items.length, 'situations');
+    const given = await takeExam(set, connection.client, {
+      format: asked,
+      temperature: connection.settings.temperature,
+      clock: SYSTEM_CLOCK,
+      onProgress: (done, total) => bar.update(done, `${done} of ${total} situations`),
+    });
+    bar.done(`${set.items.length} situations answered`);
+    return { answers: given, format: asked, model: connection.client.model, provider: connection.provider };
   });
-  bar.done(`${set.items.length} situations answered`);
   const report: ExamReport = {
     format: 'hillmind-strategist-exam-report',
     set: { version: full.version, situations: set.items.length },
-    model: connection.client.model,
-    provider: connection.provider,
+    model,
+    provider,
     answerFormat: format,
     scores: scoreExam(set, answers),
     references: referenceRows(set),
@@ -98,7 +101,7 @@ runCli(async () => {
   };
   const out = values.out ?? join('results', 'exam');
   mkdirSync(out, { recursive: true });
-  const name = `exam-${connection.client.model.replace(/[^A-Za-z0-9._-]+/g, '_')}-${format}`;
+  const name = `exam-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}-${format}`;
   const markdown = examMarkdown(report);
   writeFileSync(join(out, `${name}.md`), `${markdown}\n`);
   writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`);

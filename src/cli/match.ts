@@ -4,11 +4,11 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CACHE_MODES, type LlmTeamReport, TIMING_HELP, formatCounters, isCacheMode, parseHeadlessTiming } from '../llm';
+import { type LlmTeamReport, formatCounters } from '../llm';
 import { formatSummary, formatVerification, parseReplay, runMatch, verifyReplayWithModels } from '../match';
 import { TEAM_IDS, llmStrategistOf, resolveTeam } from '../teams';
-import { nodePlatform } from '../teams/nodePlatform';
 import { SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, llmFlagsOf, withPlatform } from './platform';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
          [--llm-timing <realtime|ticks:N|lockstep>] [--llm-cache <use|refresh|off>]
@@ -37,7 +37,7 @@ runCli(async () => {
       throw new Error(`cannot read ${values.verify}: ${(err as Error).message}`);
     }
     const replay = parseReplay(text, values.verify);
-    const result = await verifyReplayWithModels(replay, { models: nodePlatform({ env: process.env }).models });
+    const result = await withPlatform(commandPlatformSpec(), (platform) => verifyReplayWithModels(replay, { models: platform.models }));
     if (values.json) console.log(JSON.stringify(result));
     else console.log(formatVerification(replay, result));
     return result.ok ? 0 : 1;
@@ -51,25 +51,25 @@ runCli(async () => {
     }
   }
   const seed = integerOption('seed', values.seed, 1, SEED_RANGE);
-  const timing = values['llm-timing'] === undefined ? undefined : parseHeadlessTiming(values['llm-timing']);
-  if (timing === null) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
-  const cache = values['llm-cache'];
-  if (cache !== undefined && !isCacheMode(cache)) throw new UsageError(`--llm-cache must be one of ${CACHE_MODES.join(', ')}, got '${cache}'`);
-  const platform = nodePlatform({ env: process.env, llm: { ...(timing ? { timing } : {}), ...(cache ? { cache } : {}) } });
-  const match = await runMatch({ blue: values.blue, red: values.red, seed }, { platform, record: Boolean(values.replay) });
+  const spec = commandPlatformSpec(llmFlagsOf(values));
+  // The strategists end their calls before the platform frees the model they ask.
+  const { match, llm } = await withPlatform(spec, async (platform) => {
+    const played = await runMatch({ blue: values.blue!, red: values.red!, seed }, { platform, record: Boolean(values.replay) });
+    // The language-model strategists' model, provider and counters, when an llm team played.
+    const reports: Record<string, LlmTeamReport> = {};
+    for (const [name, controller] of [['blue', played.controllers[0]], ['red', played.controllers[1]]] as const) {
+      const strategist = llmStrategistOf(controller);
+      if (!strategist) continue;
+      reports[name] = strategist.report();
+      strategist.dispose();
+    }
+    return { match: played, llm: reports };
+  });
   const summary = match.summary();
   if (values.replay) {
     // A replay may go into a folder that does not exist yet (results/r.json on a fresh clone).
     mkdirSync(dirname(values.replay), { recursive: true });
     writeFileSync(values.replay, JSON.stringify(match.replay()));
-  }
-  // The language-model strategists' model, provider and counters, when an llm team played.
-  const llm: Record<string, LlmTeamReport> = {};
-  for (const [name, controller] of [['blue', match.controllers[0]], ['red', match.controllers[1]]] as const) {
-    const strategist = llmStrategistOf(controller);
-    if (!strategist) continue;
-    llm[name] = strategist.report();
-    strategist.dispose();
   }
   const played = Object.keys(llm).length > 0;
   if (values.json) console.log(JSON.stringify(played ? { ...summary, llm } : summary, null, 2));

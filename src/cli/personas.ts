@@ -7,9 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { SKILL_IDS } from '../skills';
-import { nodePlatform } from '../teams/nodePlatform';
 import { searchPersonas } from '../tournament/personaSearch';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run personas -- [--propose N] [--episodes N] [--seed S] [--threshold T] [--out <file.json>]
@@ -34,17 +34,19 @@ runCli(async () => {
     throw new UsageError(`--threshold must be a number of bits above 0 and at most 1, got '${values.threshold}'`);
   }
   let bar: ProgressBar | null = null;
-  const result = await searchPersonas({
-    platform: nodePlatform({ env: process.env }),
-    proposals,
-    episodes,
-    seed,
-    ...(threshold !== undefined ? { threshold } : {}),
-    onProgress(done, total) {
-      bar ??= new ProgressBar(total, 'personas');
-      bar.update(done, `${episodes} episodes each`);
-    },
-  });
+  const result = await withPlatform(commandPlatformSpec(), (platform) =>
+    searchPersonas({
+      platform,
+      proposals,
+      episodes,
+      seed,
+      ...(threshold !== undefined ? { threshold } : {}),
+      onProgress(done, total) {
+        bar ??= new ProgressBar(total, 'personas');
+        bar.update(done, `${episodes} episodes each`);
+      },
+    }),
+  );
   (bar as ProgressBar | null)?.done(`${result.kept.length} personas kept, ${result.rejected} proposals added no coverage`);
   const pct = (v: number) => `${(100 * v).toFixed(0)}%`.padStart(5);
   console.log(`\n${'persona'.padEnd(14)}${SKILL_IDS.map((s) => s.slice(0, 6).padStart(7)).join('')}  switch/min  places(bits)  novelty  variant`);

@@ -9,11 +9,10 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { CACHE_MODES, TIMING_HELP, isCacheMode, parseHeadlessTiming } from '../llm';
-import { nodePlatform } from '../teams/nodePlatform';
 import { reproduce } from '../tournament/reproduce';
-import { withTournamentLlm } from '../tournament/run';
+import { tournamentSpec } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, llmFlagsOf, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
@@ -63,38 +62,36 @@ runCli(async () => {
   const ablationEpisodes = integerOption('ablation-episodes', values['ablation-episodes'], episodes, 100_000);
   if (ablationEpisodes < 1) throw new UsageError('--ablation-episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
-  const timing = parseHeadlessTiming(values['llm-timing'] ?? 'lockstep');
-  if (!timing) throw new UsageError(`--llm-timing must be ${TIMING_HELP}, got '${values['llm-timing']}'`);
-  const cache = values['llm-cache'];
-  if (cache !== undefined && !isCacheMode(cache)) throw new UsageError(`--llm-cache must be one of ${CACHE_MODES.join(', ')}, got '${cache}'`);
+  const flags = llmFlagsOf(values, { kind: 'lockstep' });
   const out = values.out ?? join('results', 'reproduction');
   // In lockstep the game waits for every answer, so a slow answer costs time, never the
   // decision: a busy CPU (every llm team of 8 episodes in flight on one model) must not turn
   // into lost decisions under the 2 s call timeout. LLM_TIMEOUT_MS, where set, wins.
-  const env = timing.kind === 'lockstep' && process.env.LLM_TIMEOUT_MS === undefined ? { ...process.env, LLM_TIMEOUT_MS: String(LOCKSTEP_TIMEOUT_MS) } : { ...process.env };
-  const platformOptions = { env, llm: { timing, ...(cache ? { cache } : {}) } };
+  const lockstepTimeout = flags.timing?.kind === 'lockstep' && process.env.LLM_TIMEOUT_MS === undefined ? { timeoutMs: LOCKSTEP_TIMEOUT_MS } : {};
   const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8, 256));
-  // What the report says of the model is what the tournaments will load.
-  const llm = await nodePlatform(withTournamentLlm(platformOptions, llmConcurrency, availableParallelism())).llm.availability();
-
+  // One platform for every row: one local engine, loaded once and freed at the end.
+  const spec = tournamentSpec(commandPlatformSpec({ ...flags, ...lockstepTimeout }), llmConcurrency, availableParallelism());
   const commit = sourceCommit();
   let bar: ProgressBar | null = null;
-  const result = await reproduce({
-    episodes,
-    ablationEpisodes,
-    out,
-    platform: platformOptions,
-    workers,
-    llmConcurrency,
-    ablations: !values['no-ablations'],
-    command: ['npm run reproduce --', ...argv].join(' '),
-    ...(commit ? { commit } : {}),
-    llm,
-    onProgress(done, total, row) {
-      bar ??= new ProgressBar(total, 'episodes');
-      bar.update(done, row);
-    },
-  });
+  const result = await withPlatform(spec, async (platform) =>
+    reproduce({
+      episodes,
+      ablationEpisodes,
+      out,
+      platform,
+      workers,
+      llmConcurrency,
+      ablations: !values['no-ablations'],
+      command: ['npm run reproduce --', ...argv].join(' '),
+      ...(commit ? { commit } : {}),
+      // What the report says of the model is what the tournaments load.
+      llm: await platform.llm.availability(),
+      onProgress(done, total, row) {
+        bar ??= new ProgressBar(total, 'episodes');
+        bar.update(done, row);
+      },
+    }),
+  );
   (bar as ProgressBar | null)?.done(`${result.matchups.length + result.ablations.length} matchups`);
   for (const m of [...result.matchups, ...result.ablations]) {
     const share = (n: number) => `${((100 * n) / Math.max(1, m.episodes)).toFixed(1)}%`;

@@ -4,31 +4,17 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { nodeLlmAccess, nodeLlmSettings } from '../llm/node';
+import { llmSettingsOf } from '../llm';
 import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type ApiRoutes, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
-import { modelDirFrom } from '../skills/nodeModels';
+import { studyDbPath } from '../survey';
+import { nodePlatform } from '../teams/nodePlatform';
 import { parseCommandLine, runCli } from './args';
+import { commandPlatformSpec } from './platform';
 
 const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
-/** The page's language model: a server where OPENAI_BASE_URL says, else the local model. */
-const llm = nodeLlmAccess({ env: process.env });
-const llmSettings = nodeLlmSettings(process.env);
-/** The local engine answers as many at once as it has sequences (LLM_SEQUENCES); the proxy admits that many. */
-const atOnce = llmSettings.ok && llmSettings.settings.source === 'local' ? { limits: { concurrent: llmSettings.settings.sequences } } : {};
-
-/** Checks of the study's episodes, off the main thread, against the trained models HILLMIND_MODELS names. */
-const episodes = episodeCheckPool({ modelDir: modelDirFrom(process.env) });
-
-/** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
-const routes: ApiRoutes[] = [
-  healthRoute(),
-  llmProxyRoutes({ access: llm, ...atOnce }),
-  // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
-  studyRoutes({ root, checker: episodes }),
-];
 
 const USAGE = `usage: npm start [-- --help]
 
@@ -47,6 +33,25 @@ runCli(async () => {
   if (!existsSync(resolve(root, 'index.html'))) {
     throw new Error(`${root} has no built app: run npm run build (npm start builds it for you)`);
   }
+  // The server's platform, read once from this process's environment; closed when the server stops.
+  const platform = nodePlatform(commandPlatformSpec());
+  /** The page's language model: a server where OPENAI_BASE_URL says, else the local model. */
+  const llm = platform.llm;
+  const llmSettings = llmSettingsOf(platform.spec.llm);
+  /** The local engine answers as many at once as it has sequences (LLM_SEQUENCES); the proxy admits that many. */
+  const atOnce = llmSettings.ok && llmSettings.settings.source === 'local' ? { limits: { concurrent: llmSettings.settings.sequences } } : {};
+
+  /** Checks of the study's episodes, off the main thread, against the trained models HILLMIND_MODELS names. */
+  const episodes = episodeCheckPool({ modelDir: platform.spec.models });
+
+  /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
+  const routes: ApiRoutes[] = [
+    healthRoute(),
+    llmProxyRoutes({ access: llm, ...atOnce }),
+    // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
+    studyRoutes({ root, checker: episodes, models: platform.models, dbPath: studyDbPath(process.env) }),
+  ];
+
   const port = Number(process.env.PORT ?? 5173);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${process.env.PORT}'`);
   const host = process.env.HOST ?? '127.0.0.1';
@@ -63,7 +68,7 @@ runCli(async () => {
     );
   } else console.log(`language model unavailable: ${availability.reason} (${availability.help?.split('\n')[0] ?? ''})`);
   await new Promise<void>((done) => {
-    const stop = () => void Promise.all([running.close(), episodes.close()]).then(() => done());
+    const stop = () => void Promise.all([running.close(), episodes.close()]).then(() => platform.close()).then(() => done());
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

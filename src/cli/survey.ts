@@ -35,6 +35,7 @@ import { type Platform, teamAvailability } from '../teams';
 import { languageModelNote } from '../survey/languageModelNote';
 import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec } from './platform';
 
 const USAGE = `usage: npm run survey -- <command> [options]
   create  [--config <file.json>] [--teams a,b,c] [--id <id>] [--db <file>] [--base-url <url>]
@@ -106,7 +107,7 @@ runCli(async () => {
   const { values, positionals } = parseCommandLine(OPTIONS, USAGE);
   const command = positionals[0];
   if (positionals.length > 1) throw new UsageError(`unexpected arguments: ${positionals.slice(1).join(' ')}\n\n${USAGE}`);
-  const dbPath = values.db ?? studyDbPath();
+  const dbPath = values.db ?? studyDbPath(process.env);
 
   switch (command) {
     case 'create': {
@@ -126,37 +127,42 @@ runCli(async () => {
       }
       const teams = values.teams?.split(',').map((t) => t.trim()).filter(Boolean);
       const config = parseStudyConfig({ ...input, ...(teams ? { teams } : {}), ...(values.id ? { id: values.id } : {}) }, values.config ?? 'the study config');
-      const platform = nodePlatform({ env: process.env });
-      const missing = await unavailableTeams(teamsInPlay(config), platform);
-      if (missing.length > 0) {
-        const lines = missing.map((m) => `  ${m.id}: ${m.reason}`);
-        throw new UsageError(
-          `these teams are not available on this machine:\n${lines.join('\n')}\n\nTrain the models or configure the LLM, or compare teams that are, e.g. --teams bt-scripted,heuristic,random`,
-        );
-      }
-      const store = StudyStore.open(dbPath);
+      // The teams are checked, the bots' clips played and the model noted on one platform, closed after.
+      const platform = nodePlatform(commandPlatformSpec());
       try {
-        const { study, adminToken, botClips } = await createStudy(store, config, platform);
-        const base = studyBaseUrl(values['base-url'], process.env);
-        const url = `${base}/study/${study.id}`;
-        console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
-        console.log(`\nParticipants: ${url}`);
-        console.log(`  (Prolific: ${url}?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})`);
-        console.log(`Progress:     ${url}/admin`);
-        console.log(`Admin token:  ${adminToken}   (shown once; the progress page and API ask for it)`);
-        if (study.config.completion.code) console.log(`Completion code: ${study.config.completion.code}`);
-        if (study.config.completion.redirectUrl) console.log(`Completion redirect: ${study.config.completion.redirectUrl}`);
-        const placeholders = consentPlaceholders(study.config);
-        if (placeholders.length > 0) {
-          console.log(`\nThe consent page still says to fill in ${placeholders.map((k) => `"${k}"`).join(' and ')}: set ${placeholders.length > 1 ? 'them' : 'it'} in the config before inviting participants.`);
+        const missing = await unavailableTeams(teamsInPlay(config), platform);
+        if (missing.length > 0) {
+          const lines = missing.map((m) => `  ${m.id}: ${m.reason}`);
+          throw new UsageError(
+            `these teams are not available on this machine:\n${lines.join('\n')}\n\nTrain the models or configure the LLM, or compare teams that are, e.g. --teams bt-scripted,heuristic,random`,
+          );
         }
-        // Where npm run llm:exam writes its reports unless told otherwise.
-        const modelNote = await languageModelNote(teamsInPlay(study.config), platform, join('results', 'exam'));
-        if (modelNote.length > 0) console.log(`\n${modelNote.join('\n')}`);
-        console.log(`\n${await serverNote(base, values['base-url'] !== undefined)}`);
-        console.log('npm start serves it from the same database (HILLMIND_STUDY_DB if you moved it); PORT and HOST say where it listens.');
+        const store = StudyStore.open(dbPath);
+        try {
+          const { study, adminToken, botClips } = await createStudy(store, config, platform);
+          const base = studyBaseUrl(values['base-url'], process.env);
+          const url = `${base}/study/${study.id}`;
+          console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
+          console.log(`\nParticipants: ${url}`);
+          console.log(`  (Prolific: ${url}?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})`);
+          console.log(`Progress:     ${url}/admin`);
+          console.log(`Admin token:  ${adminToken}   (shown once; the progress page and API ask for it)`);
+          if (study.config.completion.code) console.log(`Completion code: ${study.config.completion.code}`);
+          if (study.config.completion.redirectUrl) console.log(`Completion redirect: ${study.config.completion.redirectUrl}`);
+          const placeholders = consentPlaceholders(study.config);
+          if (placeholders.length > 0) {
+            console.log(`\nThe consent page still says to fill in ${placeholders.map((k) => `"${k}"`).join(' and ')}: set ${placeholders.length > 1 ? 'them' : 'it'} in the config before inviting participants.`);
+          }
+          // Where npm run llm:exam writes its reports unless told otherwise.
+          const modelNote = await languageModelNote(teamsInPlay(study.config), platform, join('results', 'exam'));
+          if (modelNote.length > 0) console.log(`\n${modelNote.join('\n')}`);
+          console.log(`\n${await serverNote(base, values['base-url'] !== undefined)}`);
+          console.log('npm start serves it from the same database (HILLMIND_STUDY_DB if you moved it); PORT and HOST say where it listens.');
+        } finally {
+          store.close();
+        }
       } finally {
-        store.close();
+        await platform.close();
       }
       return;
     }

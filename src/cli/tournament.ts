@@ -9,9 +9,10 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { teamName } from '../teams';
-import { parseRedisAddress } from '../tournament/redis';
-import { describeSettings, reportText, runTournament } from '../tournament/run';
+import { type RedisAddress, parseRedisAddress } from '../tournament/redis';
+import { describeSettings, reportText, runTournament, tournamentSpec } from '../tournament/run';
 import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N] [--queue redis://host:port [--episodes-per-job N]]
@@ -47,6 +48,7 @@ runCli(async () => {
     USAGE,
   );
   if (!values.teams || !values.episodes || !values.out) throw new UsageError(`--teams, --episodes and --out are required\n\n${USAGE}`);
+  const out = values.out;
   // Each team as its canonical name, so a variant is one entrant however its keys were ordered.
   const teams = values.teams
     .split(',')
@@ -70,7 +72,7 @@ runCli(async () => {
   if (perJob === 0) throw new UsageError('--episodes-per-job must be at least 1');
   const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, SEED_RANGE) };
   const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], 8, CONCURRENCY_RANGE);
-  let redis;
+  let redis: RedisAddress | undefined;
   if (queued) {
     try {
       redis = parseRedisAddress(values.queue!, process.env.HILLMIND_REDIS_PASSWORD);
@@ -83,28 +85,31 @@ runCli(async () => {
   const notice = (message: string) => process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}${message}\n`);
   const started = performance.now();
   const here = `${workers} worker${workers === 1 ? '' : 's'}`;
-  const result = await runTournament({
-    settings,
-    platform: { env: { ...process.env } },
-    out: values.out,
-    workers,
-    resume: Boolean(values.resume),
-    llmConcurrency,
-    onEvent: notice,
-    ...(redis
-      ? {
-          queue: {
-            redis,
-            ...(perJob !== undefined ? { episodesPerJob: perJob } : {}),
-            onEvent: notice,
-          },
-        }
-      : {}),
-    onProgress(done, total, shares) {
-      bar ??= new ProgressBar(total, 'episodes');
-      bar.update(done, shares ? `${redis!.shown}: ${sharesText(shares)}` : here);
-    },
-  });
+  const spec = tournamentSpec(commandPlatformSpec(), llmConcurrency, availableParallelism());
+  const result = await withPlatform(spec, (platform) =>
+    runTournament({
+      settings,
+      platform,
+      out,
+      workers,
+      resume: Boolean(values.resume),
+      llmConcurrency,
+      onEvent: notice,
+      ...(redis
+        ? {
+            queue: {
+              redis,
+              ...(perJob !== undefined ? { episodesPerJob: perJob } : {}),
+              onEvent: notice,
+            },
+          }
+        : {}),
+      onProgress(done, total, shares) {
+        bar ??= new ProgressBar(total, 'episodes');
+        bar.update(done, shares ? `${redis!.shown}: ${sharesText(shares)}` : here);
+      },
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   (bar as ProgressBar | null)?.done(
     `${result.played} episodes played${result.skipped ? `, ${result.skipped} already recorded` : ''} in ${seconds.toFixed(1)} s (${(result.played / seconds).toFixed(1)} episodes/s)${result.queue ? `; by worker: ${sharesText(result.queue.shares)}` : ''}`,

@@ -9,6 +9,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { DEFAULT_LOCK_SECONDS, startQueueWorker } from '../tournament/queueWorker';
 import { parseRedisAddress } from '../tournament/redis';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
 
 const USAGE = `usage: npm run worker -- --queue redis://host:port [--workers N] [--concurrency N] [--lock-seconds S]
 
@@ -43,17 +44,19 @@ runCli(async () => {
   const name = `${hostname()}:${process.pid}`;
   const log = (message: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${message}`);
 
-  const worker = await startQueueWorker({ redis, platform: { env: { ...process.env } }, threads, concurrency, lockMs: lockSeconds * 1000, name, onEvent: log });
-  log(`worker ${name}: ${threads} thread${threads === 1 ? '' : 's'}, ${concurrency} jobs at once, waiting for tournaments at ${redis.shown}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      log('stopping: finishing the jobs in progress (interrupt again to stop at once)');
-      process.once('SIGINT', () => process.exit(130));
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  await withPlatform(commandPlatformSpec(), async (platform) => {
+    const worker = await startQueueWorker({ redis, platform, threads, concurrency, lockMs: lockSeconds * 1000, name, onEvent: log });
+    log(`worker ${name}: ${threads} thread${threads === 1 ? '' : 's'}, ${concurrency} jobs at once, waiting for tournaments at ${redis.shown}`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        log('stopping: finishing the jobs in progress (interrupt again to stop at once)');
+        process.once('SIGINT', () => process.exit(130));
+        resolve();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await worker.close();
+    log(`worker ${name} stopped after ${worker.played()} episodes`);
   });
-  await worker.close();
-  log(`worker ${name} stopped after ${worker.played()} episodes`);
 });

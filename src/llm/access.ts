@@ -71,6 +71,11 @@ export interface LlmAccess {
    * page's proxy serves the server's model only).
    */
   withModel?(model: string): LlmAccess;
+  /**
+   * Free what the connection holds (the local engine's model and context, a channel), and
+   * those of the other models withModel opened. Later connects fail; closing twice is harmless.
+   */
+  close(): Promise<void>;
 }
 
 /** No model is configured: the reason, and how to configure one. */
@@ -102,27 +107,42 @@ export function noLlmAccess(reason: string, help?: string): LlmAccess {
     connect: async () => {
       throw new LlmUnavailable(reason, help);
     },
+    close: async () => {},
   };
 }
 
-/** An access around a connection made elsewhere (tests, benchmarks). */
+/** An access around a connection made elsewhere (tests, benchmarks): whoever made its client closes it. */
 export function fixedLlmAccess(connection: LlmConnection): LlmAccess {
   return {
     availability: async () => ({ ok: true, model: connection.client.model, provider: connection.provider, settings: connection.settings }),
     connect: async () => connection,
+    close: async () => {},
   };
 }
 
-/** An access that asks `open` once, when first needed, and shares what it gives. */
+/**
+ * An access that asks `open` once, when first needed, and shares what it gives; closing it
+ * closes the client it opened (once that open has settled, so an engine still loading is
+ * freed too).
+ */
 export function lazyLlmAccess(availability: () => Promise<LlmAvailability>, open: () => Promise<LlmConnection>): LlmAccess {
   let connection: Promise<LlmConnection> | null = null;
+  let closed = false;
   return {
     availability,
     connect() {
+      if (closed) return Promise.reject(new LlmUnavailable('the language model was closed'));
       connection ??= open();
       // A failed open is not kept: a server configured later is found on the next try.
       connection.catch(() => (connection = null));
       return connection;
+    },
+    async close() {
+      closed = true;
+      const opened = connection;
+      connection = null;
+      const settled = await opened?.catch(() => null);
+      await settled?.client.close?.();
     },
   };
 }

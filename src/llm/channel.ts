@@ -107,6 +107,13 @@ export class ChannelChatClient implements ChatClient {
     });
   }
 
+  /** Stop listening; calls still waiting fail as aborted (the thread that serves the model keeps it). */
+  async close(): Promise<void> {
+    for (const waiting of [...this.waiting.values()]) waiting.reject(new ChatError('aborted', 'the language model was closed'));
+    this.channel?.close();
+    this.channel = null;
+  }
+
   private open(): BroadcastChannel {
     if (this.channel) return this.channel;
     const channel = new BroadcastChannel(this.name);

@@ -57,6 +57,8 @@ export interface ChatClient {
   readonly contextTokens?: number;
   /** The request's prompt in the model's own tokens, where the client can count them (the local engine). */
   promptTokens?(request: ChatRequest): number;
+  /** Free what the client holds (the local engine's model and context, a channel); absent where it holds nothing. */
+  close?(): Promise<void>;
 }
 
 /** Why a call brought no answer. */

@@ -163,6 +163,11 @@ export class LlamaChatClient implements ChatClient {
     this.compact = options.compact ?? 'scores';
   }
 
+  /** Free the engine (its model, context and llama.cpp): a connection's client is its engine's only user. */
+  close(): Promise<void> {
+    return this.engine.dispose();
+  }
+
   get contextTokens(): number {
     return this.engine.contextSize;
   }

@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
-import type { CacheMode } from './cache';
 import type { ChatClient } from './chat';
 import { ChannelChatClient } from './channel';
 import { OpenAiChatClient } from './openaiClient';
@@ -18,17 +17,17 @@ import { LOCAL_MODELS } from './localModels';
 import { systemPrompt } from './prompt';
 import { isVerified } from './pull';
 import {
-  type Env,
   LLM_SETUP_HELP,
   LOCAL_MODEL_HELP,
   type LlmSettings,
+  type LlmSpec,
   type LocalLlmSettings,
   type ServerLlmSettings,
+  type SettingsResult,
+  llmSettingsOf,
   publicBaseUrl,
-  readLlmSettings,
   strategistSettings,
 } from './settings';
-import type { TimingMode } from './timing';
 
 export { OpenAiChatClient } from './openaiClient';
 export { FileCacheStore, defaultCacheDir } from './fileCache';
@@ -87,15 +86,9 @@ export async function openLocalClient(settings: LocalLlmSettings): Promise<Llama
   return client;
 }
 
-/** What a command line may set over the environment (--llm-timing, --llm-cache). */
-export interface LlmOverrides {
-  readonly timing?: TimingMode;
-  readonly cache?: CacheMode;
-}
-
 export interface NodeLlmOptions {
-  readonly env: Env;
-  readonly overrides?: LlmOverrides;
+  /** The settings the entry point read from its environment and command line. */
+  readonly spec: LlmSpec;
   /** The client for a configured server; default the OpenAI SDK's. */
   readonly createClient?: (settings: ServerLlmSettings) => ChatClient;
   /** The local engine's client; default one loaded on the settings' file. */
@@ -107,34 +100,33 @@ export interface NodeLlmOptions {
   readonly engineChannel?: string;
 }
 
-/** The settings the environment and the overrides give, or why there are none. */
-export function nodeLlmSettings(env: Env, overrides: LlmOverrides = {}): ReturnType<typeof readLlmSettings> {
-  const result = readLlmSettings(env);
-  if (!result.ok) return result;
-  return { ok: true, settings: { ...result.settings, ...(overrides.timing ? { timing: overrides.timing } : {}), ...(overrides.cache ? { cache: overrides.cache } : {}) } };
-}
-
+/**
+ * The process's way to its language model. Other models (llm:model=...) are reached the
+ * same way, each opened once for the process (never over another thread's channel: that
+ * serves the default model); closing it closes them all.
+ */
 export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
-  const access = nodeLlmAccessOnce(options);
-  // Other models (llm:model=...) are reached the same way, each opened once for the process.
+  const access = nodeLlmAccessOnce(options, llmSettingsOf(options.spec));
   const others = new Map<string, LlmAccess>();
   return {
     ...access,
     withModel(model) {
       let other = others.get(model);
       if (!other) {
-        // LLM_MODEL names the model (a pulled local one, or the server's); a GGUF path would override it.
-        const { HILLMIND_LLM_GGUF: _gguf, ...env } = options.env;
         const { engineChannel: _channel, ...rest } = options;
-        others.set(model, (other = nodeLlmAccessOnce({ ...rest, env: { ...env, LLM_MODEL: model } })));
+        others.set(model, (other = nodeLlmAccessOnce(rest, llmSettingsOf(options.spec, model))));
       }
       return other;
+    },
+    async close() {
+      const all = [access, ...others.values()];
+      others.clear();
+      await Promise.all(all.map((a) => a.close()));
     },
   };
 }
 
-function nodeLlmAccessOnce(options: NodeLlmOptions): LlmAccess {
-  const result = nodeLlmSettings(options.env, options.overrides);
+function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): LlmAccess {
   const createClient = options.createClient ?? createOpenAiClient;
   const openLocal = options.openLocal ?? openLocalClient;
   const availability = async (): Promise<LlmAvailability> => {

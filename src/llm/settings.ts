@@ -37,30 +37,14 @@ import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath } from './localModels';
-import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
-import { type EventTrigger, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
+import { ANSWER_FORMATS } from './prompt';
+import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 /** How the local engine chooses a compact answer's numbers (LLM_COMPACT; llamaClient.ts). */
 export const COMPACT_DECODINGS = ['scores', 'sample'] as const;
 export type CompactDecoding = (typeof COMPACT_DECODINGS)[number];
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-/** How the strategist asks, wherever the model runs. */
-interface AskingSettings {
-  readonly temperature: number;
-  readonly format: AnswerFormat;
-  readonly timeoutMs: number;
-  readonly rateHz: number;
-  readonly events: readonly EventTrigger[];
-  /** undefined: the format's default. */
-  readonly maxTokens?: number;
-  readonly timing: TimingMode;
-  readonly cache: CacheMode;
-  readonly cacheDir?: string;
-  /** Which implementation runs the chosen skills. */
-  readonly skills: 'scripted' | 'rl';
-}
 
 /** An OpenAI-compatible server. */
 export interface ServerLlmSettings extends AskingSettings {
@@ -108,12 +92,6 @@ export const LLM_SETUP_HELP = [
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** The process environment where there is one (Node), else empty (a page). */
-export function processEnv(): Env {
-  const proc = (globalThis as { process?: { env?: Env } }).process;
-  return proc?.env ?? {};
-}
-
 const trimmed = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
 const number = (name: string, min: number, max: number) =>
@@ -124,7 +102,8 @@ const number = (name: string, min: number, max: number) =>
 const integer = (name: string, min: number, max: number) =>
   number(name, min, max).refine(Number.isInteger, { message: `${name} must be a whole number` });
 
-const asking = z.object({
+/** How the strategist asks, from the environment's text. */
+const askingFromEnv = z.object({
   temperature: number('LLM_TEMPERATURE', 0, 2).default(STRATEGIST_DEFAULTS.temperature),
   format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).default(STRATEGIST_DEFAULTS.format),
   timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(STRATEGIST_DEFAULTS.timeoutMs),
@@ -151,77 +130,200 @@ const asking = z.object({
   skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default(STRATEGIST_DEFAULTS.skills),
 });
 
-/** Every setting: how to ask, and a server or the local engine. */
-const schema = z.discriminatedUnion('source', [
-  asking.extend({
-    source: z.literal('server'),
-    baseUrl: z.url({ protocol: /^https?$/, message: 'OPENAI_BASE_URL must be an http(s) URL, e.g. http://localhost:11434/v1' }),
-    apiKey: z.string(),
-    model: z.string().min(1, 'LLM_MODEL must name a model'),
-  }),
-  asking.extend({
-    source: z.literal('local'),
-    model: z.string().min(1),
-    gguf: z.string().min(1),
-    pulled: z.string().nullable(),
-    threads: integer('LLM_THREADS', 1, 256).optional(),
-    sequences: integer('LLM_SEQUENCES', 1, 64).default(4),
-    contextSize: integer('LLM_CONTEXT', 256, 131_072).default(1024),
-    compact: z.enum(COMPACT_DECODINGS, { message: `LLM_COMPACT must be one of ${COMPACT_DECODINGS.join(', ')}` }).default('scores'),
-  }),
+/** The local engine's settings, from the environment's text. */
+const engineFromEnv = z.object({
+  threads: integer('LLM_THREADS', 1, 256).optional(),
+  sequences: integer('LLM_SEQUENCES', 1, 64).optional(),
+  contextSize: integer('LLM_CONTEXT', 256, 131_072).default(1024),
+  compact: z.enum(COMPACT_DECODINGS, { message: `LLM_COMPACT must be one of ${COMPACT_DECODINGS.join(', ')}` }).default('scores'),
+});
+
+const serverFromEnv = z.object({
+  baseUrl: z.url({ protocol: /^https?$/, message: 'OPENAI_BASE_URL must be an http(s) URL, e.g. http://localhost:11434/v1' }),
+  apiKey: z.string(),
+});
+
+/** A part of the settings as checked: its value, or what is wrong with it (one message a problem). */
+const checked = <T extends z.ZodType>(value: T) =>
+  z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), value }), z.object({ ok: z.literal(false), issues: z.array(z.string()).min(1) })]);
+
+const timingModeSpec = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('live') }),
+  z.object({ kind: z.literal('realtime') }),
+  z.object({ kind: z.literal('ticks'), ticks: z.number().int().min(0) }),
+  z.object({ kind: z.literal('lockstep') }),
 ]);
 
-/** Where the model runs, from the environment: a server, a GGUF file, or a pulled model. */
-type Where = { readonly ok: true; readonly fields: Record<string, unknown> } | { readonly ok: false; readonly error: string; readonly configured: boolean };
+/** The checked values, as plain data (what a worker thread receives and checks again). */
+const askingSpec = z.object({
+  temperature: z.number(),
+  format: z.enum(ANSWER_FORMATS),
+  timeoutMs: z.number(),
+  rateHz: z.number(),
+  events: z.array(z.enum(EVENT_TRIGGERS)),
+  maxTokens: z.number().optional(),
+  timing: timingModeSpec,
+  cache: z.enum(CACHE_MODES),
+  cacheDir: z.string().optional(),
+  skills: z.enum(['scripted', 'rl']),
+});
+const engineSpec = z.object({
+  threads: z.number().int().min(1).optional(),
+  sequences: z.number().int().min(1).optional(),
+  contextSize: z.number().int().min(1),
+  compact: z.enum(COMPACT_DECODINGS),
+});
 
-function source(env: Env): Where {
+/**
+ * The language-model settings as the environment and the command line give them, each
+ * value checked, before a model is chosen: the model LLM_MODEL names, or another one a
+ * team variant names (llm:model=...), resolves from it (llmSettingsOf). Plain data, so a
+ * worker thread receives it rather than environment strings; what is wrong is kept and
+ * said when a language model is wanted, so a command that needs none never fails on it.
+ */
+export const llmSpecSchema = z.object({
+  /** LLM_MODEL: a server's model name, or a pulled local model's id. */
+  model: z.string().min(1).optional(),
+  /** HILLMIND_LLM_GGUF: any GGUF file for the local engine. */
+  gguf: z.string().min(1).optional(),
+  /** HILLMIND_LLM_DIR: where npm run llm:pull puts models. */
+  modelDir: z.string().min(1),
+  /** OPENAI_BASE_URL and OPENAI_API_KEY, where either is set: a server, which wins. */
+  server: checked(z.object({ baseUrl: z.string(), apiKey: z.string() })).nullable(),
+  asking: checked(askingSpec),
+  engine: checked(engineSpec),
+});
+
+export type LlmSpec = z.infer<typeof llmSpecSchema>;
+export type AskingSettings = z.infer<typeof askingSpec>;
+/** The local engine's settings as given, before a model is chosen. */
+export type EngineSpec = z.infer<typeof engineSpec>;
+
+type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string[] };
+
+function check<S extends z.ZodType>(schema: S, input: unknown): Checked<z.output<S>> {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: parsed.error.issues.map((i) => i.message) };
+}
+
+/** The values without their undefined keys (a setting not given is absent, not undefined). */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Read and check the language-model settings of an environment (the entry point passes its own). */
+export function parseLlmSpec(env: Env): LlmSpec {
   const baseUrl = trimmed(env.OPENAI_BASE_URL);
   const apiKey = trimmed(env.OPENAI_API_KEY) ?? '';
   const model = trimmed(env.LLM_MODEL);
-  if (baseUrl || apiKey) {
-    if (!model) return { ok: false, error: 'no language model is configured (LLM_MODEL not set)', configured: false };
-    return { ok: true, fields: { source: 'server', baseUrl: baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKey, model } };
-  }
-  const local = { source: 'local', threads: trimmed(env.LLM_THREADS), sequences: trimmed(env.LLM_SEQUENCES), contextSize: trimmed(env.LLM_CONTEXT), compact: trimmed(env.LLM_COMPACT) };
   const gguf = trimmed(env.HILLMIND_LLM_GGUF);
-  if (gguf) return { ok: true, fields: { ...local, model: ggufModelName(gguf), gguf, pulled: null } };
-  const id = model ?? DEFAULT_LOCAL_MODEL;
-  const spec = LOCAL_MODELS[id];
-  if (!spec) {
-    return {
-      ok: false,
-      error: `LLM_MODEL '${id}' is not a local model (${LOCAL_MODEL_IDS.join(', ')}): set OPENAI_BASE_URL for a model server, or HILLMIND_LLM_GGUF=<path> for a GGUF file`,
-      configured: true,
-    };
-  }
-  return { ok: true, fields: { ...local, model: ggufModelName(spec.file), gguf: pulledModelPath(spec, localModelDir(env)), pulled: id } };
+  return {
+    ...(model !== undefined ? { model } : {}),
+    ...(gguf !== undefined ? { gguf } : {}),
+    modelDir: localModelDir(env),
+    server: baseUrl || apiKey ? check(serverFromEnv, { baseUrl: baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKey }) : null,
+    asking: mapChecked(
+      check(askingFromEnv, {
+        temperature: trimmed(env.LLM_TEMPERATURE),
+        format: trimmed(env.LLM_FORMAT)?.toLowerCase(),
+        timeoutMs: trimmed(env.LLM_TIMEOUT_MS),
+        rateHz: trimmed(env.LLM_RATE_HZ),
+        events: trimmed(env.LLM_EVENTS),
+        maxTokens: trimmed(env.LLM_MAX_TOKENS),
+        timing: trimmed(env.LLM_TIMING),
+        cache: trimmed(env.LLM_CACHE)?.toLowerCase(),
+        cacheDir: trimmed(env.LLM_CACHE_DIR),
+        skills: trimmed(env.LLM_SKILLS)?.toLowerCase(),
+      }),
+      defined,
+    ),
+    engine: mapChecked(
+      check(engineFromEnv, {
+        threads: trimmed(env.LLM_THREADS),
+        sequences: trimmed(env.LLM_SEQUENCES),
+        contextSize: trimmed(env.LLM_CONTEXT),
+        compact: trimmed(env.LLM_COMPACT),
+      }),
+      defined,
+    ),
+  };
 }
 
-/** Read and validate the settings; says what is missing or wrong. */
-export function readLlmSettings(env: Env = processEnv()): SettingsResult {
-  const where = source(env);
-  if (!where.ok) return { ok: false, configured: where.configured, error: where.error, help: LLM_SETUP_HELP };
-  const parsed = schema.safeParse({
-    ...where.fields,
-    temperature: trimmed(env.LLM_TEMPERATURE),
-    format: trimmed(env.LLM_FORMAT)?.toLowerCase(),
-    timeoutMs: trimmed(env.LLM_TIMEOUT_MS),
-    rateHz: trimmed(env.LLM_RATE_HZ),
-    events: trimmed(env.LLM_EVENTS),
-    maxTokens: trimmed(env.LLM_MAX_TOKENS),
-    timing: trimmed(env.LLM_TIMING),
-    cache: trimmed(env.LLM_CACHE)?.toLowerCase(),
-    cacheDir: trimmed(env.LLM_CACHE_DIR),
-    skills: trimmed(env.LLM_SKILLS)?.toLowerCase(),
-  });
-  if (!parsed.success) {
-    const message = parsed.error.issues.map((i) => i.message).join('; ');
-    return { ok: false, configured: true, error: `the language-model settings are invalid: ${message}`, help: LLM_SETUP_HELP };
+function mapChecked<T, U>(c: Checked<T>, f: (value: T) => U): Checked<U> {
+  return c.ok ? { ok: true, value: f(c.value) } : c;
+}
+
+const issuesOf = (...parts: (Checked<unknown> | null)[]) => parts.flatMap((p) => (p && !p.ok ? p.issues : []));
+
+/** Local engine sequences where LLM_SEQUENCES sets none. */
+export const DEFAULT_SEQUENCES = 4;
+
+/**
+ * The settings of the model `spec` names, or of `model` (a team variant's llm:model=...: a
+ * server's model name, or a pulled local model, over LLM_MODEL and HILLMIND_LLM_GGUF); or
+ * why there are none, and how to set one up.
+ */
+export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
+  const name = model ?? spec.model;
+  const invalid = (issues: string[]): SettingsResult => ({ ok: false, configured: true, error: `the language-model settings are invalid: ${issues.join('; ')}`, help: LLM_SETUP_HELP });
+  if (spec.server) {
+    if (!name) return { ok: false, configured: false, error: 'no language model is configured (LLM_MODEL not set)', help: LLM_SETUP_HELP };
+    const issues = issuesOf(spec.asking, spec.server);
+    if (!spec.asking.ok || !spec.server.ok) return invalid(issues);
+    return { ok: true, settings: { ...spec.asking.value, source: 'server', ...spec.server.value, model: name } };
   }
-  const { maxTokens, cacheDir, ...rest } = parsed.data;
-  const settings = { ...rest, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
-  if (settings.source === 'local' && settings.threads === undefined) delete (settings as { threads?: number }).threads;
-  return { ok: true, settings };
+  const gguf = model === undefined ? spec.gguf : undefined;
+  let where: Pick<LocalLlmSettings, 'model' | 'gguf' | 'pulled'>;
+  if (gguf) where = { model: ggufModelName(gguf), gguf, pulled: null };
+  else {
+    const id = name ?? DEFAULT_LOCAL_MODEL;
+    const local = LOCAL_MODELS[id];
+    if (!local) {
+      return {
+        ok: false,
+        configured: true,
+        error: `LLM_MODEL '${id}' is not a local model (${LOCAL_MODEL_IDS.join(', ')}): set OPENAI_BASE_URL for a model server, or HILLMIND_LLM_GGUF=<path> for a GGUF file`,
+        help: LLM_SETUP_HELP,
+      };
+    }
+    where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id };
+  }
+  if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));
+  const { sequences, ...engine } = spec.engine.value;
+  return { ok: true, settings: { ...spec.asking.value, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
+}
+
+/** The spec without its server: the local engine, whatever server the environment names (the local model's benchmarks). */
+export function localLlmSpec(spec: LlmSpec): LlmSpec {
+  return { ...spec, server: null };
+}
+
+/** Read and validate the settings of an environment; says what is missing or wrong. */
+export function readLlmSettings(env: Env): SettingsResult {
+  return llmSettingsOf(parseLlmSpec(env));
+}
+
+/** What a command line sets over the environment (--llm-timing, --llm-cache, a lockstep run's call timeout). */
+export interface LlmFlags {
+  readonly timing?: TimingMode;
+  readonly cache?: CacheMode;
+  readonly timeoutMs?: number;
+}
+
+/** The spec with the command line's settings over the environment's. */
+export function withLlmFlags(spec: LlmSpec, flags: LlmFlags): LlmSpec {
+  if (!spec.asking.ok) return spec;
+  return { ...spec, asking: { ok: true, value: { ...spec.asking.value, ...defined(flags) } } };
+}
+
+/**
+ * The spec with local engine sizes where the environment sets none (a tournament gives
+ * every language-model team in flight a sequence; LLM_THREADS and LLM_SEQUENCES still win).
+ */
+export function withEngineDefaults(spec: LlmSpec, defaults: { readonly threads: number; readonly sequences: number }): LlmSpec {
+  if (!spec.engine.ok) return spec;
+  const { threads, sequences } = spec.engine.value;
+  return { ...spec, engine: { ok: true, value: { ...spec.engine.value, threads: threads ?? defaults.threads, sequences: sequences ?? defaults.sequences } } };
 }
 
 /** The base URL without credentials or query, safe to show. */

@@ -13,7 +13,7 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STRATEGIST_DEFAULTS, type ChatRequest, buildRequest, readLlmSettings } from '../llm';
+import { STRATEGIST_DEFAULTS, type ChatRequest, type LlmSpec, buildRequest, llmSettingsOf, localLlmSpec } from '../llm';
 import type { LlmBenchRow } from '../llm/bench';
 import { sampleWorlds } from '../llm/bench';
 import { LLM_PROXY_PATH } from '../llm/proxyClient';
@@ -110,9 +110,10 @@ function flood(url: string, addresses: readonly string[], body: ChatRequest, sto
   ).then(() => outcomes);
 }
 
-export async function benchLlmProxy(seconds: number): Promise<LlmBenchRow[]> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_')));
-  const result = readLlmSettings(env);
+/** `spec`: the process's language-model settings; the local model runs whatever server they name. */
+export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<LlmBenchRow[]> {
+  const local = localLlmSpec(spec);
+  const result = llmSettingsOf(local);
   if (!result.ok || result.settings.source !== 'local') {
     console.log(`(skipped: ${result.ok ? 'no local model' : result.error})`);
     return [];
@@ -122,7 +123,7 @@ export async function benchLlmProxy(seconds: number): Promise<LlmBenchRow[]> {
     console.log(`(skipped: ${available.reason})`);
     return [];
   }
-  const access = nodeLlmAccess({ env });
+  const access = nodeLlmAccess({ spec: local });
   const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-bench-'));
   const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access })] }), 0);
   const url = `${running.url}${LLM_PROXY_PATH}`;
@@ -164,6 +165,7 @@ export async function benchLlmProxy(seconds: number): Promise<LlmBenchRow[]> {
     return rows;
   } finally {
     await running.close();
+    await access.close();
     rmSync(root, { recursive: true, force: true });
     const connection = await access.connect().catch(() => null);
     const engine = (connection?.client as { engine?: { dispose(): Promise<void> } } | undefined)?.engine;

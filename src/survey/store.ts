@@ -63,7 +63,8 @@ export const SCHEMA_VERSION = 3;
 /** Where studies live unless --db or HILLMIND_STUDY_DB says otherwise. */
 export const DEFAULT_STUDY_DB = 'data/studies.sqlite';
 
-export function studyDbPath(env: Record<string, string | undefined> = process.env): string {
+/** The database an environment names (the entry point passes its own): HILLMIND_STUDY_DB, or the default. */
+export function studyDbPath(env: Readonly<Record<string, string | undefined>>): string {
   return env.HILLMIND_STUDY_DB || DEFAULT_STUDY_DB;
 }
 

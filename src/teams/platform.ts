@@ -16,14 +16,23 @@ export interface Platform {
   readonly clock: Clock;
   /** True where a person can play (the page); the human team needs one. */
   readonly person: boolean;
+  /**
+   * Free what the platform holds: the language model's connections (the local engine's
+   * model and context, channels to another thread's). The entry point that built it closes
+   * it once its matches are over.
+   */
+  close(): Promise<void>;
 }
 
 /** A platform from the parts given; the rest are absent (no models, no language model, no person) or the system clock. */
-export function createPlatform(parts: Partial<Platform> = {}): Platform {
+export function createPlatform(parts: Partial<Omit<Platform, 'close'>> = {}): Platform {
+  const llm = parts.llm ?? noLlmAccess('no language model is set up here');
   return {
     models: parts.models ?? new ModelLibrary(null),
-    llm: parts.llm ?? noLlmAccess('no language model is set up here'),
+    llm,
     clock: parts.clock ?? SYSTEM_CLOCK,
     person: parts.person ?? false,
+    // Trained policies hold no native resources (play runs the JS network): the language model is all there is to free.
+    close: () => llm.close(),
   };
 }

@@ -9,17 +9,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow } from '../match/benchmarks';
 import { DEFAULT_EPISODES_PER_JOB } from './jobs';
-import { redisServerPath, startLocalRedis } from './localRedis';
+import { startLocalRedis } from './localRedis';
 import { parseRedisAddress } from './redis';
+import type { NodePlatform } from '../teams/nodePlatform';
 import { type RunOptions, runTournament } from './run';
 
 const BENCH_SETTINGS = { teams: ['bt-scripted', 'heuristic'], seed: 1 };
 
-async function episodesPerSecond(episodes: number, options: Pick<RunOptions, 'workers' | 'queue'>): Promise<number> {
+async function episodesPerSecond(platform: NodePlatform, episodes: number, options: Pick<RunOptions, 'workers' | 'queue'>): Promise<number> {
   const out = mkdtempSync(join(tmpdir(), 'hillmind-bench-'));
   try {
     const started = performance.now();
-    const result = await runTournament({ settings: { ...BENCH_SETTINGS, episodes }, platform: { env: { ...process.env } }, out, resume: false, ...options });
+    const result = await runTournament({ settings: { ...BENCH_SETTINGS, episodes }, platform, out, resume: false, ...options });
     return result.played / ((performance.now() - started) / 1000);
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -29,10 +30,10 @@ async function episodesPerSecond(episodes: number, options: Pick<RunOptions, 'wo
 /** Enough episodes that starting the worker threads (about a second each) is a small part. */
 const benchEpisodes = (seconds: number) => Math.max(500, Math.round(500 * seconds));
 
-export async function benchTournament(seconds: number): Promise<BenchRow[]> {
+export async function benchTournament(seconds: number, platform: NodePlatform): Promise<BenchRow[]> {
   const episodes = benchEpisodes(seconds);
-  const one = await episodesPerSecond(episodes, { workers: 1 });
-  const two = await episodesPerSecond(episodes, { workers: 2 });
+  const one = await episodesPerSecond(platform, episodes, { workers: 1 });
+  const two = await episodesPerSecond(platform, episodes, { workers: 2 });
   return [
     { name: 'tournament bt-scripted vs heuristic, 1 worker', value: one, unit: 'episodes/s', target: 100 },
     { name: 'tournament bt-scripted vs heuristic, 2 workers', value: two, unit: 'episodes/s', target: 100 },
@@ -80,10 +81,10 @@ async function startWorkers(url: string, count: number): Promise<ChildProcess[]>
  * 2 worker processes of one thread each (already running, as workers are), interleaved,
  * best of two each. Also the CPU all processes spend per episode beyond each way's fixed
  * costs (threads starting, connecting, planning: read from a short run), which other work
- * on a shared machine disturbs far less than the time.
+ * on a shared machine disturbs far less than the time. `server` is the redis-server to start
+ * (null: skipped).
  */
-export async function benchQueue(seconds: number): Promise<BenchRow[]> {
-  const server = redisServerPath(process.env);
+export async function benchQueue(seconds: number, platform: NodePlatform, server: string | null): Promise<BenchRow[]> {
   if (!server) {
     console.log('(skipped: no redis-server; apt-get install -y redis-server or set REDIS_SERVER)');
     return [];
@@ -97,7 +98,7 @@ export async function benchQueue(seconds: number): Promise<BenchRow[]> {
   const SHORT = 100;
   const measure = async (options: Pick<RunOptions, 'workers' | 'queue'>, n: number) => {
     const cpu = cpuNow();
-    const rate = await episodesPerSecond(n, options);
+    const rate = await episodesPerSecond(platform, n, options);
     return { rate, cpu: cpuNow() - cpu };
   };
   const ways = {

@@ -18,7 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
-import type { NodePlatformOptions } from '../teams/nodePlatform';
+import type { NodePlatform } from '../teams/nodePlatform';
 import {
   type EpisodeJob,
   JOB_ATTEMPTS,
@@ -49,7 +49,7 @@ export interface CoordinatorOptions {
   /** Appends a record (called once per planned episode, never for one already recorded). */
   readonly append: (record: EpisodeRecord) => void;
   /** Threads on this machine that take jobs too (none: only remote workers play). */
-  readonly local?: { readonly threads: number; readonly concurrency: number; readonly platform: NodePlatformOptions; readonly name: string };
+  readonly local?: { readonly threads: number; readonly concurrency: number; readonly platform: NodePlatform; readonly name: string };
   /** Lock of the local threads' jobs (see QueueWorkerOptions.lockMs). */
   readonly lockMs: number;
   readonly pollMs?: number;

@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisConnection, UnrecoverableError, Worker } from 'bullmq';
 import { z } from 'zod';
-import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
+import type { NodePlatform } from '../teams/nodePlatform';
 import { type EpisodeJob, type JobResult, MAX_STALLED, QUEUE_PREFIX, REGISTRY_KEY, type RegistryEntry, episodeJobSchema, queueName, refusalsKey } from './jobs';
 import { type Manifest, codeVersion, fingerprints, manifestDifferences, manifestSchema } from './manifest';
 import { episodePool } from './pool';
@@ -24,8 +24,11 @@ export const DEFAULT_LOCK_SECONDS = 30;
 
 export interface QueueWorkerOptions {
   readonly redis: RedisAddress;
-  /** What this process's platform (models, language model) is built from. */
-  readonly platform: NodePlatformOptions;
+  /**
+   * This process's platform (models, language model): tournaments are checked against it,
+   * and each thread builds its own from its spec. The caller closes it.
+   */
+  readonly platform: NodePlatform;
   readonly threads: number;
   /** Jobs in progress at once, per tournament. */
   readonly concurrency: number;
@@ -60,7 +63,7 @@ function readEntry(text: string): RegistryEntry | string {
 }
 
 /** Why this worker cannot play the tournament as its manifest says, or null when it can. */
-async function refusal(manifest: Manifest, platform: ReturnType<typeof nodePlatform>): Promise<string | null> {
+async function refusal(manifest: Manifest, platform: NodePlatform): Promise<string | null> {
   try {
     await checkTeams(manifest.settings.teams, platform);
   } catch (err) {
@@ -86,7 +89,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const report = options.onEvent ?? (() => {});
   const reportError = throttled(report);
   await probeRedis(options.redis);
-  const pool = episodePool(options.threads, Math.max(4, Math.ceil(options.concurrency / options.threads)), options.platform);
+  const pool = episodePool(options.threads, Math.max(4, Math.ceil(options.concurrency / options.threads)), options.platform.spec);
   const serving = new Map<string, { worker: Worker<EpisodeJob, JobResult> | null; played: number; teams: string }>();
   let played = 0;
 
@@ -129,7 +132,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     };
   }
 
-  const platform = nodePlatform(options.platform);
+  const { platform } = options;
   const connection = new RedisConnection(options.redis.options, { shared: false, blocking: false });
   connection.on('error', (err: Error) => reportError(`Redis at ${options.redis.shown}: ${err.message}`));
   const client = await connection.client;

@@ -14,7 +14,7 @@ import { interval as ci, markdownTable as table, num, pValue as p, pct } from '.
 import { toCsv } from '../report/csv';
 import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS, type SkillId } from '../skills';
-import type { NodePlatformOptions } from '../teams/nodePlatform';
+import type { NodePlatform } from '../teams/nodePlatform';
 import type { EpisodeRecord } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
@@ -61,7 +61,8 @@ export interface ReproduceOptions {
   /** Episodes per ablation row; default `episodes`. */
   readonly ablationEpisodes?: number;
   readonly out: string;
-  readonly platform: NodePlatformOptions;
+  /** One platform for every row (tournamentSpec sizes its engine), so one local engine serves them all; the caller closes it. */
+  readonly platform: NodePlatform;
   readonly workers: number;
   readonly llmConcurrency?: number;
   readonly ablations: boolean;

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { serveChatClient } from '../llm/channel';
-import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
+import { withEngineDefaults } from '../llm';
+import type { NodePlatform, PlatformSpec } from '../teams/nodePlatform';
 import { type QueueOutcome, coordinate } from './coordinator';
 import { DEFAULT_EPISODES_PER_JOB } from './jobs';
 import { checkExistingRecords, stampRecord } from './existing';
@@ -39,8 +40,12 @@ export interface QueueRunOptions {
 
 export interface RunOptions {
   readonly settings: TournamentSettings;
-  /** What the coordinator and every worker thread build their platform from. */
-  readonly platform: NodePlatformOptions;
+  /**
+   * This process's platform (tournamentSpec gives its spec a language model's sizes): the
+   * teams are checked and the manifest written on it, its local engine serves the worker
+   * threads, and each thread builds its own from its spec. The caller closes it.
+   */
+  readonly platform: NodePlatform;
   readonly out: string;
   /** Threads on this machine (with a queue: threads that take jobs beside the remote workers; 0 for none). */
   readonly workers: number;
@@ -78,23 +83,19 @@ export function describeSettings(settings: TournamentSettings): string {
 const DEFAULT_LLM_CONCURRENCY = 8;
 
 /**
- * The platform options for a tournament's local engine, where the environment sets none: a
- * sequence for every language-model team in flight (two per episode), so each keeps its last
- * situation evaluated; and a thread on every core, since the episodes wait on the model (on
- * 2 cores, 8 episodes of bt vs llm: 156 ms a decision on 2 threads, 264 on 1).
+ * A tournament's platform spec: its local engine sized, where LLM_SEQUENCES and LLM_THREADS
+ * set nothing, with a sequence for every language-model team in flight (two per episode),
+ * so each keeps its last situation evaluated; and a thread on every core, since the episodes
+ * wait on the model (on 2 cores, 8 episodes of bt vs llm: 156 ms a decision on 2 threads,
+ * 264 on 1).
  */
-export function withTournamentLlm(platform: NodePlatformOptions, llmConcurrency: number, cores: number): NodePlatformOptions {
-  const env = { ...platform.env };
-  env.LLM_SEQUENCES ??= String(Math.min(64, 2 * llmConcurrency));
-  env.LLM_THREADS ??= String(cores);
-  return { ...platform, env };
+export function tournamentSpec(spec: PlatformSpec, llmConcurrency: number = DEFAULT_LLM_CONCURRENCY, cores: number = availableParallelism()): PlatformSpec {
+  return { ...spec, llm: withEngineDefaults(spec.llm, { threads: cores, sequences: Math.min(64, 2 * llmConcurrency) }) };
 }
 
 export async function runTournament(options: RunOptions): Promise<RunResult> {
-  const { settings, out } = options;
+  const { settings, out, platform } = options;
   const llmConcurrency = options.llmConcurrency ?? DEFAULT_LLM_CONCURRENCY;
-  const platformOptions = withTournamentLlm(options.platform, llmConcurrency, availableParallelism());
-  const platform = nodePlatform(platformOptions);
   const needs = await checkTeams(settings.teams, platform);
   if (options.queue) await probeRedis(options.queue.redis);
   mkdirSync(out, { recursive: true });
@@ -103,7 +104,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   try {
     const tookOver = tookOverMessage(lock);
     if (tookOver) options.onEvent?.(tookOver);
-    return await playLocked(options, platformOptions, platform, llmConcurrency, needs.some((n) => n.languageModel));
+    return await playLocked(options, platform, llmConcurrency, needs.some((n) => n.languageModel));
   } finally {
     lock.release();
   }
@@ -111,8 +112,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
 
 async function playLocked(
   options: RunOptions,
-  platformOptions: NodePlatformOptions,
-  platform: ReturnType<typeof nodePlatform>,
+  platform: NodePlatform,
   llmConcurrency: number,
   /** Whether any team talks to a language model (its episodes wait on the model, not a core). */
   llm: boolean,
@@ -165,7 +165,7 @@ async function playLocked(
           },
           lockMs: options.queue.lockMs ?? DEFAULT_LOCK_SECONDS * 1000,
           ...(options.workers > 0
-            ? { local: { threads: options.workers, concurrency: llm ? llmConcurrency : 2 * options.workers, platform: platformOptions, name: `${hostname()}:${process.pid} (coordinator)` } }
+            ? { local: { threads: options.workers, concurrency: llm ? llmConcurrency : 2 * options.workers, platform, name: `${hostname()}:${process.pid} (coordinator)` } }
             : {}),
           onProgress: (p) => options.onProgress?.(p.done, p.total, p.shares),
           ...(options.queue.onEvent ? { onEvent: options.queue.onEvent } : {}),
@@ -180,7 +180,8 @@ async function playLocked(
         const pool = episodePool(
           options.workers,
           llm ? Math.max(1, Math.ceil(llmConcurrency / options.workers)) : (options.perWorker ?? 4),
-          channel ? { ...platformOptions, engineChannel: channel } : platformOptions,
+          platform.spec,
+          channel ? { engineChannel: channel } : {},
         );
         await Promise.all(
           todo.map(async (episode) => {

@@ -1,16 +1,30 @@
 /**
  * A tournament worker (one per thread): plays episodes and returns their records. A worker
  * runs several episodes at once, so the trained policies' inference batches across them.
+ * Its platform is built once, from the spec the pool sends (checked on arrival), and closed
+ * when the pool asks.
  */
-import { workerData } from 'node:worker_threads';
+import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import { runMatch } from '../match';
 import { llmStrategistOf } from '../teams';
-import { type NodePlatformOptions, nodePlatform } from '../teams/nodePlatform';
+import { nodePlatform } from '../teams/nodePlatform';
 import type { PlannedEpisode } from './plan';
 import { type EpisodeRecord, toRecord } from './records';
+import { POOL_CLOSE, POOL_CLOSED, POOL_READY, episodeWorkerDataSchema } from './workerData';
 
-// Each worker thread builds its own platform from the options the tournament passed it.
-const platform = nodePlatform(workerData as NodePlatformOptions);
+const data = episodeWorkerDataSchema.parse(workerData);
+const platform = nodePlatform(data.spec, data.engineChannel ? { engineChannel: data.engineChannel } : {});
+
+const control = new BroadcastChannel(data.control);
+control.onmessage = (event) => {
+  if ((event as { data: { kind: string } }).data.kind !== POOL_CLOSE) return;
+  void platform
+    .close()
+    .catch(() => undefined)
+    .then(() => control.postMessage({ kind: POOL_CLOSED, thread: threadId }));
+};
+control.unref();
+control.postMessage({ kind: POOL_READY, thread: threadId });
 
 export default async function playEpisode(episode: PlannedEpisode): Promise<EpisodeRecord> {
   const match = await runMatch({ blue: episode.blue, red: episode.red, seed: episode.seed }, { platform, record: false });

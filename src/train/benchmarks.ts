@@ -114,6 +114,8 @@ export async function benchTraining(seconds: number): Promise<BenchRow[]> {
   // Every model at the rate of its own network: flat's at flatWide, the skills' at navigate's.
   const retrainSeconds = MODEL_NAMES.reduce((sum, name) => sum + TRAINING_CONFIGS[name].ppo.totalSteps / (name === 'flat' ? flatWide : navigateThroughput), 0);
   const totalSteps = MODEL_NAMES.reduce((sum, name) => sum + TRAINING_CONFIGS[name].ppo.totalSteps, 0);
+  const opening = TRAINING_CONFIGS.flat.phases[0]!.opponents;
+  const firstPhase = opening !== 'self' && 'league' in opening ? 'league' : describeOpponents(opening);
   const net = (hidden: readonly number[]) => [OBS_SIZE, ...hidden, ACTION_SIZE].join('-');
   return [
     { name: `PPO end to end, navigate, 1 worker`, value: singleThroughput, unit: 'agent-steps/s' },
@@ -123,8 +125,8 @@ export async function benchTraining(seconds: number): Promise<BenchRow[]> {
       unit: 'agent-steps/s',
       target: THROUGHPUT_TARGET,
     },
-    { name: `PPO end to end, flat (${describeOpponents(TRAINING_CONFIGS.flat.phases[0]!.opponents)}), ${flat.workers} workers, 2x64`, value: flatNarrow, unit: 'agent-steps/s' },
-    { name: `PPO end to end, flat (${describeOpponents(TRAINING_CONFIGS.flat.phases[0]!.opponents)}), ${flat.workers} workers, 2x128 (${(flatWide / flatNarrow).toFixed(2)}x 2x64)`, value: flatWide, unit: 'agent-steps/s' },
+    { name: `PPO end to end, flat's first phase (${firstPhase}), ${flat.workers} workers, 2x64`, value: flatNarrow, unit: 'agent-steps/s' },
+    { name: `PPO end to end, flat's first phase (${firstPhase}), ${flat.workers} workers, 2x128 (${(flatWide / flatNarrow).toFixed(2)}x 2x64)`, value: flatWide, unit: 'agent-steps/s' },
     { name: `PPO update, policy ${net(shipped.hidden)}, batch ${shipped.minibatchSize}`, value: policyMs, unit: 'ms/minibatch' },
     { name: `PPO update, policy + value, batch ${shipped.minibatchSize}`, value: bothMs, unit: 'ms/minibatch' },
     { name: `PPO update, policy + value ${net([128, 128])}, batch ${shipped.minibatchSize}`, value: wideMs, unit: 'ms/minibatch' },

@@ -6,6 +6,7 @@ import { type ChatClient, type Clock, type DecisionCache, STRATEGIST_DEFAULTS, t
 import { ModelLibrary } from '../../src/skills';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { type Platform, createPlatform } from '../../src/teams';
+import { type NodePlatform, nodePlatform, readPlatformSpec } from '../../src/teams/nodePlatform';
 
 /** The shipped models (models/), no language model, the system clock. */
 export function testPlatform(parts: Partial<Platform> = {}): Platform {
@@ -69,4 +70,9 @@ export class VirtualClock implements Clock {
     next.fire();
     if (this.timers.length > 0) this.schedule();
   }
+}
+
+/** A Node platform read from `env` as a command reads its own (none set: the shipped models, no server). */
+export function nodeTestPlatform(env: Readonly<Record<string, string>> = {}): NodePlatform {
+  return nodePlatform(readPlatformSpec(env));
 }

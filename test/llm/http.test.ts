@@ -7,6 +7,7 @@ import { type FailureKind, latencyTicks } from '../../src/llm';
 import { runMatch } from '../../src/match';
 import { DEFAULT_CONFIG, type GameConfig } from '../../src/sim';
 import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec } from '../../src/llm/settings';
 import { type TimedDecision, createPlatform, llmStrategistOf } from '../../src/teams';
 import { type BehaviourFor, type FakeBehaviour, FakeOpenAiServer } from './fakeOpenAiServer';
 
@@ -35,7 +36,7 @@ async function play(run: Run) {
   fake.calls.length = 0;
   fake.behaviour = run.behaviour;
   const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: KEY, LLM_MODEL: 'fake-gemma', LLM_TIMING: run.timing ?? 'lockstep', LLM_CACHE: 'off', LLM_SKILLS: 'scripted', ...run.env };
-  const platform = createPlatform({ llm: nodeLlmAccess({ env }) });
+  const platform = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec(env) }) });
   const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: run.seed ?? 1, ...(run.config ? { config: run.config } : {}) }, { platform });
   const strategist = llmStrategistOf(match.controllers[0])!;
   strategist.dispose();

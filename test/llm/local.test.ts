@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ChatRequest, ChatError, type LlmConnection, buildRequest, parseAnswer, systemPrompt } from '../../src/llm';
 import { type LlamaChatClient, PROMPT_PIECE_TOKENS } from '../../src/llm/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec } from '../../src/llm/settings';
 import { runMatch, verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG, type GameConfig, createWorld, idleAction, step, teamSituation } from '../../src/sim';
 import type { SkillId } from '../../src/skills';
@@ -36,7 +37,7 @@ const signal = () => new AbortController().signal;
 describeWithLocalModel('llm on the local model')('the llm team on the embedded local model', () => {
   let connection: LlmConnection;
   let client: LlamaChatClient;
-  const platform = testPlatform({ llm: nodeLlmAccess({ env: ENV }) });
+  const platform = testPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec(ENV) }) });
 
   beforeAll(async () => {
     requireLocalModel();
@@ -45,7 +46,8 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
   }, 120_000);
 
   afterAll(async () => {
-    await client?.engine.dispose();
+    // Where the last test failed before closing it.
+    await platform.close();
   });
 
   it('with no model settings, plays a whole match against bt-scripted in lockstep, at least 90% of answers valid', async () => {
@@ -185,4 +187,11 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
     const request: ChatRequest = { messages: [{ role: 'user', content: 'north wall cover '.repeat(700) }], temperature: 0 };
     await expect(client.complete(request, signal())).rejects.toMatchObject({ kind: 'http', status: 413, message: expect.stringMatching(/^the prompt is \d+ tokens, and the local model's context holds 1024 with its answer$/) });
   }, 300_000);
+
+  it('closing the platform frees the engine: its context, model and llama.cpp are disposed, and the model is not opened again', async () => {
+    await platform.close();
+    expect([client.engine.context.disposed, client.engine.model.disposed, client.engine.llama.disposed]).toEqual([true, true, true]);
+    await expect(platform.llm.connect()).rejects.toThrow(/closed/);
+    await platform.close();
+  });
 });

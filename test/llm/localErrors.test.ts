@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalEngine, LocalModelError } from '../../src/llm/localEngine';
 import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec } from '../../src/llm/settings';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { createPlatform, createTeam, teamAvailability } from '../../src/teams';
 import { HAVE_LOCAL_MODEL, IN_CI, LOCAL_MODEL_PATH, LOCAL_SPEC } from '../helpers/localModel';
@@ -23,7 +24,7 @@ const WHAT_TO_DO = /npm run llm:pull.*HILLMIND_LLM_GGUF=<path to a \.gguf file>.
 
 /** The llm team on the environment given (scripted skills: no trained models needed). */
 async function llmTeam(env: Record<string, string>) {
-  const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform: createPlatform({ llm: nodeLlmAccess({ env: { LLM_SKILLS: 'scripted', ...env } }) }) };
+  const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform: createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ LLM_SKILLS: 'scripted', ...env }) }) }) };
   return createTeam('llm', ctx);
 }
 
@@ -31,7 +32,7 @@ describe('a GGUF file that cannot be used', () => {
   it('missing: refused before loading, naming the file and what to do', async () => {
     const missing = join(dir, 'nowhere', 'model.gguf');
     await expect(llmTeam({ HILLMIND_LLM_GGUF: missing })).rejects.toThrow(`team 'llm' is not available: HILLMIND_LLM_GGUF names ${missing}, which does not exist`);
-    const probe = await teamAvailability('llm', createPlatform({ llm: nodeLlmAccess({ env: { HILLMIND_LLM_GGUF: missing, LLM_SKILLS: 'scripted' } }) }));
+    const probe = await teamAvailability('llm', createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: missing, LLM_SKILLS: 'scripted' }) }) }));
     expect(probe.ok ? '' : probe.reason).toMatch(WHAT_TO_DO);
   });
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type LlmConnection, buildRequest, parseExamSet } from '../../src/llm';
 import { type LlamaChatClient, calibratedChoice, contentFreeState } from '../../src/llm/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec } from '../../src/llm/settings';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
 import { describe } from 'vitest';
 
@@ -22,7 +23,8 @@ describe('calibration', () => {
 });
 
 const set = parseExamSet(readFileSync('models/strategist-exam.v1.json', 'utf8'), 'exam');
-const ENV = { LLM_CACHE: 'off', LLM_SEQUENCES: '1', LLM_THREADS: '1' };
+// The model alone: calibration is what an untuned model needs (the shipped adapter answers uncalibrated).
+const ENV = { LLM_CACHE: 'off', LLM_SEQUENCES: '1', LLM_THREADS: '1', LLM_ADAPTER: 'none' };
 
 describeWithLocalModel('scored compact answers')('scored compact answers on the local model', () => {
   let connection: LlmConnection;
@@ -34,7 +36,7 @@ describeWithLocalModel('scored compact answers')('scored compact answers on the 
 
   beforeAll(async () => {
     requireLocalModel();
-    connection = await nodeLlmAccess({ env: ENV }).connect();
+    connection = await nodeLlmAccess({ spec: parseLlmSpec(ENV) }).connect();
     client = connection.client as LlamaChatClient;
   }, 120_000);
   afterAll(async () => {
@@ -53,9 +55,9 @@ describeWithLocalModel('scored compact answers')('scored compact answers on the 
   }, 300_000);
 
   it('samples as before with LLM_COMPACT=sample, and refuses an unknown way', async () => {
-    const sampled = nodeLlmAccess({ env: { ...ENV, LLM_COMPACT: 'sample' } });
+    const sampled = nodeLlmAccess({ spec: parseLlmSpec({ ...ENV, LLM_COMPACT: 'sample' }) });
     expect((await sampled.availability()).ok).toBe(true);
-    const bad = await nodeLlmAccess({ env: { ...ENV, LLM_COMPACT: 'guess' } }).availability();
+    const bad = await nodeLlmAccess({ spec: parseLlmSpec({ ...ENV, LLM_COMPACT: 'guess' }) }).availability();
     expect(bad).toMatchObject({ ok: false });
     expect(JSON.stringify(bad)).toMatch(/LLM_COMPACT must be one of scores, sample/);
   });

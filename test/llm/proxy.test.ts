@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatError, ProxyChatClient, buildRequest, fetchLlmStatus, proxyLlmAccess } from '../../src/llm';
 import { runMatch } from '../../src/match';
 import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec } from '../../src/llm/settings';
 import { type LlmProxyOptions, llmProxyRoutes } from '../../src/server/llmProxy';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { createWorld, teamSituation } from '../../src/sim';
@@ -24,7 +25,7 @@ const servers: RunningServer[] = [];
 const seen: string[] = [];
 
 async function proxy(env: Record<string, string>, options: Omit<LlmProxyOptions, 'access'> = {}): Promise<string> {
-  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access: nodeLlmAccess({ env }), ...options })] }), 0);
+  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access: nodeLlmAccess({ spec: parseLlmSpec(env) }), ...options })] }), 0);
   servers.push(running);
   return `http://127.0.0.1:${running.port}`;
 }

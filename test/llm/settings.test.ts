@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings } from '../../src/llm';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec } from '../../src/llm/settings';
 import { createPlatform, createTeam, llmStrategistOf, teamAvailability } from '../../src/teams';
 import { FakeOpenAiServer } from './fakeOpenAiServer';
 
@@ -116,7 +117,7 @@ describe('LLM settings', () => {
 
 describe("the registry's llm team", () => {
   /** A platform whose language model is what `env` configures, and no trained models. */
-  const platformFor = (env: Record<string, string>) => createPlatform({ llm: nodeLlmAccess({ env }) });
+  const platformFor = (env: Record<string, string>) => createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec(env) }) });
   const ctx = (env: Record<string, string>) => ({ team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform: platformFor(env) });
 
   it("without a server or a pulled model: refused with 'not available' and how to get one, by the probe too", async () => {

@@ -109,10 +109,11 @@ describe('personas', () => {
 describe('llm:model=', () => {
   it('reaches another model the same way: a server model by name; the page cannot switch', async () => {
     const { nodeLlmAccess } = await import('../../src/llm/node');
+    const { parseLlmSpec } = await import('../../src/llm');
     const { createPlatform, createTeam, teamAvailability: available } = await import('../../src/teams');
     const seen: string[] = [];
     const access = nodeLlmAccess({
-      env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'default-model', LLM_SKILLS: 'scripted' },
+      spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'default-model', LLM_SKILLS: 'scripted' }),
       createClient: (settings) => {
         seen.push(settings.model);
         return new RuleChatClient(settings.model);
@@ -124,7 +125,7 @@ describe('llm:model=', () => {
     expect(llmStrategistOf(await createTeam('llm', ctx))!.model).toBe('default-model');
     expect(seen).toEqual(['other-model', 'default-model']);
     // A local model that is not pulled is reported by the probe, naming it.
-    const local = createPlatform({ llm: nodeLlmAccess({ env: { HILLMIND_LLM_DIR: '/nonexistent', LLM_SKILLS: 'scripted' } }) });
+    const local = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_DIR: '/nonexistent', LLM_SKILLS: 'scripted' }) }) });
     const probe = await available('llm:model=smollm2-135m', local);
     expect(probe.ok).toBe(false);
     expect(probe.ok ? '' : probe.reason).toMatch(/smollm2-135m is not pulled yet/);

@@ -7,6 +7,7 @@ import type { SkillId } from '../../src/skills';
 import { behaviourDistance, behaviourProfile, compareBehaviour } from '../../src/tournament/behaviour';
 import type { EpisodeRecord } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
+import { nodeTestPlatform } from '../helpers/platform';
 
 const CELLS = HEATMAP_COLS * HEATMAP_ROWS;
 /** A heatmap with all samples in one cell. */
@@ -78,7 +79,7 @@ describe('behaviour measures', () => {
     const out = mkdtempSync(join(tmpdir(), 'hillmind-behaviour-'));
     try {
       const teams = ['bt-scripted', 'bt-scripted:persona=aggressive', 'bt-scripted:persona=cautious'];
-      const result = await runTournament({ settings: { teams, episodes: 6, seed: 1 }, platform: { env: {} }, out, workers: 1, resume: false });
+      const result = await runTournament({ settings: { teams, episodes: 6, seed: 1 }, platform: nodeTestPlatform(), out, workers: 1, resume: false });
       const b = result.summary.behaviour;
       expect(b.profiles.map((p) => p.team)).toEqual(teams);
       for (const p of b.profiles) {

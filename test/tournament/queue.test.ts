@@ -20,6 +20,7 @@ import { tournamentId } from '../../src/tournament/manifest';
 import { type EpisodeRecord, readRecords } from '../../src/tournament/records';
 import { type RedisAddress, parseRedisAddress } from '../../src/tournament/redis';
 import { runTournament } from '../../src/tournament/run';
+import { nodeTestPlatform } from '../helpers/platform';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER = redisServerPath(process.env);
@@ -114,7 +115,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     if (!SERVER) throw new Error('CI=true but there is no redis-server: .ci/run installs it (apt-get install -y redis-server)');
     redis = await startLocalRedis(SERVER);
     address = parseRedisAddress(redis.url);
-    const local = await runTournament({ settings: SETTINGS, platform: { env: {} }, out: tempDir(), workers: 2, resume: false });
+    const local = await runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out: tempDir(), workers: 2, resume: false });
     reference = new Map(local.records.map((r) => [r.key, r]));
   });
   /** Redis servers of single tests: stopped after each test, even one that never ended. */
@@ -154,7 +155,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const out = tempDir();
     const events: string[] = [];
     let settled = false;
-    const run = runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 1, onEvent: (m) => events.push(m) } });
+    const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 1, onEvent: (m) => events.push(m) } });
     run.finally(() => (settled = true)).catch(() => {});
     const { queue } = await queueOf(out);
     const holdsAJob = async () => (await queue.getJobs(['active'])).some((job) => job.processedBy === a.name);
@@ -189,7 +190,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   });
 
   it('with --workers the coordinator\'s own threads take jobs too', { timeout: 120_000 }, async () => {
-    const result = await runTournament({ settings: { ...SETTINGS, episodes: 4 }, platform: { env: {} }, out: tempDir(), workers: 1, resume: false, queue: { redis: address } });
+    const result = await runTournament({ settings: { ...SETTINGS, episodes: 4 }, platform: nodeTestPlatform(), out: tempDir(), workers: 1, resume: false, queue: { redis: address } });
     expect(result.queue!.shares).toEqual({ [`${hostname()}:${process.pid} (coordinator)`]: 12 });
     for (const r of result.records) expect(r.hash).toBe(reference.get(r.key)!.hash);
   });
@@ -219,7 +220,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     expect(before).toBeGreaterThan(0);
     expect(before).toBeLessThan(TOTAL);
 
-    const resumed = await runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: true, queue: { redis: address, episodesPerJob: 1 } });
+    const resumed = await runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: true, queue: { redis: address, episodesPerJob: 1 } });
     expect(resumed.skipped).toBe(before);
     expect(resumed.played).toBe(TOTAL - before);
     expectEveryEpisodeOnceAsPlayedLocally(out);
@@ -244,7 +245,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     // Only once the stranger has refused does a worker with the shipped models start.
     const result = await runTournament({
       settings: { teams: ['flat', 'heuristic'], episodes: 4, seed: 2 },
-      platform: { env: {} },
+      platform: nodeTestPlatform(),
       out: tempDir(),
       workers: 0,
       resume: false,
@@ -266,7 +267,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
 
   it('records that come back twice (a retried job, a job returning another job\'s episode) are appended once', { timeout: 120_000 }, async () => {
     const out = tempDir();
-    const run = runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 5 } });
+    const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 5 } });
     const { queue } = await queueOf(out);
     const first = reference.get(`${SETTINGS.teams[0]}|${SETTINGS.teams[1]}|0`)!;
     // A worker that answers from the reference, each record twice, and the first episode every time.
@@ -290,7 +291,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const events: string[] = [];
     const run = runTournament({
       settings: { teams: ['bt-scripted', 'heuristic'], episodes: 2, seed: 4 },
-      platform: { env: {} },
+      platform: nodeTestPlatform(),
       out,
       workers: 0,
       resume: false,
@@ -318,7 +319,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const out = tempDir();
     const path = join(out, 'episodes.jsonl');
     const events: string[] = [];
-    const run = runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: parseRedisAddress(own.url), episodesPerJob: 1, onEvent: (m) => events.push(m) } });
+    const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: parseRedisAddress(own.url), episodesPerJob: 1, onEvent: (m) => events.push(m) } });
     run.catch(() => {});
     await waitFor('a first record', () => existsSync(path) && readFileSync(path, 'utf8').includes('\n'));
     await own.stop();
@@ -338,7 +339,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     let queued = false;
     const run = runTournament({
       settings: SETTINGS,
-      platform: { env: {} },
+      platform: nodeTestPlatform(),
       out,
       workers: 0,
       resume: false,
@@ -355,7 +356,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   it('an unreachable Redis is a clear error at once, for the coordinator and for a worker', { timeout: 120_000 }, async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
     const out = join(tempDir(), 'never');
-    await expect(runTournament({ settings: SETTINGS, platform: { env: {} }, out, workers: 0, resume: false, queue: { redis: parseRedisAddress(url) } })).rejects.toThrow(
+    await expect(runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: parseRedisAddress(url) } })).rejects.toThrow(
       new RegExp(`cannot reach Redis at ${url.replace(/\./g, '\\.')}: connect ECONNREFUSED`),
     );
     expect(existsSync(out)).toBe(false);

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABLATION_ROWS, type MatchupResult, STUDY, agreement, reproduce } from '../../src/tournament/reproduce';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
+import { nodePlatform, readPlatformSpec } from '../../src/teams/nodePlatform';
+import { tournamentSpec } from '../../src/tournament/run';
 
 let fake: FakeOpenAiServer;
 const out = mkdtempSync(join(tmpdir(), 'hillmind-reproduce-'));
@@ -28,7 +30,7 @@ describe('npm run reproduce', () => {
       episodes: 2,
       ablationEpisodes: 1,
       out,
-      platform: { env, llm: { timing: { kind: 'lockstep' } as const } },
+      platform: nodePlatform(tournamentSpec(readPlatformSpec(env, { llm: { timing: { kind: 'lockstep' } } }))),
       workers: 1,
       ablations: true,
       command: 'npm run reproduce -- --episodes 2',

@@ -9,7 +9,7 @@ import { planEpisodes } from '../../src/tournament/plan';
 import { readRecords } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
 import { summarizeMatchup } from '../../src/tournament/summary';
-import { TEST_PLATFORM } from '../helpers/platform';
+import { TEST_PLATFORM, nodeTestPlatform } from '../helpers/platform';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -39,7 +39,7 @@ describe('tournament plan', () => {
 describe('runTournament', () => {
   it('records every episode once, each one replayable by npm run match with its seed', async () => {
     const out = tempDir();
-    const result = await runTournament({ settings, platform: { env: {} }, out, workers: 2, resume: false });
+    const result = await runTournament({ settings, platform: nodeTestPlatform(), out, workers: 2, resume: false });
     const records = readRecords(join(out, 'episodes.jsonl'));
     expect(records).toHaveLength(18);
     expect(new Set(records.map((r) => r.key)).size).toBe(18);
@@ -61,22 +61,22 @@ describe('runTournament', () => {
 
   it('refuses unknown or unavailable teams before playing anything', async () => {
     const out = tempDir();
-    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'nope'] }, platform: { env: {} }, out, workers: 1, resume: false })).rejects.toThrow(/unknown team id 'nope'/);
-    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'human'] }, platform: { env: {} }, out, workers: 1, resume: false })).rejects.toThrow(/not available/);
+    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'nope'] }, platform: nodeTestPlatform(), out, workers: 1, resume: false })).rejects.toThrow(/unknown team id 'nope'/);
+    await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'human'] }, platform: nodeTestPlatform(), out, workers: 1, resume: false })).rejects.toThrow(/not available/);
     expect(existsSync(join(out, 'episodes.jsonl'))).toBe(false);
   });
 
   it('resumes after a torn last line without losing or duplicating episodes, and refuses changed settings', async () => {
     const out = tempDir();
-    await runTournament({ settings: { ...settings, episodes: 2 }, platform: { env: {} }, out: join(out, 'x'), workers: 1, resume: false }).catch(() => {});
-    const first = await runTournament({ settings, platform: { env: {} }, out, workers: 1, resume: false });
+    await runTournament({ settings: { ...settings, episodes: 2 }, platform: nodeTestPlatform(), out: join(out, 'x'), workers: 1, resume: false }).catch(() => {});
+    const first = await runTournament({ settings, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const path = join(out, 'episodes.jsonl');
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     // Keep 7 whole records and half of the 8th, as a killed run would leave them.
     writeFileSync(path, `${lines.slice(0, 7).join('\n')}\n${lines[7]!.slice(0, 40)}`);
-    await expect(runTournament({ settings, platform: { env: {} }, out, workers: 1, resume: false })).rejects.toThrow(/--resume/);
-    await expect(runTournament({ settings: { ...settings, episodes: 8 }, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(/--episodes 6 \(now 8\)/);
-    const resumed = await runTournament({ settings, platform: { env: {} }, out, workers: 2, resume: true });
+    await expect(runTournament({ settings, platform: nodeTestPlatform(), out, workers: 1, resume: false })).rejects.toThrow(/--resume/);
+    await expect(runTournament({ settings: { ...settings, episodes: 8 }, platform: nodeTestPlatform(), out, workers: 1, resume: true })).rejects.toThrow(/--episodes 6 \(now 8\)/);
+    const resumed = await runTournament({ settings, platform: nodeTestPlatform(), out, workers: 2, resume: true });
     expect(resumed.skipped).toBe(7);
     expect(resumed.played).toBe(11);
     const records = readRecords(path);
@@ -102,14 +102,14 @@ describe('runTournament', () => {
       }, 50);
     });
     expect(child.exitCode).toBe(null);
-    const second = runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: { env: {} }, out, workers: 1, resume: true });
+    const second = runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: nodeTestPlatform(), out, workers: 1, resume: true });
     await expect(second).rejects.toThrow(new RegExp(`being run by process ${child.pid} on ${hostname()}, started \\d{4}-`));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const before = readRecords(path).length;
     expect(before).toBeLessThan(180);
     const events: string[] = [];
-    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: { env: {} }, out, workers: 2, resume: true, onEvent: (m) => events.push(m) });
+    const resumed = await runTournament({ settings: { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 60, seed: 1 }, platform: nodeTestPlatform(), out, workers: 2, resume: true, onEvent: (m) => events.push(m) });
     // The killed run's lock was stale: taken over, and said so.
     expect(events.join('\n')).toMatch(new RegExp(`left by process ${child.pid} on ${hostname()}, started .*, which no longer runs: took it over`));
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
@@ -137,13 +137,13 @@ describe('one tournament folder, one writer', () => {
 
   it('records found twice are kept once, counted, and summarised once', async () => {
     const out = tempDir();
-    const first = await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: false });
+    const first = await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const path = join(out, 'episodes.jsonl');
     const lines = readFileSync(path, 'utf8').trim().split('\n');
     // What a second writer on the same folder left: three episodes recorded again.
     appendFileSync(path, `${lines.slice(0, 3).join('\n')}\n`);
     const events: string[] = [];
-    const resumed = await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: true, onEvent: (m) => events.push(m) });
+    const resumed = await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: true, onEvent: (m) => events.push(m) });
     expect(resumed.duplicatesDropped).toBe(3);
     expect(resumed.records).toHaveLength(4);
     expect(resumed.summary.matchups[0]!.episodes).toBe(4);
@@ -153,14 +153,14 @@ describe('one tournament folder, one writer', () => {
 
   it('records carry the tournament id and seed; another tournament\'s records are refused on resume', async () => {
     const out = tempDir();
-    const first = await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: false });
+    const first = await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     for (const r of readRecords(join(out, 'episodes.jsonl'))) expect(r).toMatchObject({ tournament: manifest.id, tournamentSeed: 1 });
     expect(first.records.every((r) => r.tournament === manifest.id)).toBe(true);
     // The manifest deleted, the folder resumed under another seed: the seed-1 records are not adopted.
     rmSync(join(out, 'manifest.json'));
     const path = join(out, 'episodes.jsonl');
-    await expect(runTournament({ settings: { ...small, seed: 2 }, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(
+    await expect(runTournament({ settings: { ...small, seed: 2 }, platform: nodeTestPlatform(), out, workers: 1, resume: true })).rejects.toThrow(
       new RegExp(`${path} holds 4 records that this tournament \\(id [0-9a-f-]+, seed 2\\) did not plan: bt-scripted\\|heuristic\\|0 of tournament ${manifest.id} \\(seed 1\\)`),
     );
     // Nothing was written for the refused run.
@@ -171,15 +171,15 @@ describe('one tournament folder, one writer', () => {
       return JSON.stringify(rest);
     });
     writeFileSync(path, `${legacy.join('\n')}\n`);
-    await expect(runTournament({ settings: { ...small, seed: 2 }, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(/did not plan: bt-scripted\|heuristic\|0 with seed \d+, bt-scripted blue \(planned: seed \d+/);
+    await expect(runTournament({ settings: { ...small, seed: 2 }, platform: nodeTestPlatform(), out, workers: 1, resume: true })).rejects.toThrow(/did not plan: bt-scripted\|heuristic\|0 with seed \d+, bt-scripted blue \(planned: seed \d+/);
   });
 
   it('a damaged manifest is an error naming the file', async () => {
     const out = tempDir();
-    await runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: false });
+    await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const path = join(out, 'manifest.json');
     writeFileSync(path, readFileSync(path, 'utf8').slice(0, 50));
-    await expect(runTournament({ settings: small, platform: { env: {} }, out, workers: 1, resume: true })).rejects.toThrow(`${path} is not a readable tournament manifest`);
+    await expect(runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: true })).rejects.toThrow(`${path} is not a readable tournament manifest`);
   });
 
   it('a lock held by a live process, or by another host, is never taken over; a dead pid\'s is', () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RecordWriter, writeWholeFile } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
+import { nodeTestPlatform } from '../helpers/platform';
 
 const root = mkdtempSync(join(tmpdir(), 'hillmind-writes-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -29,7 +30,7 @@ describe.skipIf(!existsSync(FULL))('a records file that cannot be written', () =
     const out = join(root, 'run');
     mkdirSync(out);
     symlinkSync(FULL, join(out, 'episodes.jsonl'));
-    const run = runTournament({ settings: { teams: ['heuristic', 'random'], episodes: 4, seed: 1 }, platform: { env: {} }, out, workers: 2, resume: true });
+    const run = runTournament({ settings: { teams: ['heuristic', 'random'], episodes: 4, seed: 1 }, platform: nodeTestPlatform(), out, workers: 2, resume: true });
     await expect(run).rejects.toThrow(new Error(`cannot write ${join(out, 'episodes.jsonl')}: ENOSPC: no space left on device, write`));
     expect(readdirSync(out).sort()).toEqual(['episodes.jsonl', 'manifest.json']);
   });
@@ -49,8 +50,8 @@ describe('whole files', () => {
 describe('--resume with another team list', () => {
   it('says the teams changed, not that a model did', async () => {
     const out = join(root, 'resume');
-    await runTournament({ settings: { teams: ['heuristic', 'random'], episodes: 1, seed: 1 }, platform: { env: {} }, out, workers: 1, resume: false });
-    const grown = runTournament({ settings: { teams: ['heuristic', 'random', 'bt'], episodes: 1, seed: 1 }, platform: { env: {} }, out, workers: 1, resume: true });
+    await runTournament({ settings: { teams: ['heuristic', 'random'], episodes: 1, seed: 1 }, platform: nodeTestPlatform(), out, workers: 1, resume: false });
+    const grown = runTournament({ settings: { teams: ['heuristic', 'random', 'bt'], episodes: 1, seed: 1 }, platform: nodeTestPlatform(), out, workers: 1, resume: true });
     await expect(grown).rejects.toThrow(
       'cannot resume: this tournament was started with --teams heuristic,random (now heuristic,random,bt). Use the original settings, or a new --out directory.',
     );
