@@ -99,7 +99,7 @@ runCli(async () => {
     state = createPolicyState(config);
   }
 
-  const plan: TrainingPlan = { scenario: name, config, phases: defaults.phases, teacher: defaults.teacher, ...(defaults.shotCost ? { shotCost: defaults.shotCost } : {}) };
+  const plan: TrainingPlan = { scenario: name, config, phases: defaults.phases, teacher: defaults.teacher, ...(defaults.shotCost ? { shotCost: defaults.shotCost } : {}), ...(defaults.shotCostRamp ? { shotCostRamp: defaults.shotCostRamp } : {}) };
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
   const wall = () => priorSeconds + (performance.now() - started) / 1000;
@@ -134,7 +134,7 @@ runCli(async () => {
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
     opponent: describePhases(plan.phases, config.totalSteps, describeOpponents),
-    reward: describeReward(name, plan.shotCost ?? 0),
+    reward: describeReward(name, plan, config.totalSteps),
     teacher: describeTeacher(plan),
     steps,
     wallSeconds: wall(),
@@ -146,10 +146,12 @@ runCli(async () => {
 });
 
 /** The reward as a card's sentence: its terms where the scenario names them, and the shot cost. */
-function describeReward(name: ModelName, shotCost: number): string {
+function describeReward(name: ModelName, plan: TrainingPlan, totalSteps: number): string {
   const terms = SCENARIOS[name].rewardTerms;
   const base = terms ? `the ${name} scenario's reward (${terms})` : `the ${name} scenario's reward`;
-  return shotCost ? `${base}, less ${shotCost} per shot (hits over shots)` : base;
+  if (!plan.shotCost) return base;
+  const ramp = plan.shotCostRamp ? ` (rising linearly from 0 over the first ${Math.round(plan.shotCostRamp * totalSteps).toLocaleString('en-US')} steps)` : '';
+  return `${base}, less ${plan.shotCost} per shot${ramp} (hits over shots)`;
 }
 
 /** The league's members the learner meets most, with its score against each: one line for the log. */

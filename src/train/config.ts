@@ -168,6 +168,11 @@ export interface ModelTrainingConfig {
   readonly teacher: TeacherName | null;
   /** Extra reward cost per shot (scenarios.ts withShotCost); absent: the scenario's reward alone. */
   readonly shotCost?: number;
+  /**
+   * Share of totalSteps over which the shot cost rises linearly from 0 to shotCost (absent
+   * or 0: the full cost from the start).
+   */
+  readonly shotCostRamp?: number;
 }
 
 /** The opposition at `steps` of a run of `totalSteps`. */
@@ -182,6 +187,13 @@ export function describePhases(phases: readonly OpponentPhase[], totalSteps: num
   return phases
     .map((p, i) => (i < phases.length - 1 ? `${describe(p.opponents)} for ${Math.round(p.until * totalSteps).toLocaleString('en-US')} steps` : describe(p.opponents)))
     .join(', then ');
+}
+
+/** The shot cost at `steps` of a run of `totalSteps` (ModelTrainingConfig.shotCost and shotCostRamp). */
+export function shotCostAt(plan: { readonly shotCost?: number; readonly shotCostRamp?: number }, steps: number, totalSteps: number): number {
+  const cost = plan.shotCost ?? 0;
+  const ramp = plan.shotCostRamp ?? 0;
+  return ramp > 0 ? cost * Math.min(1, steps / (ramp * totalSteps)) : cost;
 }
 
 /** The teacher term's weight at `steps` (PpoConfig.teacherCoef, teacherFraction, teacherFloor). */
@@ -240,9 +252,13 @@ export const FLAT_LEAGUE: LeagueSettings = {
  *   zone time that earn it; 0.99 carries it further back before trusting the value.
  * - phases: the study's floor, 15M steps, then 15M against the heuristic team; the first 15M
  *   against FLAT_LEAGUE instead of plain self-play (the issue asks for a league).
- * - shotCost 0.1: a hit earns 0.2 (0.02 per damage point, 10 a hit) and a kill 0.5, so a shot
- *   pays from about 40% accuracy; the old flat sprayed 101 shots per episode at 33.7%.
- *   The skills' shot cost of 0.2 is set against their hit value of 0.5 the same way.
+ * - shotCost 0.1, rising linearly from 0 over the first half (shotCostRamp 0.5): a hit earns
+ *   0.2 (0.02 per damage point, 10 a hit) and a kill 0.5, so at the full cost a shot pays
+ *   from about 40% accuracy; the old flat sprayed 101 shots per episode at 33.7%. The
+ *   skills' 0.2 is set against their hit value of 0.5 the same way. The ramp, because the
+ *   full cost from the start killed firing: a run with it fired with probability 0.000 with
+ *   an enemy in sight after 3.3M steps (it never learned to aim before shots cost more than
+ *   they earned; the skills escape that with a teacher, flat has none).
  * Other values are PPO_DEFAULTS' (minibatch 256 rather than the study's 64: the kernels do
  * several times more per sample at that size).
  */
@@ -254,6 +270,7 @@ const FLAT_TRAINING: ModelTrainingConfig = {
   ],
   teacher: null,
   shotCost: 0.1,
+  shotCostRamp: 0.5,
 };
 
 export const TRAINING_CONFIGS: Readonly<Record<ModelName, ModelTrainingConfig>> = {

@@ -15,7 +15,7 @@ import { type Policy, SCRIPTED_SKILLS } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { Adam, type AdamState } from './adam';
 import type { Collective } from './collective';
-import { type OpponentPhase, type PpoConfig, type TeacherName, opponentsAt, teacherWeight } from './config';
+import { type OpponentPhase, type PpoConfig, type TeacherName, opponentsAt, shotCostAt, teacherWeight } from './config';
 import { VecEnv, type VecEnvState } from './env';
 import { League, type LeagueState } from './league';
 import type { Opponents } from './opponents';
@@ -30,6 +30,8 @@ export interface TrainingPlan {
   readonly teacher: TeacherName | null;
   /** Extra cost per shot in the reward (withShotCost); 0 or absent: the scenario's own reward. */
   readonly shotCost?: number;
+  /** Share of the steps over which the shot cost rises from 0 (config.ts shotCostAt); absent: the full cost throughout. */
+  readonly shotCostRamp?: number;
 }
 
 /** One worker's part of the trainer's state: its random stream and its environments mid-episode. */
@@ -87,6 +89,8 @@ export class PpoLearner {
   /** The plan's league of past selves, or null (the same in every worker). */
   readonly league: League | null;
   private readonly teacher: Policy | null;
+  /** The shot cost of this update's rollout (it may rise with the steps). */
+  private shotCost: number;
   private readonly policyAdam: Adam;
   private readonly valueAdam: Adam;
   private readonly logStdAdam: Adam;
@@ -132,6 +136,7 @@ export class PpoLearner {
     const envs = shardEnvs(config.numEnvs, collective.size, collective.rank);
     if (envs < 1) throw new Error(`${collective.size} workers need at least ${collective.size} environments (numEnvs is ${config.numEnvs})`);
     this.startSteps = this.steps = startSteps;
+    this.shotCost = shotCostAt(plan, startSteps, config.totalSteps);
     // Without the trainer's state the streams restart, seeded by the step count.
     this.rng = new Rng(deriveSeed(config.seed, 'ppo', startSteps, collective.rank));
     if (resume && resume.trainer.workers !== collective.size) {
@@ -142,7 +147,7 @@ export class PpoLearner {
     // The league's first snapshot is due before its first episode is drawn.
     if (this.league && isLeague(startOpponents) && !resume?.trainer.league) this.league.maybeSnapshot(startSteps, state);
     this.env = new VecEnv(
-      withShotCost(SCENARIOS[plan.scenario], plan.shotCost ?? 0),
+      withShotCost(SCENARIOS[plan.scenario], () => this.shotCost),
       envs,
       deriveSeed(config.seed, 'env', startSteps, collective.rank),
       startOpponents,
@@ -226,6 +231,7 @@ export class PpoLearner {
     const fraction = 1 - this.steps / config.totalSteps; // global, so a resumed run keeps the schedule
     const lr = config.annealLearningRate ? config.learningRate * Math.max(fraction, 0.05) : config.learningRate;
     const teacherCoef = this.teacher ? teacherWeight(config, this.steps) : 0;
+    this.shotCost = shotCostAt(this.plan, this.steps, config.totalSteps);
 
     this.rollout();
     if (this.league) {

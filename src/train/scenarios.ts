@@ -153,12 +153,17 @@ export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
  * A scenario whose learners pay `cost` for every shot on top of its own reward, so a shot
  * pays only when it is likely to hit (a hit earns damageDealt x damage: 0.5 for the
  * fighting skills, so a cost of 0.2 asks for 40% accuracy). The study's penalty, 0.001 a
- * shot, made spraying free.
+ * shot, made spraying free. `cost` may be a function read at every step (a cost that rises
+ * with training: shotCostAt in config.ts).
  */
-export function withShotCost(scenario: Scenario, cost: number): Scenario {
-  if (cost <= 0) return scenario;
+export function withShotCost(scenario: Scenario, cost: number | (() => number)): Scenario {
+  if (typeof cost === 'number' && cost <= 0) return scenario;
+  const current = typeof cost === 'number' ? () => cost : cost;
   return {
     ...scenario,
-    reward: (view) => scenario.reward(view) - cost * tally(view.events, view.agent.id).shots,
+    reward: (view) => {
+      const c = current();
+      return c > 0 ? scenario.reward(view) - c * tally(view.events, view.agent.id).shots : scenario.reward(view);
+    },
   };
 }
