@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ACTION_SIZE, Rng } from '../../src/sim';
+import { ACTION_SIZE, DEFAULT_CONFIG, OBS_SIZE, Rng, type SimEvent, createWorld } from '../../src/sim';
 import { loadCheckpoint, saveCheckpoint } from '../../src/train/artifacts';
-import { type PpoConfig, opponentsAt, teacherWeight } from '../../src/train/config';
+import { type PpoConfig, opponentsAt, shotCostAt, teacherWeight } from '../../src/train/config';
+import { SCENARIOS, withShotCost } from '../../src/train/scenarios';
 import { shardEnvs } from '../../src/train/learner';
 import { type PolicyState, type UpdateStats, addTeacherGrad, createPolicyState } from '../../src/train/ppo';
 import { type TrainingPlan, trainPpo } from '../../src/train/trainer';
@@ -87,6 +88,26 @@ describe('schedules', () => {
     expect(teacherWeight(config, 500)).toBeCloseTo(0.2, 12);
     expect(teacherWeight(config, 900)).toBeCloseTo(0.2, 12);
     expect(teacherWeight({ ...config, teacherCoef: 0 }, 0)).toBe(0);
+  });
+
+  it('shotCostAt rises linearly to the shot cost over its ramp, then holds it; without a ramp it is the cost throughout', () => {
+    const plan = { shotCost: 0.1, shotCostRamp: 0.5 };
+    expect([0, 250, 500, 900].map((steps) => shotCostAt(plan, steps, 1000))).toEqual([0, 0.05, 0.1, 0.1]);
+    expect(shotCostAt({ shotCost: 0.2 }, 0, 1000)).toBe(0.2);
+    expect(shotCostAt({}, 500, 1000)).toBe(0);
+  });
+
+  it('withShotCost charges every shot at the cost it reads at that step', () => {
+    let cost = 0;
+    const scenario = withShotCost({ ...SCENARIOS.flat, reward: () => 1 }, () => cost);
+    const world = createWorld(1, DEFAULT_CONFIG);
+    const agent = world.agents[0]!;
+    const shot = { type: 'shot', agent: agent.id } as unknown as SimEvent;
+    const view = { world, agent, events: [shot, shot, { ...shot, agent: 3 }], before: new Float32Array(OBS_SIZE), after: new Float32Array(OBS_SIZE) };
+    expect(scenario.reward(view)).toBe(1);
+    cost = 0.25;
+    expect(scenario.reward(view)).toBe(0.5); // two shots of its own; the other agent's is not charged
+    expect(withShotCost(SCENARIOS.flat, 0)).toBe(SCENARIOS.flat);
   });
 });
 
