@@ -1,15 +1,21 @@
 /**
- * The study server under a hostile participant (npm run bench, section "study-server"): an
- * 8 MiB episode whose action rows are all out of range, sent to the server as `npm start`
- * runs it (episodes checked on a worker thread), and a 16 MiB replay file of such rows read
+ * The server (npm run bench, section "study-server"). Its requests per second, and its
+ * thread's time per request, by kind of request: the health check, the study API reading
+ * sqlite, a compressed script, a page revalidated (304), and a refusal of another origin's
+ * page; the load comes from a worker thread (loadGenerator.ts), 8 keep-alive connections.
+ *
+ * The study server under a hostile participant: an 8 MiB episode whose action rows are all
+ * out of range, sent to the server as `npm start` runs it (episodes checked on a worker
+ * thread), and a 16 MiB replay file of such rows read
  * as `npm run match -- --verify` reads it. Before replays were bounded and episodes checked
  * off the main thread, the episode held the main thread 8-13 s with 2.1 GiB and the file
  * took 23-51 s with 3.4 GiB.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { parseReplay, runMatch } from '../match';
 import type { BenchRow } from '../match/benchmarks';
 import { DEFAULT_CONFIG } from '../sim';
@@ -17,7 +23,8 @@ import { SHIPPED_MODEL_DIR } from '../skills/nodeModels';
 import { StudyStore, createStudy } from '../survey';
 import type { Platform } from '../teams';
 import { episodeCheckPool } from './episodeChecks';
-import { createAppServer, listen } from './server';
+import { type LoadRequest, load } from './loadGenerator';
+import { createAppServer, healthRoute, listen } from './server';
 import { studyRoutes } from './studyRoutes';
 
 /** A replay of `opponent` at `seed` on a 1 s episode, its action rows replaced by out-of-range ones up to about `bytes`. */
@@ -29,7 +36,55 @@ async function hostileReplay(platform: Platform, opponent: string, seed: number,
   return text.replace('"actions":[]', `"actions":[${rows}]`);
 }
 
-export async function benchStudyServer(platform: Platform): Promise<BenchRow[]> {
+/** Requests per second for each kind of request, `seconds` each after half a second of warm-up. */
+export async function benchServerThroughput(platform: Platform, seconds: number): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'hillmind-bench-server-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><title>Hillmind</title>${'<p>arena</p>'.repeat(200)}`);
+  const script = join(dir, 'assets', 'main-Ab12Cd34.js');
+  writeFileSync(script, `export const words = [${'"arena", "zone", "agent", '.repeat(8000)}];\n`);
+  // The compressed copies the build makes (vite.config.ts).
+  for (const file of [script, join(dir, 'index.html')]) {
+    const raw = readFileSync(file);
+    writeFileSync(`${file}.br`, brotliCompressSync(raw));
+    writeFileSync(`${file}.gz`, gzipSync(raw));
+  }
+  const store = StudyStore.open(':memory:');
+  await createStudy(store, { id: 'bench', teams: ['heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1 }, platform);
+  const running = await listen(createAppServer({ root: dir, routes: [healthRoute(), studyRoutes({ root: dir, store, sessionsPerMinute: 1e9 })] }), 0);
+  try {
+    const etag = (await fetch(`${running.url}/`, { headers: { 'accept-encoding': 'gzip, br' } })).headers.get('etag') ?? '';
+    const cases: [string, LoadRequest, number][] = [
+      ['GET /api/health', { method: 'GET', path: '/api/health' }, 200],
+      ['GET /api/study/<id> (sqlite)', { method: 'GET', path: '/api/study/bench' }, 200],
+      ['GET a 200 KB script, brotli', { method: 'GET', path: '/assets/main-Ab12Cd34.js', headers: { 'accept-encoding': 'gzip, br' } }, 200],
+      ['GET / revalidated', { method: 'GET', path: '/', headers: { 'accept-encoding': 'gzip, br', 'if-none-match': etag } }, 304],
+      ['POST /api/study/<id>/session, another origin', { method: 'POST', path: '/api/study/bench/session', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{"consent":true}' }, 403],
+    ];
+    const rows: BenchRow[] = [];
+    for (const [name, request, expected] of cases) {
+      await load(running.url, request, 500);
+      const before = performance.eventLoopUtilization();
+      const figures = await load(running.url, request, seconds * 1000);
+      // The server's thread's busy time per answer: less swayed than requests/s by what else runs on the machine.
+      const busyMs = performance.eventLoopUtilization(before).active;
+      const answered = Object.values(figures.statuses).reduce((n, c) => n + c, 0);
+      if (Object.keys(figures.statuses).some((status) => Number(status) !== expected)) throw new Error(`${name}: expected only ${expected}s, got ${JSON.stringify(figures.statuses)}`);
+      rows.push(
+        { name: `server: ${name} (${expected})`, value: figures.perSecond, unit: 'requests/s' },
+        { name: `server: ${name}: thread per request`, value: (busyMs * 1000) / Math.max(1, answered), unit: 'µs' },
+      );
+    }
+    return rows;
+  } finally {
+    await running.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchStudyServer(platform: Platform, seconds = 3): Promise<BenchRow[]> {
+  const throughput = await benchServerThroughput(platform, seconds);
   const dir = mkdtempSync(join(tmpdir(), 'hillmind-bench-study-'));
   let t = Date.parse('2026-01-01T00:00:00Z');
   const store = StudyStore.open(join(dir, 'studies.sqlite'), { now: () => new Date(t) });
@@ -70,6 +125,7 @@ export async function benchStudyServer(platform: Platform): Promise<BenchRow[]> 
     const readMs = performance.now() - read;
     const heapGrowth = (process.memoryUsage().heapUsed - heap) / 2 ** 20;
     return [
+      ...throughput,
       { name: 'hostile 8 MiB episode, refused: answer', value: answerMs, unit: 'ms', target: 2000, lowerIsBetter: true },
       { name: 'hostile 8 MiB episode: main thread held (max event-loop delay)', value: delay.max / 1e6, unit: 'ms', target: 100, lowerIsBetter: true },
       { name: 'hostile 8 MiB episode: server memory growth', value: rssGrowth, unit: 'MiB' },

@@ -27,14 +27,11 @@ export function parseJson(text: string): unknown {
 
 /** Apply the JSON API conventions to `app`'s context: call it first thing in the plugin that holds the routes. */
 export function jsonApi(app: FastifyInstance, options: JsonApiOptions = {}): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    // Answers are the state of the moment: never cached.
+    reply.header('cache-control', 'no-store');
     const refusal = foreignOrigin(request.raw) ?? (BODY_METHODS.has(request.method) ? notJson(request.raw) : null);
     if (refusal) throw new ApiError(refusal.status, refusal.message);
-  });
-  // Answers are the state of the moment: never cached.
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
   });
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {

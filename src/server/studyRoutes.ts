@@ -345,8 +345,8 @@ function progress(store: StudyStore, studyId: string): unknown {
   };
 }
 
-/** A download: `text` as a file named `filename`, never cached. */
+/** A download: `text` as a file named `filename` (never cached, as every answer of the API). */
 function attachment(reply: FastifyReply, text: string, type: string, filename: string): string {
-  reply.type(type).headers({ 'cache-control': 'no-store', 'content-disposition': `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"` });
+  reply.type(type).headers({ 'content-disposition': `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"` });
   return text;
 }
