@@ -80,7 +80,8 @@ export function createAppServer(options: ServerOptions): FastifyInstance {
     forceCloseConnections: true,
     frameworkErrors: (err, request, reply) => {
       reply.headers(SECURITY_HEADERS);
-      void replyWithError(err.code === 'FST_ERR_BAD_URL' ? new ApiError(400, 'malformed path') : err, request, reply);
+      const url = request.raw.url?.slice(0, 100) ?? '';
+      void replyWithError(err.code === 'FST_ERR_BAD_URL' ? new ApiError(400, `malformed path '${url}': a path is UTF-8 percent-encoded`) : err, request, reply);
     },
   });
   const hosts = allowedHosts(options.hosts);
@@ -128,7 +129,7 @@ export function createAppServer(options: ServerOptions): FastifyInstance {
         method: others,
         url,
         handler: async (request) => {
-          throw new ApiError(405, `${request.method} is not allowed on ${request.url.split('?')[0]}`, { headers: { allow } });
+          throw new ApiError(405, `${request.method} is not allowed on ${request.url.split('?')[0]}; it takes ${allow}`, { headers: { allow } });
         },
       });
     }

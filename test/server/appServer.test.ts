@@ -146,7 +146,8 @@ describe('the app server', () => {
     expect(await page.text()).toContain('<title>t</title>');
     expect((await get('/assets/missing.js')).status).toBe(404);
     expect((await get('/%2e%2e/%2e%2e/etc/passwd')).status).toBeGreaterThanOrEqual(400);
-    expect((await get('/%E0%A4%A')).status).toBe(400);
+    const malformed = await get('/%E0%A4%A');
+    expect([malformed.status, await malformed.json()]).toEqual([400, { error: { kind: 'invalid', message: "malformed path '/%E0%A4%A': a path is UTF-8 percent-encoded" } }]);
   });
 
   it('mounts API routes', async () => {
@@ -159,7 +160,7 @@ describe('the app server', () => {
     const wrong = await get('/api/echo');
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');
-    expect(await wrong.json()).toEqual({ error: { kind: 'method-not-allowed', message: 'GET is not allowed on /api/echo' } });
+    expect(await wrong.json()).toEqual({ error: { kind: 'method-not-allowed', message: 'GET is not allowed on /api/echo; it takes POST' } });
     expect(await (await get('/api/nothing', { method: 'POST' })).json()).toEqual({ error: { kind: 'not-found', message: 'no API route POST /api/nothing' } });
     const boom = await get('/api/boom');
     expect(boom.status).toBe(500);
