@@ -14,7 +14,8 @@ import { POOL_CLOSE, POOL_CLOSED, POOL_READY, type EpisodeWorkerData } from './w
 
 export interface EpisodePool {
   play(episode: PlannedEpisode): Promise<EpisodeRecord>;
-  close(): Promise<void>;
+  /** Close every thread's platform, then end the threads; resolves with the number of threads that closed theirs. */
+  close(): Promise<number>;
 }
 
 /**
@@ -42,8 +43,9 @@ export function episodePool(threads: number, perThread: number, spec: PlatformSp
   return {
     play: (episode) => pool.run(episode) as Promise<EpisodeRecord>,
     async close() {
-      await threadsUp.closeAll();
+      const closed = await threadsUp.closeAll();
       await pool.destroy();
+      return closed;
     },
   };
 }
@@ -55,7 +57,7 @@ const THREAD_CLOSE_MS = 10_000;
  * The pool's side of the threads' control channel: which threads have built their platform,
  * and closing them all (each answers once its platform is closed).
  */
-function listenForThreads(name: string): { closeAll(): Promise<void> } {
+function listenForThreads(name: string): { closeAll(): Promise<number> } {
   const channel = new BroadcastChannel(name);
   const ready = new Set<number>();
   const closed = new Set<number>();
@@ -81,6 +83,7 @@ function listenForThreads(name: string): { closeAll(): Promise<void> } {
         if ([...ready].every((t) => closed.has(t))) allClosed();
       });
       channel.close();
+      return closed.size;
     },
   };
 }
