@@ -10,7 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABLATION_ROWS, type MatchupResult, STUDY, agreement, reproduce } from '../../src/tournament/reproduce';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
-import { nodePlatform, readPlatformSpec } from '../../src/teams/nodePlatform';
+import type { ServerLlmSettings } from '../../src/llm';
+import { createOpenAiClient, nodeLlmAccess } from '../../src/llm/node';
+import { ModelLibrary } from '../../src/skills';
+import { nodeModelSource } from '../../src/skills/nodeModels';
+import { createPlatform } from '../../src/teams';
+import { readPlatformSpec } from '../../src/teams/nodePlatform';
 import { tournamentSpec } from '../../src/tournament/run';
 
 let fake: FakeOpenAiServer;
@@ -26,11 +31,19 @@ afterAll(async () => {
 describe('npm run reproduce', () => {
   it('plays the study matchups and the ablations, reports them beside the study, and resumes', async () => {
     const env = { OPENAI_BASE_URL: fake.url, LLM_MODEL: 'fake-gemma', LLM_CACHE: 'off' };
+    // One platform for the whole reproduction: the coordinator opens its model once, for every row.
+    const spec = tournamentSpec(readPlatformSpec(env, { llm: { timing: { kind: 'lockstep' } } }));
+    let opened = 0;
+    const createClient = (settings: ServerLlmSettings) => {
+      opened++;
+      return createOpenAiClient(settings);
+    };
+    const platform = { ...createPlatform({ models: new ModelLibrary(nodeModelSource(spec.models)), llm: nodeLlmAccess({ spec: spec.llm, createClient }) }), spec };
     const options = {
       episodes: 2,
       ablationEpisodes: 1,
       out,
-      platform: nodePlatform(tournamentSpec(readPlatformSpec(env, { llm: { timing: { kind: 'lockstep' } } }))),
+      platform,
       workers: 1,
       ablations: true,
       command: 'npm run reproduce -- --episodes 2',
@@ -63,6 +76,7 @@ describe('npm run reproduce', () => {
     expect(first.agents.every((t) => t.agentEpisodes === 8)).toBe(true); // 2 matchups x 2 episodes x 2 agents
     expect(first.llm).toMatchObject({ model: 'fake-gemma', cacheHitRate: 0 });
     expect(fake.calls.length).toBeGreaterThan(0);
+    expect(opened).toBe(1);
     // Each row's sides, first team then second; the llm side's decisions are the calls the
     // model heard, less one reachability probe per llm row (the cache is off).
     const rows = [...first.matchups, ...first.ablations];
@@ -111,7 +125,10 @@ describe('npm run reproduce', () => {
     const llmRows = [...first.matchups, ...first.ablations].filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     expect(fake.calls.length - calls).toBe(llmRows);
     expect(again.matchups).toEqual(first.matchups);
-  });
+    expect(opened).toBe(1);
+    await platform.close();
+    // Eleven small tournaments, each starting its worker thread: 46 to 58 s on a shared 2-core machine.
+  }, 180_000);
 });
 
 describe('agreement with the study', () => {
