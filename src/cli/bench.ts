@@ -237,7 +237,7 @@ runCli(async () => {
       ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds, platform.spec.llm)],
       ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
       ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds, platform.spec.llm)],
-      ['study-server', 'the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(platform)],
+      ['study-server', 'the server: requests per second by kind of request, and the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(platform, seconds)],
       ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
       ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
     ];
