@@ -127,7 +127,7 @@ describe('npm run reproduce', () => {
     expect(again.matchups).toEqual(first.matchups);
     expect(opened).toBe(1);
     await platform.close();
-    // Eleven small tournaments, each starting its worker thread: 46 to 58 s on a shared 2-core machine.
+    // Nine small tournaments, each starting its worker thread: 46 to 58 s on a shared 2-core machine.
   }, 180_000);
 });
 
