@@ -79,10 +79,12 @@ describe('the layers of src', () => {
       train: ['match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       tournament: ['report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       survey: ['report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      // Teaching the local model: teachers read play, caches, replays and studies; the games judge it.
+      tune: ['survey', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       // (server/harness.ts drives the page in a browser and reads the type of its frame figures.)
       server: ['web', 'survey', 'tournament', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       web: ['survey', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      cli: ['web', 'server', 'survey', 'tournament', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      cli: ['web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
     };
     const upward: string[] = [];
     for (const [file, { local }] of graph) {

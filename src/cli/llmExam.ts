@@ -5,14 +5,12 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_FORMATS, type AnswerFormat, type ExamReport, SYSTEM_CLOCK, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
+import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYSTEM_CLOCK, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
 import { EXAM_PAIRS, buildExamSet } from '../match';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
-/** The shipped set: a product artifact beside the models it judges. */
-export const EXAM_SET_PATH = 'models/strategist-exam.v1.json';
 const BUILD_COMMAND = 'npm run llm:exam -- --build-set';
 
 const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_FORMATS.join('|')}>] [--limit <n>] [--set <file>] [--out <dir>]

@@ -6,6 +6,7 @@
  * Modes: 'use' reads the cache and writes what it misses; 'refresh' always asks the model
  * and overwrites; 'off' neither reads nor writes.
  */
+import { sha256Hex } from '../skills/sha256';
 import type { ChatRequest } from './chat';
 
 export const CACHE_MODES = ['use', 'refresh', 'off'] as const;
@@ -30,6 +31,17 @@ export interface CacheKey {
   readonly temperature: number;
   /** Canonical JSON of model, temperature, messages, answer bound and response format. */
   readonly material: string;
+  /**
+   * The prompt in brief, kept beside the answer on disk so the decisions can teach another
+   * model (npm run llm:tune -- --teacher cache:<model>): the system prompt's digest (it is
+   * the same for every decision of a match) and the state's words.
+   */
+  readonly prompt: { readonly system: string; readonly user: string };
+}
+
+/** A short digest of a prompt's text (the first 16 hex digits of its sha256). */
+export function promptDigest(text: string): string {
+  return sha256Hex(new TextEncoder().encode(text)).slice(0, 16);
 }
 
 export interface DecisionCacheStore {
@@ -45,7 +57,9 @@ export function cacheKey(model: string, request: ChatRequest): CacheKey {
     responseFormat: request.responseFormat ?? null,
     messages: request.messages.map((m) => [m.role, m.content]),
   });
-  return { model, temperature: request.temperature, material };
+  const system = request.messages.find((m) => m.role === 'system')?.content ?? '';
+  const user = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  return { model, temperature: request.temperature, material, prompt: { system: promptDigest(system), user } };
 }
 
 /** An in-memory store (tests, benchmarks, one page session). */

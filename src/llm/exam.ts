@@ -26,6 +26,8 @@ import type { Clock } from './clock';
 import { type AnswerFormat, buildRequest } from './prompt';
 
 export const EXAM_FORMAT = 'hillmind-strategist-exam';
+/** The shipped set: a product artifact beside the models it judges. */
+export const EXAM_SET_PATH = 'models/strategist-exam.v1.json';
 export const EXAM_VERSION = 1;
 
 const band = z.enum(['NEAR', 'MID', 'FAR']);

@@ -4,7 +4,9 @@
  * simply appends. Several processes (tournament workers) may append to the same file.
  *
  * Line schema: {"key": sha256 hex of the key material, "model", "temperature", "text",
- * "promptTokens"?, "completionTokens"?, "latencyMs", "at": ISO time}.
+ * "promptTokens"?, "completionTokens"?, "latencyMs", "at": ISO time, "system"?: the system
+ * prompt's digest (cache.ts promptDigest), "user"?: the state's words}. The last two let
+ * the decisions teach another model (readCachedPrompts).
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -22,6 +24,8 @@ const line = z.object({
   promptTokens: z.number().optional(),
   completionTokens: z.number().optional(),
   latencyMs: z.number().min(0),
+  system: z.string().optional(),
+  user: z.string().optional(),
 });
 
 const hashOf = (key: CacheKey) => createHash('sha256').update(key.material).digest('hex');
@@ -55,7 +59,7 @@ export class FileCacheStore implements DecisionCacheStore {
         skipped++;
         continue;
       }
-      const { key, model: _model, temperature: _temperature, ...answer } = parsed.data;
+      const { key, model: _model, temperature: _temperature, system: _system, user: _user, ...answer } = parsed.data;
       this.map.set(key, answer);
     }
     this.skippedLines = skipped;
@@ -73,9 +77,40 @@ export class FileCacheStore implements DecisionCacheStore {
     const hash = hashOf(key);
     this.map.set(hash, answer);
     mkdirSync(dirname(this.file), { recursive: true });
-    const record = { key: hash, model: key.model, temperature: key.temperature, ...answer, at: new Date().toISOString() };
+    const record = { key: hash, model: key.model, temperature: key.temperature, ...answer, at: new Date().toISOString(), system: key.prompt.system, user: key.prompt.user };
     appendFileSync(this.file, `${JSON.stringify(record)}\n`);
   }
+}
+
+/** A cached decision with its prompt in brief: what a teacher reads. */
+export interface CachedPrompt {
+  /** The system prompt's digest (cache.ts promptDigest). */
+  readonly system: string;
+  /** The state's words (the user message). */
+  readonly user: string;
+  readonly text: string;
+}
+
+/**
+ * The decisions `model` made that the cache in `dir` holds with their prompts, the latest
+ * per prompt (lines written before prompts were kept are passed over).
+ */
+export function readCachedPrompts(dir: string, model: string): CachedPrompt[] {
+  const file = resolve(dir, CACHE_FILE_NAME);
+  if (!existsSync(file)) return [];
+  const latest = new Map<string, CachedPrompt>();
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (!text.trim()) continue;
+    let parsed;
+    try {
+      parsed = line.safeParse(JSON.parse(text));
+    } catch {
+      continue;
+    }
+    if (!parsed.success || parsed.data.model !== model || parsed.data.system === undefined || parsed.data.user === undefined) continue;
+    latest.set(parsed.data.key, { system: parsed.data.system, user: parsed.data.user, text: parsed.data.text });
+  }
+  return [...latest.values()];
 }
 
 export function defaultCacheDir(root = process.cwd()): string {

@@ -26,6 +26,12 @@ export interface LlamaClientOptions {
    * them at the request's temperature.
    */
   readonly compact?: CompactDecoding;
+  /**
+   * Divide scored numbers by the model's prior on a content-free state (default true). An
+   * adapter tuned on the raw probabilities (npm run llm:tune) answers without it: its prior
+   * is what it was taught, and dividing it out undid 0.12 of its agreement with the rules.
+   */
+  readonly calibrate?: boolean;
 }
 
 
@@ -51,6 +57,9 @@ export function calibratedChoice(probabilities: readonly number[], prior: readon
   });
   return best + 1;
 }
+
+/** No calibration: every number's prior alike, so the most likely number is chosen. */
+const UNIFORM_PRIORS: Map<string, number[]> = new Map();
 
 /** What one call cost the engine, beyond the answer (benchmarks read it). */
 export interface LocalCallFigures {
@@ -148,6 +157,7 @@ export class LlamaChatClient implements ChatClient {
   private readonly prefixReuse: boolean;
   private readonly maxStringLength: number;
   private readonly compact: CompactDecoding;
+  private readonly calibrate: boolean;
   /** The number priors of a system prompt: index 0 the first agent's, then one per earlier numbers ('1', '1,3', ...). */
   private readonly priors = new Map<string, Map<string, number[]>>();
   /** Each system prompt's content-free prompt, in tokens (fixedPrefix). */
@@ -161,6 +171,7 @@ export class LlamaChatClient implements ChatClient {
     this.prefixReuse = options.prefixReuse ?? true;
     this.maxStringLength = options.maxStringLength ?? 160;
     this.compact = options.compact ?? 'scores';
+    this.calibrate = options.calibrate ?? true;
   }
 
   /** Free the engine (its model, context and llama.cpp): a connection's client is its engine's only user. */
@@ -174,7 +185,19 @@ export class LlamaChatClient implements ChatClient {
 
   /** The request's prompt as the model sees it (its chat template applied), in the model's tokens. */
   promptTokens(request: ChatRequest): number {
-    return this.tokenizePrompt(this.engine.chatWrapper, toHistory(request.messages)).length;
+    return this.promptTokenIds(request.messages).length;
+  }
+
+  /** The prompt of `messages` as the model reads it, up to its turn to answer: what tuning feeds it. */
+  promptTokenIds(messages: readonly ChatMessage[]): number[] {
+    return [...this.tokenizePrompt(this.engine.chatWrapper, toHistory(messages))];
+  }
+
+  /** The tokens a compact answer is written in: the numbers 1 to `max`, and the comma between them. */
+  answerTokenIds(max: number): { readonly numbers: readonly number[]; readonly comma: number } {
+    const comma = this.engine.model.tokenize(',');
+    if (comma.length !== 1) throw new ChatError('server', `the local model writes a comma as ${comma.length} tokens; a compact answer needs one`);
+    return { numbers: [...this.numberTokenList(max)], comma: comma[0]! };
   }
 
   private tokenizePrompt(wrapper: EngineSlot['chat']['chatWrapper'], history: ChatHistoryItem[]): Token[] {
@@ -215,7 +238,7 @@ export class LlamaChatClient implements ChatClient {
       throw new ChatError('http', `the prompt is ${prompt.length} tokens, and the local model's context holds ${slot.sequence.contextSize} with its answer`, 413);
     }
     const scored = Boolean(request.numberList && !request.responseFormat && this.compact === 'scores');
-    const priors = scored ? await this.priorsFor(slot, request, signal) : null;
+    const priors = scored ? (this.calibrate ? await this.priorsFor(slot, request, signal) : UNIFORM_PRIORS) : null;
     // What the sequence already holds of the prompt's fixed part (the system prompt) is not
     // evaluated again; the situation always is, in the same batches, so one prompt gives the
     // same probabilities whatever the sequence held before (llama.cpp's sums depend on the

@@ -33,6 +33,8 @@ export interface LocalEngineOptions {
    * refused when its bytes differ (digest.ts says what that costs and why it is not cached).
    */
   readonly sha256?: string;
+  /** A LoRA adapter (GGUF) applied to the model in every sequence (npm run llm:tune makes them). */
+  readonly adapter?: string;
 }
 
 /** The GGUF file is missing, damaged or not a model: the file and what to do. */
@@ -164,12 +166,21 @@ export class LocalEngine {
     } catch (err) {
       throw refuse((err as Error).message);
     }
+    if (options.adapter !== undefined && !existsSync(options.adapter)) {
+      await model.dispose();
+      throw new LocalModelError(`the LoRA adapter ${options.adapter} does not exist: set LLM_ADAPTER=<path to a .gguf adapter>, or LLM_ADAPTER=none for the model alone`);
+    }
     const context = await model.createContext({
       sequences: options.sequences,
       contextSize: options.contextSize,
       threads: options.threads,
       // Keep the whole window of sliding-window models (Gemma 3), so a prefix stays reusable.
       swaFullCache: true,
+      ...(options.adapter !== undefined ? { lora: { adapters: [{ filePath: options.adapter }] } } : {}),
+    }).catch(async (err: unknown) => {
+      await model.dispose();
+      if (options.adapter === undefined) throw err;
+      throw new LocalModelError(`cannot apply the LoRA adapter ${options.adapter} to ${options.gguf}: ${(err as Error).message}; an adapter fits only the model it was tuned on (see its card)`);
     });
     const slots: EngineSlot[] = [];
     for (let i = 0; i < options.sequences; i++) {

@@ -24,6 +24,11 @@ export interface LocalModelSpec {
   /** A checksum list (SHA256SUMS) shipped beside the parts; it must name the pinned digest. */
   readonly sums?: WheelPart;
   readonly description: string;
+  /**
+   * The strategist's LoRA adapter shipped for this model (a file in models/, with its card
+   * beside it: the same name, .json), applied unless LLM_ADAPTER says otherwise.
+   */
+  readonly adapter?: string;
 }
 
 const GEMMA_CHUNKS = [1, 2, 3, 4].map((n) => ({
@@ -64,6 +69,14 @@ export function localModelDir(env: Readonly<Record<string, string | undefined>>)
 /** The path of a pulled model's file in `dir`. */
 export function pulledModelPath(spec: LocalModelSpec, dir: string = DEFAULT_LOCAL_MODEL_DIR): string {
   return `${dir.replace(/\/+$/, '')}/${spec.file}`;
+}
+
+/** Where the product's own models lie (the skills' ONNX files and the strategist's adapters). */
+export const SHIPPED_ADAPTER_DIR = 'models';
+
+/** The path of the adapter shipped for a pulled model, or null where none is. */
+export function shippedAdapterPath(spec: LocalModelSpec): string | null {
+  return spec.adapter ? `${SHIPPED_ADAPTER_DIR}/${spec.adapter}` : null;
 }
 
 /** A GGUF file's name without folder or extension: the model's name. */

@@ -4,7 +4,8 @@
  * a GGUF file (one per process, loaded on first use), and the decision cache on disk. Node
  * only (the page uses proxyClient.ts); never imported by a page.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
 import type { ChatClient } from './chat';
@@ -13,7 +14,7 @@ import { OpenAiChatClient } from './openaiClient';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
-import { LOCAL_MODELS } from './localModels';
+import { LOCAL_MODELS, ggufModelName } from './localModels';
 import { systemPrompt } from './prompt';
 import { isVerified } from './pull';
 import {
@@ -56,23 +57,37 @@ export function providerOf(settings: LlmSettings): string {
 /** Whether the local model's file is there (and, where it was pulled, unchanged since), without loading it. */
 export function localAvailability(settings: LocalLlmSettings): { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly help: string } {
   const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
-  if (spec) {
-    if (isVerified(spec, settings.gguf)) return { ok: true };
+  if (spec && !isVerified(spec, settings.gguf)) {
     return {
       ok: false,
       reason: `the local model ${settings.pulled} is not pulled yet, or ${settings.gguf} changed since npm run llm:pull verified it (run npm run llm:pull)`,
       help: LLM_SETUP_HELP,
     };
   }
-  if (!existsSync(settings.gguf)) return { ok: false, reason: `HILLMIND_LLM_GGUF names ${settings.gguf}, which does not exist`, help: LLM_SETUP_HELP };
+  if (!spec && !existsSync(settings.gguf)) return { ok: false, reason: `HILLMIND_LLM_GGUF names ${settings.gguf}, which does not exist`, help: LLM_SETUP_HELP };
+  if (settings.adapter !== null && !existsSync(settings.adapter)) {
+    return { ok: false, reason: `the LoRA adapter ${settings.adapter} does not exist`, help: 'set LLM_ADAPTER=<path to a .gguf adapter> (npm run llm:tune makes one), or LLM_ADAPTER=none for the model alone' };
+  }
   return { ok: true };
+}
+
+/**
+ * The local model's name in summaries and the decision cache: the file's, and with an
+ * adapter its name and the start of its digest, so a retuned adapter never reads the
+ * answers cached for the one before it.
+ */
+export function localModelName(settings: LocalLlmSettings): string {
+  if (settings.adapter === null || !existsSync(settings.adapter)) return settings.model;
+  const digest = createHash('sha256').update(readFileSync(settings.adapter)).digest('hex').slice(0, 8);
+  return `${settings.model}+${ggufModelName(settings.adapter)}@${digest}`;
 }
 
 /** Load the engine on the settings' file and ready a sequence or two with the system prompt. */
 export async function openLocalClient(settings: LocalLlmSettings): Promise<LlamaChatClient> {
   const engine = await LocalEngine.load({
     gguf: settings.gguf,
-    model: settings.model,
+    model: localModelName(settings),
+    ...(settings.adapter !== null ? { adapter: settings.adapter } : {}),
     threads: localThreads(settings),
     sequences: settings.sequences,
     contextSize: settings.contextSize,
@@ -80,7 +95,7 @@ export async function openLocalClient(settings: LocalLlmSettings): Promise<Llama
     // A pulled model is pinned: its bytes are checked before they are served.
     ...(settings.pulled && LOCAL_MODELS[settings.pulled] ? { sha256: LOCAL_MODELS[settings.pulled]!.sha256 } : {}),
   });
-  const client = new LlamaChatClient(engine, { compact: settings.compact });
+  const client = new LlamaChatClient(engine, { compact: settings.compact, calibrate: settings.adapter === null });
   // The first decisions of a two-agent team then evaluate only their state.
   await client.warm([{ role: 'system', content: systemPrompt(settings.format, 2) }, { role: 'user', content: 'Agent 1:' }], Math.min(2, settings.sequences));
   return client;
@@ -129,6 +144,8 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
 function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): LlmAccess {
   const createClient = options.createClient ?? createOpenAiClient;
   const openLocal = options.openLocal ?? openLocalClient;
+  let modelName: string | undefined;
+  const nameOf = (settings: LlmSettings) => (modelName ??= settings.source === 'local' ? localModelName(settings) : settings.model);
   const availability = async (): Promise<LlmAvailability> => {
     if (!result.ok) return { ok: false, reason: result.error, help: result.help };
     const { settings } = result;
@@ -138,7 +155,7 @@ function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): Llm
     }
     return {
       ok: true,
-      model: settings.model,
+      model: nameOf(settings),
       provider: providerOf(settings),
       settings: strategistSettings(settings),
       ...(settings.source === 'server' ? { baseUrl: publicBaseUrl(settings.baseUrl), keySet: settings.apiKey !== '' } : {}),
@@ -151,7 +168,7 @@ function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): Llm
     const { settings } = result;
     let client: ChatClient;
     if (settings.source === 'server') client = createClient(settings);
-    else if (options.engineChannel) client = new ChannelChatClient(options.engineChannel, settings.model);
+    else if (options.engineChannel) client = new ChannelChatClient(options.engineChannel, nameOf(settings));
     else client = await openLocal(settings);
     return {
       client,

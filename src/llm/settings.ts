@@ -17,8 +17,11 @@
  *                     one loaded model, default 4
  *   LLM_CONTEXT       local engine: tokens each sequence holds (prompt and answer), default 1024
  *   LLM_COMPACT       local engine: how a compact answer is chosen: scores (default: each
- *                     agent's most likely number after contextual calibration, no sampling)
- *                     or sample (sampled at LLM_TEMPERATURE)
+ *                     agent's most likely number, no sampling; calibrated against the model's
+ *                     prior when no adapter teaches it) or sample (sampled at LLM_TEMPERATURE)
+ *   LLM_ADAPTER       local engine: a LoRA adapter (GGUF) applied to the model, or none; default
+ *                     the adapter shipped for the pulled model (models/, npm run llm:tune makes
+ *                     one), none for a HILLMIND_LLM_GGUF file
  *
  * How the strategist asks:
  *   LLM_TEMPERATURE   default 0.1
@@ -36,7 +39,7 @@
 import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath } from './localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS } from './prompt';
 import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
 
@@ -68,6 +71,8 @@ export interface LocalLlmSettings extends AskingSettings {
   readonly sequences: number;
   readonly contextSize: number;
   readonly compact: CompactDecoding;
+  /** A LoRA adapter's GGUF file applied to the model, or null for the model alone. */
+  readonly adapter: string | null;
 }
 
 export type LlmSettings = ServerLlmSettings | LocalLlmSettings;
@@ -130,12 +135,15 @@ const askingFromEnv = z.object({
   skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default(STRATEGIST_DEFAULTS.skills),
 });
 
+const ADAPTER_MESSAGE = 'LLM_ADAPTER must be none or the path of a .gguf LoRA adapter';
+
 /** The local engine's settings, from the environment's text. */
 const engineFromEnv = z.object({
   threads: integer('LLM_THREADS', 1, 256).optional(),
   sequences: integer('LLM_SEQUENCES', 1, 64).optional(),
   contextSize: integer('LLM_CONTEXT', 256, 131_072).default(1024),
   compact: z.enum(COMPACT_DECODINGS, { message: `LLM_COMPACT must be one of ${COMPACT_DECODINGS.join(', ')}` }).default('scores'),
+  adapter: z.string().regex(/\.gguf$/i, ADAPTER_MESSAGE).nullable().optional(),
 });
 
 const serverFromEnv = z.object({
@@ -172,6 +180,8 @@ const engineSpec = z.object({
   sequences: z.number().int().min(1).optional(),
   contextSize: z.number().int().min(1),
   compact: z.enum(COMPACT_DECODINGS),
+  /** undefined: the model's default (the adapter shipped for a pulled model, none for a file); null: none. */
+  adapter: z.string().nullable().optional(),
 });
 
 /**
@@ -215,6 +225,7 @@ function defined<T extends object>(value: T): T {
 export function parseLlmSpec(env: Env): LlmSpec {
   const baseUrl = trimmed(env.OPENAI_BASE_URL);
   const apiKey = trimmed(env.OPENAI_API_KEY) ?? '';
+  const adapter = trimmed(env.LLM_ADAPTER);
   const model = trimmed(env.LLM_MODEL);
   const gguf = trimmed(env.HILLMIND_LLM_GGUF);
   return {
@@ -243,6 +254,7 @@ export function parseLlmSpec(env: Env): LlmSpec {
         sequences: trimmed(env.LLM_SEQUENCES),
         contextSize: trimmed(env.LLM_CONTEXT),
         compact: trimmed(env.LLM_COMPACT),
+        adapter: adapter === undefined ? undefined : adapter.toLowerCase() === 'none' ? null : adapter,
       }),
       defined,
     ),
@@ -273,8 +285,9 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
     return { ok: true, settings: { ...spec.asking.value, source: 'server', ...spec.server.value, model: name } };
   }
   const gguf = model === undefined ? spec.gguf : undefined;
-  let where: Pick<LocalLlmSettings, 'model' | 'gguf' | 'pulled'>;
-  if (gguf) where = { model: ggufModelName(gguf), gguf, pulled: null };
+  let where: Pick<LocalLlmSettings, 'model' | 'gguf' | 'pulled' | 'adapter'>;
+  const adapter = (shipped: string | null) => (spec.engine.ok && spec.engine.value.adapter !== undefined ? spec.engine.value.adapter : shipped);
+  if (gguf) where = { model: ggufModelName(gguf), gguf, pulled: null, adapter: adapter(null) };
   else {
     const id = name ?? DEFAULT_LOCAL_MODEL;
     const local = LOCAL_MODELS[id];
@@ -286,10 +299,10 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
         help: LLM_SETUP_HELP,
       };
     }
-    where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id };
+    where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shippedAdapterPath(local)) };
   }
   if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));
-  const { sequences, ...engine } = spec.engine.value;
+  const { sequences, adapter: _named, ...engine } = spec.engine.value;
   return { ok: true, settings: { ...spec.asking.value, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
 }
 
@@ -308,6 +321,8 @@ export interface LlmFlags {
   readonly timing?: TimingMode;
   readonly cache?: CacheMode;
   readonly timeoutMs?: number;
+  /** A run that samples decisions at its own temperature (npm run llm:tune's round of play). */
+  readonly temperature?: number;
 }
 
 /** The spec with the command line's settings over the environment's. */
@@ -324,6 +339,12 @@ export function withEngineDefaults(spec: LlmSpec, defaults: { readonly threads: 
   if (!spec.engine.ok) return spec;
   const { threads, sequences } = spec.engine.value;
   return { ...spec, engine: { ok: true, value: { ...spec.engine.value, threads: threads ?? defaults.threads, sequences: sequences ?? defaults.sequences } } };
+}
+
+/** The spec with these local engine settings over the environment's (npm run llm:tune tries its adapters so). */
+export function withEngine(spec: LlmSpec, engine: Partial<EngineSpec>): LlmSpec {
+  if (!spec.engine.ok) return spec;
+  return { ...spec, engine: { ok: true, value: { ...spec.engine.value, ...defined(engine) } } };
 }
 
 /** The base URL without credentials or query, safe to show. */

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings } from '../../src/llm';
 import { DEFAULT_CONFIG } from '../../src/sim';
@@ -23,6 +27,15 @@ describe('LLM settings', () => {
     });
     expect(readLlmSettings({ ...file, OPENAI_BASE_URL: 'http://localhost:11434/v1', LLM_MODEL: 'gemma3:27b' })).toMatchObject({ ok: true, settings: { source: 'server', model: 'gemma3:27b' } });
     expect(readLlmSettings({ ...file, OPENAI_API_KEY: 'sk-x', LLM_MODEL: 'gpt-4o-mini' })).toMatchObject({ ok: true, settings: { source: 'server', baseUrl: OPENAI_DEFAULT_BASE_URL } });
+  });
+
+  it('LLM_ADAPTER names a LoRA adapter for the local model, or none; a GGUF file has none unless named', () => {
+    expect(readLlmSettings({ LLM_ADAPTER: 'none' })).toMatchObject({ ok: true, settings: { adapter: null } });
+    expect(readLlmSettings({ LLM_ADAPTER: ' runs/tuned.gguf ' })).toMatchObject({ ok: true, settings: { adapter: 'runs/tuned.gguf' } });
+    expect(readLlmSettings({ LLM_MODEL: 'smollm2-135m' })).toMatchObject({ ok: true, settings: { adapter: null } });
+    expect(readLlmSettings({ HILLMIND_LLM_GGUF: '/w/other.gguf' })).toMatchObject({ ok: true, settings: { adapter: null } });
+    expect(readLlmSettings({ HILLMIND_LLM_GGUF: '/w/other.gguf', LLM_ADAPTER: '/w/other-lora.gguf' })).toMatchObject({ ok: true, settings: { adapter: '/w/other-lora.gguf' } });
+    expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.pt' })).toMatchObject({ ok: false, error: expect.stringContaining('LLM_ADAPTER must be none or the path of a .gguf LoRA adapter') });
   });
 
   it('a server without a model, or a model name that is not a local one, is refused with how to configure one', () => {
@@ -129,6 +142,25 @@ describe("the registry's llm team", () => {
     const probe = await teamAvailability('llm', platformFor(none));
     expect(probe).toMatchObject({ ok: false, needs: { languageModel: true } });
     expect(probe.ok ? '' : probe.reason).toMatch(/^the local model gemma3-270m is not pulled yet.*; with no settings the local model runs: npm run llm:pull fetches it/s);
+  });
+
+  it('a missing adapter is refused with how to name another or none; a present one gives the model its name and digest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'adapter-'));
+    try {
+      const model = join(dir, 'base.gguf');
+      writeFileSync(model, 'not really a model');
+      const missing = await nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: model, LLM_ADAPTER: join(dir, 'tuned.gguf') }) }).availability();
+      expect(missing).toMatchObject({ ok: false, reason: `the LoRA adapter ${join(dir, 'tuned.gguf')} does not exist` });
+      expect(missing.ok ? '' : missing.help).toContain('LLM_ADAPTER=none');
+      writeFileSync(join(dir, 'tuned.gguf'), 'adapter bytes');
+      const present = await nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: model, LLM_ADAPTER: join(dir, 'tuned.gguf') }) }).availability();
+      // sha256 of "adapter bytes", first 8 hex digits: another adapter, another name (and cache).
+      expect(present).toMatchObject({ ok: true, model: `base+tuned@${createHash('sha256').update('adapter bytes').digest('hex').slice(0, 8)}` });
+      const alone = await nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: model }) }).availability();
+      expect(alone).toMatchObject({ ok: true, model: 'base' });
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('with OPENAI_BASE_URL and LLM_MODEL in the environment: available, key optional', async () => {

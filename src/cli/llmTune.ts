@@ -1,0 +1,310 @@
+/**
+ * npm run llm:tune: teach the local model to play. Teachers (src/tune/teachers.ts) give
+ * lessons; they become a tuning set in the model's tokens (src/tune/dataset.ts); the tuner
+ * (python/tune/tune_strategist.py, torch) writes a LoRA adapter the local engine loads; the
+ * strategist exam and games judge it; its card goes beside it. Optionally a round of
+ * learning from play: the tuned model plays with sampled decisions, the decisions of games
+ * it won join the lessons, it is tuned again, and the better of the two is kept.
+ *
+ * Every stage leaves its result in the work folder, and the tuner resumes from its
+ * checkpoint, so a stopped run goes on where it stopped.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  EXAM_SET_PATH,
+  type ExamSet,
+  SYSTEM_CLOCK,
+  llmSettingsOf,
+  parseExamSet,
+  scoreExam,
+  takeExam,
+  withEngine,
+  withLlmFlags,
+} from '../llm';
+import { sha256File } from '../llm/digest';
+import { LlamaChatClient } from '../llm/llamaClient';
+import { LocalEngine } from '../llm/localEngine';
+import { LOCAL_MODELS, ggufModelName, shippedAdapterPath } from '../llm/localModels';
+import { num, pct } from '../report/format';
+import type { Platform } from '../teams';
+import { GAME_SEED } from '../train/evaluate';
+import type { PlatformSpec } from '../teams/nodePlatform';
+import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../tune/card';
+import { tuningRows, writeTuningSet } from '../tune/dataset';
+import { overallWinShare, playSeries } from '../tune/games';
+import { type Lesson, TEACHER_HELP, type Teacher, parseTeacher, replaysTeacher } from '../tune/teachers';
+import { DEFAULT_TUNER, TUNE_SETUP_HELP, type TunerMetrics, type TunerSettings, defaultPython, runTuner, setupTuner } from '../tune/tuner';
+import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
+import { ProgressBar } from './progress';
+
+const DEFAULT_OUT = shippedAdapterPath(LOCAL_MODELS['gemma3-270m']!)!;
+/** The games an adapter plays for its card: the study's baselines and the best constant plan. */
+const CARD_OPPONENTS = ['flat', 'bt', 'fixed:skills=secure+secure'];
+/** Seeds of the round's games, apart from the card's (train/evaluate.ts GAME_SEED). */
+const PLAY_SEED = 29;
+/** The round's opponents: every kind of team it will meet. */
+const PLAY_OPPONENTS = ['flat', 'bt', 'heuristic', 'fixed:skills=secure+combat'];
+
+const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--work <dir>] [options]
+  teaches the local model (Gemma 3 270M) to choose skills as a teacher does: writes a LoRA
+  adapter (GGUF) and its card (.json beside it), judged by the strategist exam and games.
+  --teacher       ${TEACHER_HELP} (default rules; repeat to mix)
+  --size          situations the rules teacher takes from real play (default 1600)
+  --seeds         matches per team pair the rules teacher plays (default 40)
+  --steps, --batch, --layers, --rank, --lr, --threads   the tuner's settings (python/tune/tune_strategist.py)
+  --out           the adapter to write (default ${DEFAULT_OUT}, the one the product loads)
+  --work          where the stages keep their results (default .cache/tune/<out's name>)
+  --exam-limit    exam only the first n situations (default all)
+  --games         games per opponent for the card (${CARD_OPPONENTS.join(', ')}; default 20)
+  --play-games    the round of learning from play: games per opponent (${PLAY_OPPONENTS.join(', ')}) with
+                  sampled decisions; 0 skips the round (default 0)
+  --play-temperature  the round's sampling temperature (default 0.7)
+  --python        the Python that runs the tuner (default ${'.venv-train/bin/python'})
+  --setup         install the tuner's packages into .venv-train and stop
+  ${TUNE_SETUP_HELP}`;
+
+const float = (name: string, text: string | undefined, fallback: number) => {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number, got '${text}'`);
+  return value;
+};
+
+runCli(async () => {
+  const { values } = parseCommandLine(
+    {
+      teacher: { type: 'string', multiple: true },
+      size: { type: 'string' },
+      seeds: { type: 'string' },
+      steps: { type: 'string' },
+      batch: { type: 'string' },
+      layers: { type: 'string' },
+      rank: { type: 'string' },
+      lr: { type: 'string' },
+      threads: { type: 'string' },
+      out: { type: 'string' },
+      work: { type: 'string' },
+      'exam-limit': { type: 'string' },
+      games: { type: 'string' },
+      'play-games': { type: 'string' },
+      'play-temperature': { type: 'string' },
+      python: { type: 'string' },
+      setup: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  if (values.setup) {
+    const python = await setupTuner((line) => console.log(line));
+    console.log(`the tuner is ready: ${python}`);
+    return 0;
+  }
+  const python = values.python ?? defaultPython();
+  if (!python) throw new UsageError(`no Python for the tuner: ${TUNE_SETUP_HELP}`);
+  const out = values.out ?? DEFAULT_OUT;
+  if (!out.endsWith('.gguf')) throw new UsageError(`--out must be a .gguf file, got '${out}'`);
+  const work = values.work ?? join('.cache', 'tune', ggufModelName(out));
+  const tuner: TunerSettings = {
+    ...DEFAULT_TUNER,
+    steps: integerOption('steps', values.steps, DEFAULT_TUNER.steps, { min: 1, max: 1_000_000 }),
+    batch: integerOption('batch', values.batch, DEFAULT_TUNER.batch, { min: 1, max: 1024 }),
+    layers: integerOption('layers', values.layers, DEFAULT_TUNER.layers, { min: 1, max: 64 }),
+    rank: integerOption('rank', values.rank, DEFAULT_TUNER.rank, { min: 1, max: 256 }),
+    lr: float('lr', values.lr, DEFAULT_TUNER.lr),
+    threads: integerOption('threads', values.threads, DEFAULT_TUNER.threads, { min: 1, max: 256 }),
+  };
+  const size = integerOption('size', values.size, 1600, { min: 10, max: 100_000 });
+  const seeds = integerOption('seeds', values.seeds, 40, { min: 1, max: 10_000 });
+  const cardGames = integerOption('games', values.games, 20, { min: 0, max: 100_000 });
+  const playGames = integerOption('play-games', values['play-games'], 0, { min: 0, max: 100_000 });
+  const playTemperature = float('play-temperature', values['play-temperature'], 0.7);
+
+  // The base model, alone: what the adapter is tuned on, and what tokenises the lessons.
+  const spec = commandPlatformSpec({ cache: 'off', timing: { kind: 'lockstep' } });
+  const baseSpec: PlatformSpec = { ...spec, llm: withEngine(spec.llm, { adapter: null }) };
+  const base = llmSettingsOf(baseSpec.llm);
+  if (!base.ok) throw new Error(`${base.error}\n${base.help}`);
+  if (base.settings.source !== 'local') throw new UsageError('npm run llm:tune tunes the local model: unset OPENAI_BASE_URL and OPENAI_API_KEY (a server model teaches through --teacher cache:<model>)');
+  const settings = base.settings;
+  const baseSha = settings.pulled ? LOCAL_MODELS[settings.pulled]!.sha256 : await sha256File(settings.gguf);
+  const examSet = parseExamSet(readFileSync(EXAM_SET_PATH, 'utf8'), EXAM_SET_PATH);
+  const examLimit = integerOption('exam-limit', values['exam-limit'], examSet.items.length, { min: 1, max: examSet.items.length });
+  const exam: ExamSet = { ...examSet, items: examSet.items.slice(0, examLimit) };
+  mkdirSync(work, { recursive: true });
+
+  const teachers: Teacher[] = (values.teacher?.length ? values.teacher : ['rules']).map((t) =>
+    parseTeacher(t, { rulesSize: size, rulesSeeds: seeds, cacheDir: settings.cacheDir ?? join('.cache', 'llm') }),
+  );
+
+  // 1. Lessons, kept in the work folder (the rules teacher plays hundreds of matches).
+  const taught: { teacher: Teacher; lessons: Lesson[] }[] = [];
+  await withPlatform(baseSpec, async (platform) => {
+    for (const teacher of teachers) taught.push({ teacher, lessons: await lessonsOf(teacher, platform, work) });
+  });
+  const lessons = taught.flatMap((t) => t.lessons);
+
+  // 2. The tuning set in the model's tokens, 3. the tuner.
+  const baseInfo = { path: settings.gguf, sha256: baseSha };
+  const tune = async (name: string, all: readonly Lesson[]): Promise<Tuned> => {
+    const dir = join(work, name);
+    const adapter = join(dir, 'adapter.gguf');
+    const metricsFile = join(dir, 'metrics.json');
+    if (existsSync(adapter) && existsSync(metricsFile)) {
+      console.log(`${name}: tuned by an earlier run (${adapter})`);
+      return { adapter, metrics: JSON.parse(readFileSync(metricsFile, 'utf8')) as TunerMetrics };
+    }
+    // The base model's own tokenizer and chat template, as the engine will read the prompts.
+    const engine = await LocalEngine.load({ gguf: settings.gguf, model: settings.model, threads: 1, sequences: 1, contextSize: settings.contextSize, help: 'run npm run llm:pull' });
+    try {
+      const tokenizer = new LlamaChatClient(engine);
+      const counts = writeTuningSet(dir, tuningRows(all, tokenizer), tokenizer, baseInfo);
+      console.log(`${name}: ${counts.train} lessons to learn, ${counts.held} held out`);
+    } finally {
+      await engine.dispose();
+    }
+    const bar = new ProgressBar(tuner.steps, 'steps');
+    const metrics = await runTuner(python, dir, adapter, tuner, (e) => {
+      if (e.event === 'step') bar.update(Number(e.step), `loss ${e.loss}, agreement ${e.agreement}`);
+      else if (e.event === 'eval') console.log(`\n  held-out ${JSON.stringify(e.held)} at step ${e.step}`);
+      else if (e.event === 'lower layers') console.log(`  lower layers: ${e.cached ? 'cached' : `${e.done} of ${e.of}`}`);
+      else if (e.event === 'resumed') console.log(`  resumed at step ${e.step}`);
+    });
+    bar.done(`${name}: tuned`);
+    return { adapter, metrics };
+  };
+
+  // 4. Judges: the exam, and games for the card, each on its own platform (closed after).
+  const judge = async (adapter: string | null, games: number): Promise<Judged> => {
+    const judged: PlatformSpec = { ...spec, llm: withEngine(spec.llm, { adapter, sequences: 1, threads: 1 }) };
+    return withPlatform(judged, async (platform) => ({ exam: await examOf(platform, exam), games: games > 0 ? await gamesOf(platform, games) : [] }));
+  };
+
+  const imitation = await tune('imitation', lessons);
+  console.log('the strategist exam, untuned then tuned:');
+  const untuned = (await judge(null, 0)).exam;
+  let shipped: Tuned & Judged = { ...imitation, ...(await judge(imitation.adapter, cardGames)) };
+  let fromPlay: AdapterCard['fromPlay'];
+
+  // 5. The round of learning from play: sampled decisions, those of games won taught again.
+  if (playGames > 0) {
+    const replays = join(work, 'play');
+    const playing: PlatformSpec = {
+      ...spec,
+      llm: withEngine(withLlmFlags(spec.llm, { temperature: playTemperature }), { adapter: imitation.adapter, compact: 'sample', sequences: 1, threads: 1 }),
+    };
+    if (!existsSync(join(replays, 'done'))) {
+      const bar = new ProgressBar(playGames * PLAY_OPPONENTS.length, 'games');
+      await withPlatform(playing, (platform) => playSeries(platform, 'llm', PLAY_OPPONENTS, { games: playGames, seed: PLAY_SEED, replays, onGame: (d, t) => bar.update(d, `${d} of ${t} games`) }));
+      bar.done('the round played');
+      writeFileSync(join(replays, 'done'), '');
+    }
+    const wonTeacher = replaysTeacher(replays, { source: 'llm', wonOnly: true });
+    const won = await withPlatform(baseSpec, (platform) => lessonsOf(wonTeacher, platform, work));
+    const afterPlay: Tuned & Judged = await (async () => {
+      const tuned = await tune('after-play', [...lessons, ...won]);
+      return { ...tuned, ...(await judge(tuned.adapter, cardGames)) };
+    })();
+    const [before, after] = [overallWinShare(shipped.games), overallWinShare(afterPlay.games)];
+    const better = after > before || (after === before && (afterPlay.exam.kappa ?? 0) > (shipped.exam.kappa ?? 0));
+    fromPlay = {
+      games: playGames * PLAY_OPPONENTS.length,
+      won: new Set(won.map((l) => l.from.split(', tick')[0])).size,
+      lessons: won.length,
+      temperature: playTemperature,
+      imitation: { exam: shipped.exam, games: shipped.games },
+      afterPlay: { exam: afterPlay.exam, games: afterPlay.games },
+      shipped: better ? 'after-play' : 'imitation',
+      why: better
+        ? `after play it won ${pct(after)} of the card games against ${pct(before)} for imitation alone`
+        : `after play it won ${pct(after)} of the card games, imitation alone ${pct(before)}: the round did not help, so imitation is shipped`,
+    };
+    if (better) shipped = afterPlay;
+  }
+
+  // 6. The adapter and its card.
+  mkdirSync(join(out, '..'), { recursive: true });
+  copyFileSync(shipped.adapter, out);
+  const card: AdapterCard = {
+    format: ADAPTER_CARD_FORMAT,
+    version: ADAPTER_CARD_VERSION,
+    name: ggufModelName(out),
+    sha256: await sha256File(out),
+    bytes: statSync(out).size,
+    base: { model: settings.pulled ?? settings.model, file: settings.gguf.split('/').pop()!, sha256: baseSha },
+    lora: { rank: tuner.rank, alpha: tuner.alpha, layers: layersOf(shipped.metrics), targets: ['attn_q', 'attn_k', 'attn_v', 'attn_output', 'ffn_gate', 'ffn_up', 'ffn_down'] },
+    decoding: 'compact answers, each number read from the model\'s probabilities after the prompt and after each comma, uncalibrated (LLM_COMPACT=scores)',
+    teachers: taught.map(({ teacher, lessons: l }) => ({ name: teacher.name, describe: teacher.describe, lessons: l.length })),
+    training: { settings: shipped.metrics.settings, examples: shipped.metrics.examples, history: shipped.metrics.history, seconds: shipped.metrics.seconds },
+    ...(fromPlay ? { fromPlay } : {}),
+    exam: shipped.exam,
+    examUntuned: untuned,
+    games: shipped.games,
+    reproduce: `npm run llm:tune -- ${process.argv.slice(2).join(' ')}`.trim(),
+    createdAt: new Date().toISOString(),
+  };
+  writeFileSync(cardPathOf(out), `${JSON.stringify(card, null, 1)}\n`);
+  console.log(`wrote ${out} (${card.bytes} bytes) and its card ${cardPathOf(out)}`);
+  console.log(`exam: kappa ${fmt(untuned.kappa)} -> ${fmt(card.exam.kappa)}, held-out kappa ${fmt(untuned.heldOut.kappa)} -> ${fmt(card.exam.heldOut.kappa)}`);
+  for (const g of card.games) console.log(`llm vs ${g.opponent}: ${g.wins}/${g.losses}/${g.draws} (wins/losses/draws)`);
+  return 0;
+});
+
+interface Tuned {
+  readonly adapter: string;
+  readonly metrics: TunerMetrics;
+}
+
+interface Judged {
+  readonly exam: ExamSummary;
+  readonly games: GameRow[];
+}
+
+const fmt = (x: number | null) => num(x, 3);
+
+function layersOf(metrics: TunerMetrics): number[] {
+  const count = Number(metrics.settings.layers ?? DEFAULT_TUNER.layers);
+  return Array.from({ length: count }, (_, i) => 18 - count + i);
+}
+
+/** A teacher's lessons, read from the work folder where an earlier run left them. */
+async function lessonsOf(teacher: Teacher, platform: Platform, work: string): Promise<Lesson[]> {
+  const file = join(work, `lessons-${teacher.name.replace(/[^A-Za-z0-9._-]+/g, '_')}.json`);
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as Lesson[];
+    console.log(`${teacher.name}: ${kept.length} lessons (kept from an earlier run in ${file})`);
+    return kept;
+  }
+  let last = '';
+  const lessons = await teacher.lessons({ platform, progress: (line) => (line !== last ? process.stdout.write(`\r${(last = line)}`) : undefined) });
+  process.stdout.write('\n');
+  writeFileSync(file, JSON.stringify(lessons));
+  console.log(`${teacher.name}: ${lessons.length} lessons`);
+  return lessons;
+}
+
+async function examOf(platform: Platform, set: ExamSet): Promise<ExamSummary> {
+  const connection = await platform.llm.connect();
+  const bar = new ProgressBar(set.items.length, 'situations');
+  const answers = await takeExam(set, connection.client, { format: 'compact', temperature: 0, clock: SYSTEM_CLOCK, onProgress: (d, t) => bar.update(d, `${connection.client.model}: ${d} of ${t}`) });
+  bar.done('examined');
+  const s = scoreExam(set, answers);
+  return {
+    set: `${EXAM_SET_PATH} (${set.items.length} situations)`,
+    situations: s.situations,
+    agreement: s.agreement,
+    kappa: s.kappa,
+    heldOut: { agreement: s.heldOut.agreement, kappa: s.heldOut.kappa },
+    cmiBits: s.cmiBits,
+    mostCommon: s.mostCommon,
+    skillShares: s.skillShares,
+    latencyMs: s.latencyMs,
+  };
+}
+
+async function gamesOf(platform: Platform, games: number): Promise<GameRow[]> {
+  const bar = new ProgressBar(games * CARD_OPPONENTS.length, 'games');
+  const rows = await playSeries(platform, 'llm', CARD_OPPONENTS, { games, seed: GAME_SEED, onGame: (d, t) => bar.update(d, `${d} of ${t} games`) });
+  bar.done('played');
+  return rows;
+}

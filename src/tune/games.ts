@@ -1,0 +1,65 @@
+/**
+ * Games for an adapter's card and for the round of learning from play: seeded matches of a
+ * team against opponents, sides swapped every other game (train/evaluate.ts planGames), in
+ * this process. The round keeps each game's replay; the card keeps the counts.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Match, runMatch } from '../match';
+import { type Platform, llmStrategistOf } from '../teams';
+import { type WinningSide, countWins, planGames, summarizeWinRate } from '../train/evaluate';
+import type { GameRow } from './card';
+import { type AskedDecision, askedPathOf } from './teachers';
+
+export interface SeriesOptions {
+  readonly games: number;
+  readonly seed: number;
+  /** Where each game's replay goes (game-<opponent>-<n>.json); none kept when absent. */
+  readonly replays?: string;
+  readonly onGame?: (done: number, total: number) => void;
+}
+
+/** `team` against each opponent, `games` games each. */
+export async function playSeries(platform: Platform, team: string, opponents: readonly string[], options: SeriesOptions): Promise<GameRow[]> {
+  if (options.replays) mkdirSync(options.replays, { recursive: true });
+  const rows: GameRow[] = [];
+  let done = 0;
+  for (const opponent of opponents) {
+    const games = planGames(team, opponent, options.games, options.seed);
+    const winners: WinningSide[] = [];
+    for (const game of games) {
+      const match = await runMatch({ blue: game.blue, red: game.red, seed: game.seed }, { platform, record: options.replays !== undefined });
+      winners.push(match.summary().winner);
+      if (options.replays) {
+        const file = join(options.replays, `game-${opponent.replace(/[^A-Za-z0-9._-]+/g, '_')}-${String(game.index).padStart(4, '0')}.json`);
+        writeFileSync(file, JSON.stringify(match.replay()));
+        writeFileSync(askedPathOf(file), JSON.stringify(askedOf(match)));
+      }
+      options.onGame?.(++done, options.games * opponents.length);
+    }
+    const summary = summarizeWinRate(countWins(team, opponent, games, winners));
+    rows.push({
+      opponent,
+      games: summary.episodes,
+      wins: summary.firstWins,
+      losses: summary.secondWins,
+      draws: summary.draws,
+      winRate: summary.firstWin,
+      decisiveShare: summary.firstShareOfDecisive?.estimate ?? null,
+    });
+  }
+  return rows;
+}
+
+/** Every answer the match's language-model strategists gave, changed skills or not. */
+export function askedOf(match: Match): AskedDecision[] {
+  return match.controllers.flatMap((controller) =>
+    (llmStrategistOf(controller)?.records ?? []).flatMap((r) => (r.ok && r.skills ? [{ tick: r.requestTick, team: r.team, skills: r.skills }] : [])),
+  );
+}
+
+/** The share of all games won over several rows (the round compares its adapters by it). */
+export function overallWinShare(rows: readonly GameRow[]): number {
+  const games = rows.reduce((n, r) => n + r.games, 0);
+  return games === 0 ? 0 : rows.reduce((n, r) => n + r.wins, 0) / games;
+}

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatRequest, cacheKey, systemPrompt } from '../../src/llm';
+import { FileCacheStore } from '../../src/llm/fileCache';
+import { RuleChatClient } from '../../src/llm/ruleClient';
+import { type ReplayFile, replayTicks, runMatch } from '../../src/match';
+import { DEFAULT_CONFIG, OBS_SIZE, idleAction, observe } from '../../src/sim';
+import { SCRIPTED_SKILLS, SKILL_IDS, skillContext } from '../../src/skills';
+import { askedOf } from '../../src/tune/games';
+import { PERSONAS, personaByName } from '../../src/teams';
+import { type AskedDecision, askedPathOf, cacheTeacher, closestSkill, parseTeacher, personasTeacher, recordedDecisions, replayLessons, replaysTeacher } from '../../src/tune/teachers';
+import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
+
+/** A client that answers as the rules do and keeps every state it was asked about. */
+class RecordingClient extends RuleChatClient {
+  readonly asked: string[] = [];
+  override async complete(request: ChatRequest) {
+    this.asked.push(request.messages.at(-1)!.content);
+    return super.complete(request);
+  }
+}
+
+describe('the replays teacher', () => {
+  let replay: ReplayFile;
+  let asked: AskedDecision[];
+  let prompts: string[];
+
+  beforeAll(async () => {
+    const client = new RecordingClient();
+    const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 4 }, { platform: llmPlatform(client, { timing: { kind: 'lockstep' } }) });
+    replay = match.replay();
+    asked = askedOf(match);
+    prompts = client.asked;
+  });
+
+  it('gives every answer of a played match as a lesson: the state its strategist was asked about, and what it chose', () => {
+    const lessons = replayLessons(replay, asked, { wonOnly: false, from: 'test' });
+    expect(asked.length).toBeGreaterThan(50);
+    expect(lessons.map((l) => l.prompt)).toEqual(prompts);
+    expect(lessons.map((l) => l.choice)).toEqual(asked.map((d) => d.skills));
+    expect(lessons.every((l) => l.taught.every(Boolean) && l.weight === 1)).toBe(true);
+  });
+
+  it('from a replay alone, the answers that changed skills; only games won when asked', () => {
+    const recorded = recordedDecisions(replay, 'llm');
+    expect(recorded.length).toBeLessThan(asked.length);
+    expect(replayLessons(replay, recorded, { wonOnly: false, from: 'test' }).map((l) => l.choice)).toEqual(replay.decisions.filter((d) => d.source === 'llm').map((d) => d.skills));
+    expect(replayLessons(replay, asked, { wonOnly: true, from: 'test' }).length > 0).toBe(replay.outcome === 'blue');
+    expect(replayLessons({ ...replay, outcome: 'red' }, asked, { wonOnly: true, from: 'test' })).toEqual([]);
+  });
+
+  it('reads a folder of replays with their answers, and refuses a folder that is not there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replays-'));
+    try {
+      writeFileSync(join(dir, 'a.json'), JSON.stringify(replay));
+      writeFileSync(askedPathOf(join(dir, 'a.json')), JSON.stringify(asked));
+      const lessons = await replaysTeacher(dir, { source: 'llm', wonOnly: false }).lessons({ platform: TEST_PLATFORM });
+      expect(lessons.map((l) => l.prompt)).toEqual(prompts);
+      writeFileSync(askedPathOf(join(dir, 'a.json')), '[{"tick": -1}]');
+      await expect(replaysTeacher(dir, { source: 'llm', wonOnly: false }).lessons({ platform: TEST_PLATFORM })).rejects.toThrow(/a.asked.json: expected a list of \{tick, team, skills\}/);
+      await expect(replaysTeacher(join(dir, 'none'), { source: 'llm', wonOnly: false }).lessons({ platform: TEST_PLATFORM })).rejects.toThrow(/no such folder/);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+  });
+});
+
+describe('the cache teacher', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cache-'));
+  afterAll(() => rmSync(dir, { recursive: true }));
+
+  it("reads a model's cached decisions with their states; other models, personas and bad answers are passed over", async () => {
+    const store = new FileCacheStore(join(dir, 'decisions.jsonl'));
+    const ask = (system: string, user: string) => ({ messages: [{ role: 'system' as const, content: system }, { role: 'user' as const, content: user }], temperature: 0 });
+    const state = 'Agent 1: health HIGH.\nAgent 2: health LOW.\nTeam: time PLENTY.';
+    store.set(cacheKey('big', ask(systemPrompt('compact', 2), state)), { text: '3,4', latencyMs: 5 });
+    store.set(cacheKey('big', ask(systemPrompt('json', 2), `${state} `)), { text: '{"skills":["combat","secure"],"rationale":"x"}', latencyMs: 5 });
+    store.set(cacheKey('big', ask(systemPrompt('compact', 2, DEFAULT_CONFIG, 'a persona'), `${state}  `)), { text: '1,1', latencyMs: 5 });
+    store.set(cacheKey('big', ask(systemPrompt('compact', 2), `${state}   `)), { text: 'no idea', latencyMs: 5 });
+    store.set(cacheKey('small', ask(systemPrompt('compact', 2), state)), { text: '1,1', latencyMs: 5 });
+    const lessons = await cacheTeacher('big', dir).lessons({ platform: TEST_PLATFORM });
+    expect(lessons.map((l) => [l.prompt, l.choice])).toEqual([
+      [state, ['secure', 'retreat']],
+      [`${state} `, ['combat', 'secure']],
+    ]);
+    await expect(cacheTeacher('absent', dir).lessons({ platform: TEST_PLATFORM })).rejects.toThrow(/holds no decisions of absent/);
+  });
+});
+
+describe("the study teacher's reading of play", () => {
+  it('finds the skill whose actions an agent followed', async () => {
+    // States from all over a match, where the skills act differently.
+    const match = await runMatch({ blue: 'bt-scripted', red: 'heuristic', seed: 5 }, { platform: TEST_PLATFORM });
+    const observations: Float32Array[] = [];
+    for (const world of replayTicks(match.replay())) {
+      if (world.tick % 40 === 0) observations.push(new Float32Array(observe(world, 0, new Float32Array(OBS_SIZE))));
+    }
+    const context = skillContext(DEFAULT_CONFIG);
+    const out = [idleAction()];
+    for (const id of SKILL_IDS) {
+      const window = observations.map((obs) => {
+        void SCRIPTED_SKILLS[id].act(obs, 1, out, context);
+        return { obs, did: { ...out[0]! } };
+      });
+      expect(closestSkill(window, context)).toBe(id);
+    }
+  });
+});
+
+describe('the personas teacher', () => {
+  it("puts each situation under one persona's style, labelled by that persona's tree", async () => {
+    const lessons = await personasTeacher({ size: 70, seeds: 1 }).lessons({ platform: TEST_PLATFORM });
+    expect(lessons).toHaveLength(70);
+    const byStyle = new Map(PERSONAS.map((p) => [p.prompt, lessons.filter((l) => l.style === p.prompt)]));
+    for (const [, of] of byStyle) expect(of.length).toBe(10);
+    // The flanker never sends an agent to secure (one already securing may hold on); the aggressive persona never retreats.
+    for (const l of byStyle.get(personaByName('flanker')!.prompt)!) {
+      const lines = l.prompt.split('\n');
+      l.choice.forEach((skill, slot) => expect(skill !== 'secure' || lines[slot]!.endsWith('skill Secure.')).toBe(true));
+    }
+    expect(byStyle.get(personaByName('aggressive')!.prompt)!.flatMap((l) => l.choice)).not.toContain('retreat');
+  }, 120_000);
+});
+
+describe('teacher names', () => {
+  it('are parsed, and a wrong one says what is expected', () => {
+    const defaults = { rulesSize: 10, rulesSeeds: 1, cacheDir: '.cache/llm' };
+    expect(parseTeacher('rules', defaults).name).toBe('rules');
+    expect(parseTeacher('personas', defaults).name).toBe('personas');
+    expect(parseTeacher('cache:gemma3:27b', defaults).describe).toContain('gemma3:27b made, read from the decision cache in .cache/llm');
+    expect(parseTeacher('cache:gemma3:27b@/tmp/c', defaults).describe).toContain('in /tmp/c');
+    expect(parseTeacher('replays:runs/play:won', defaults).describe).toContain('games won only');
+    expect(parseTeacher('study:data/studies.sqlite', defaults).name).toBe('study:data/studies.sqlite');
+    expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, cache:<model>");
+    expect(() => parseTeacher('cache:', defaults)).toThrow(/unknown teacher/);
+  });
+});
