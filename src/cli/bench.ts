@@ -2,7 +2,7 @@
  * npm run bench [-- --seconds <s per figure>] [--only <section,...>]: every performance figure
  * of the product in one run (or the sections named), each beside its target and the ratio to it.
  */
-import { type BenchRow, benchDetMath, benchMatches, benchStep } from '../match/benchmarks';
+import { type BenchRow, benchDetMath, benchMatches, benchStep, benchVerify } from '../match/benchmarks';
 import type { LlmSpec } from '../llm';
 import { createPlatform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
@@ -228,6 +228,8 @@ runCli(async () => {
         ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
         ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
         ...(await benchMatches(platform, 'bt', 'flat', seconds)),
+        ...(await benchVerify(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
+        ...(await benchVerify(platform, 'bt', 'flat', seconds)),
       ]],
       ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
       ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds, platform)],

@@ -1,10 +1,11 @@
 /**
- * Simulation benchmarks: raw step() throughput and whole matches with controllers.
+ * Simulation benchmarks: raw step() throughput, whole matches with controllers, and replay verification.
  * One core, no rendering. Used by `npm run bench`.
  */
 import { type Action, type SimEvent, createWorld, det, idleAction, step } from '../sim';
 import type { Platform } from '../teams';
 import { runMatch } from './match';
+import { verifyReplayWithModels } from './verify';
 
 export interface BenchRow {
   readonly name: string;
@@ -95,4 +96,24 @@ export async function benchMatches(platform: Platform, blue: string, red: string
     { name: `match ${blue} vs ${red}`, value: agentTicks / elapsed, unit: 'agent-ticks/s', target: 1_000_000 },
     { name: `match ${blue} vs ${red}`, value: episodes / elapsed, unit: 'episodes/s' },
   ];
+}
+
+/**
+ * Replay verification (the server checks every study episode this way): matches recorded
+ * first, then verified again and again, in agent-ticks re-simulated per second.
+ */
+export async function benchVerify(platform: Platform, blue: string, red: string, seconds: number): Promise<BenchRow[]> {
+  const replays = [];
+  for (const seed of [0, 1, 2, 3]) replays.push((await runMatch({ blue, red, seed }, { platform })).replay());
+  let agentTicks = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    for (const replay of replays) {
+      const result = await verifyReplayWithModels(replay, { models: platform.models });
+      if (!result.ok) throw new Error(`bench: an honest replay of ${blue} vs ${red} does not verify: ${result.problems.join('; ')}`);
+      agentTicks += result.ticks * result.summary.agents.length;
+    }
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  return [{ name: `verify ${blue} vs ${red}`, value: agentTicks / elapsed, unit: 'agent-ticks/s' }];
 }

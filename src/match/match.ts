@@ -58,22 +58,29 @@ export class Match {
   }
 
   static async create(spec: MatchSpec, options: MatchOptions): Promise<Match> {
-    const config = spec.config ?? DEFAULT_CONFIG;
-    const world = createWorld(spec.seed, config);
-    const metrics = new MatchMetrics(world.agents.length);
-    const recorder = options.record === false ? null : new ReplayRecorder(world.agents.length);
-    const onDecision = (decision: Decision) => {
-      metrics.recordDecision(decision);
-      recorder?.decisions.push(decision);
-      options.onDecision?.(decision);
-    };
+    const parts = matchParts(spec, options.record, options.onDecision);
+    const { world, onDecision } = parts;
     const { platform } = options;
+    const config = world.config;
     const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', seedName(spec.blue)), config, platform, onDecision };
     const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', seedName(spec.red)), config, platform, onDecision };
     const factories = options.controllers ?? {};
     const blue = await (factories.blue ? factories.blue(blueCtx) : createTeam(spec.blue, blueCtx));
     const red = await (factories.red ? factories.red(redCtx) : createTeam(spec.red, redCtx));
-    return new Match(world, [blue, red], metrics, recorder);
+    return new Match(world, [blue, red], parts.metrics, parts.recorder);
+  }
+
+  /**
+   * A match whose controllers the caller builds at once from its world and the decision
+   * hook (replay verification plays recorded decisions and actions this way, synchronously).
+   */
+  static withControllers(
+    spec: MatchSpec,
+    build: (world: World, onDecision: (decision: Decision) => void) => readonly [TeamController, TeamController],
+    options: { readonly record?: boolean } = {},
+  ): Match {
+    const { world, metrics, recorder, onDecision } = matchParts(spec, options.record);
+    return new Match(world, build(world, onDecision), metrics, recorder);
   }
 
   get done(): boolean {
@@ -114,6 +121,19 @@ export class Match {
     if (!this.recorder) throw new Error('this match was created with record: false and has no replay');
     return this.recorder.file(this.world, { blue: this.controllers[0].id, red: this.controllers[1].id });
   }
+}
+
+/** A new match's world, metrics and record, and the hook through which decisions reach them. */
+function matchParts(spec: MatchSpec, record: boolean | undefined, told?: (decision: Decision) => void) {
+  const world = createWorld(spec.seed, spec.config ?? DEFAULT_CONFIG);
+  const metrics = new MatchMetrics(world.agents.length);
+  const recorder = record === false ? null : new ReplayRecorder(world.agents.length);
+  const onDecision = (decision: Decision) => {
+    metrics.recordDecision(decision);
+    recorder?.decisions.push(decision);
+    told?.(decision);
+  };
+  return { world, metrics, recorder, onDecision };
 }
 
 /** A side's seed comes from its team's canonical name, so `llm:rate=1:format=json` and `llm:format=json:rate=1` play alike. */

@@ -7,6 +7,10 @@
  * library), each agent's action is derived again from its decided skill (or its team's
  * policy) and its observation, as the match did.
  *
+ * The re-simulation is the match loop itself (Match, as runMatch plays it): each side is a
+ * RecordedTeam, a team controller that plays the file's actions and decisions, so the
+ * replayed ticks, metrics and summary are the loop's own and cannot drift from it.
+ *
  * What a replay cannot tell (which agents a person played, and beside which AI teammate)
  * the caller may say (the study knows); those agents' actions are taken as recorded.
  */
@@ -19,18 +23,17 @@ import {
   type Team,
   type TeamName,
   type World,
-  createWorld,
   hashWorld,
   idleAction,
   outcomeSide,
   sanitizeAction,
-  step,
   teamAgents,
 } from '../sim';
 import { type ModelLibrary, type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet, checkPolicyFits } from '../skills';
-import { INITIAL_SKILL, type SkillSetKind, type TeamActs, type TeamController, type TeamEntry, resolveTeam } from '../teams';
+import { type Decision, INITIAL_SKILL, type SkillSetKind, type TeamActs, type TeamController, type TeamEntry, resolveTeam } from '../teams';
 import { PolicyRunner } from '../teams/policyRunner';
-import { type MatchSummary, MatchMetrics } from './metrics';
+import { Match } from './match';
+import type { MatchSummary } from './metrics';
 import { type ReplayFile, checkReplayBounds } from './replay';
 
 /** A side where people played beside an AI teammate (the file says only 'human'). */
@@ -102,25 +105,6 @@ interface Derivation {
   mismatch: string | null;
 }
 
-interface Side {
-  readonly team: Team;
-  readonly name: TeamName;
-  readonly id: string;
-  /** How the side's AI agents act; null when that cannot be known. */
-  readonly acts: TeamActs | null;
-  readonly ids: readonly number[];
-  readonly people: ReadonlySet<number>;
-  /** The strategist's skill for each slot (null for agents without skills). */
-  readonly skills: (SkillId | null)[];
-  /** What the side's controller reports as each slot's skill: null for a person's agent. */
-  readonly reported: (SkillId | null)[];
-  readonly derivations: Derivation[];
-  /** Why derivations this side may use are missing here. */
-  readonly missing: string[];
-  /** Why the side cannot be checked at all, or null. */
-  unchecked: string | null;
-}
-
 /** A team's skill set or policy of one kind: the value, or why it is not here. */
 type Resolved<T> = { readonly value: T } | { readonly missing: string };
 
@@ -186,31 +170,204 @@ export async function verifyReplayWithModels(replay: ReplayFile, options: Verify
   return new Verification(replay, options, await modelResolver(replay, options)).run();
 }
 
-class Verification {
-  private readonly world: World;
-  private readonly actions: Action[];
-  private readonly sides: readonly [Side, Side];
-  private readonly metrics: MatchMetrics;
-  private readonly controllers: readonly [TeamController, TeamController];
-  private readonly problems: string[] = [];
-  private readonly scratch = idleAction();
-  private nextRow = 0;
-  private nextDecision = 0;
-  private divergence: Divergence | null = null;
-  private readonly unchanged: { first: string | null; n: number } = { first: null, n: 0 };
+/**
+ * The replay's action rows and decisions, read in file order up to each tick (once per
+ * tick, by whichever side acts first): the actions as recorded so far, per agent, and each
+ * decision handed to its side with its place in the file.
+ */
+class RecordedLog {
+  /** Each agent's recorded action as of the latest tick read. */
+  readonly actions: Action[];
+  /** Action rows read so far. */
+  rowsRead = 0;
+  private decisionsRead = 0;
+  private readTick = -1;
 
   constructor(
     private readonly replay: ReplayFile,
+    agents: number,
+    private readonly onDecision: (decision: Decision, index: number) => void,
+  ) {
+    this.actions = Array.from({ length: agents }, () => idleAction());
+  }
+
+  readTo(tick: number): void {
+    if (tick === this.readTick) return;
+    this.readTick = tick;
+    const rows = this.replay.actions;
+    while (this.rowsRead < rows.length && rows[this.rowsRead]![0] <= tick) {
+      const [, agent, move, turn, strafe, dash, fire] = rows[this.rowsRead++]!;
+      Object.assign(this.actions[agent]!, { move, turn, strafe, dash, fire });
+    }
+    const decisions = this.replay.decisions;
+    while (this.decisionsRead < decisions.length && decisions[this.decisionsRead]!.tick <= tick) {
+      const index = this.decisionsRead++;
+      this.onDecision(decisions[index]!, index);
+    }
+  }
+}
+
+/**
+ * A side as its replay records it: a team controller whose actions are the recorded ones
+ * and whose skills are the recorded decisions. Wherever its skills or policy are here, it
+ * derives its AI agents' actions again each tick and notes the first that does not follow.
+ */
+class RecordedTeam implements TeamController {
+  readonly name: TeamName;
+  /** How the side's AI agents act; null when that cannot be known. */
+  readonly acts: TeamActs | null;
+  readonly ids: readonly number[];
+  readonly people: ReadonlySet<number>;
+  /** The strategist's skill for each slot (null for agents without skills). */
+  readonly skills: (SkillId | null)[];
+  /** What the side reports as each slot's skill: null for a person's agent. */
+  readonly currentSkills: (SkillId | null)[];
+  readonly derivations: Derivation[] = [];
+  /** Why derivations this side may use are missing here. */
+  readonly missing: string[] = [];
+  /** Why the side cannot be checked at all, or null. */
+  readonly unchecked: string | null = null;
+  /** Decisions that changed no skill: how many, and the first (its place in the file and words). */
+  readonly unchanged: { first: { index: number; text: string } | null; n: number } = { first: null, n: 0 };
+  private readonly scratch = idleAction();
+
+  constructor(
+    readonly team: Team,
+    readonly id: string,
+    world: World,
+    private readonly log: RecordedLog,
+    private readonly onDecision: (decision: Decision) => void,
+    private readonly verification: { readonly replay: ReplayFile; readonly problems: string[] },
+    hint: PeopleOnSide | undefined,
+    resolver: Resolver,
+  ) {
+    const { replay, problems } = verification;
+    const name = (this.name = TEAM_NAMES[team]);
+    const ids = (this.ids = teamAgents(world, team).map((a) => a.id));
+    const people = (this.people = new Set(hint?.agents ?? []));
+    for (const agent of people) if (!ids.includes(agent)) problems.push(`agent ${agent}, said to be a person on ${name}, is not a ${name} agent`);
+    const acts = (this.acts = actsOf(id, hint));
+    const usesSkills = acts?.by === 'skills' || (acts?.by === 'person' && replay.decisions.some((d) => d.team === team));
+    this.skills = ids.map(() => (usesSkills ? INITIAL_SKILL : null));
+    this.currentSkills = ids.map((agent, slot) => (people.has(agent) ? null : this.skills[slot]!));
+    if (!acts) this.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
+    else if (acts.by === 'person') {
+      this.unchecked = !hint
+        ? `not checked: people played ${name} and the file does not say which agents`
+        : hint.teammate === undefined
+          ? 'not checked: people played every agent'
+          : `not checked: the teammate '${hint.teammate}' plays with people`;
+    } else if (acts.by === 'policy') {
+      const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
+      if ('value' in policy) this.derive(policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);
+      else this.missing.push(policy.missing);
+    } else {
+      for (const kind of acts.skillSets) {
+        const set = resolver.skillSet(kind);
+        if ('value' in set) this.derive(`${kind} skills`, Object.values(set.value), (skill) => set.value[skill ?? INITIAL_SKILL]);
+        else this.missing.push(set.missing);
+      }
+    }
+  }
+
+  private derive(how: string, policies: readonly Policy[], policyOf: (skill: SkillId | null) => Policy): void {
+    const { replay, problems } = this.verification;
+    try {
+      for (const policy of policies) checkPolicyFits(policy, replay.config);
+    } catch (err) {
+      problems.push(`${this.name} '${this.id}' cannot have played this match with ${how}: ${(err as Error).message}`);
+      return;
+    }
+    this.derivations.push({ how, policyOf, runner: new PolicyRunner(replay.config, this.ids), mismatch: null });
+  }
+
+  /** A recorded decision of this side applies: its skills become the side's. */
+  decide(d: Decision, index: number): void {
+    let changed = false;
+    this.ids.forEach((agent, slot) => {
+      if (this.skills[slot] === null) return;
+      changed ||= this.skills[slot] !== d.skills[slot];
+      this.skills[slot] = d.skills[slot]!;
+      this.currentSkills[slot] = this.people.has(agent) ? null : d.skills[slot]!;
+    });
+    if (!changed && this.acts?.by === 'skills') {
+      this.unchanged.n++;
+      this.unchanged.first ??= { index, text: `decision ${index} (tick ${d.tick}, ${this.name}) changes no skill; strategists report only changes` };
+    }
+    this.onDecision(d);
+  }
+
+  /** The recorded actions of this side's agents, with the derived ones compared to them (once a policy has answered). */
+  act(world: World, actions: Action[]): void | Promise<void> {
+    this.log.readTo(world.tick);
+    for (const agent of this.ids) Object.assign(actions[agent]!, this.log.actions[agent]!);
+    const pending: Promise<void>[] = [];
+    for (const derivation of this.derivations) {
+      if (derivation.mismatch || !derivation.runner.isSkillTick(world)) continue;
+      const ran = derivation.runner.run(world, (slot) => derivation.policyOf(this.skills[slot] ?? null));
+      if (ran) pending.push(ran);
+    }
+    if (pending.length > 0) return Promise.all(pending).then(() => this.compare(world));
+    this.compare(world);
+  }
+
+  private compare(world: World): void {
+    for (const derivation of this.derivations) {
+      if (derivation.mismatch) continue;
+      this.ids.forEach((agent, slot) => {
+        if (derivation.mismatch || this.people.has(agent)) return;
+        const derived = sanitizeAction(derivation.runner.held[slot]!, this.scratch);
+        const recorded = this.log.actions[agent]!;
+        if (!sameAction(derived, recorded)) {
+          const skill = this.skills[slot];
+          derivation.mismatch = `agent ${agent}'s action at tick ${world.tick} is ${formatAction(recorded)}; ${skill ? `its skill '${skill}'` : 'its policy'} gives ${formatAction(derived)}`;
+        }
+      });
+    }
+  }
+
+  /** How its actions were checked against its decisions (a mismatch with nothing missing is a problem of the file). */
+  check(): SideCheck {
+    if (this.unchecked) return { checked: false, how: this.unchecked };
+    const matched = this.derivations.find((d) => !d.mismatch);
+    if (matched) return { checked: true, how: matched.how };
+    if (this.missing.length > 0) {
+      const tried = this.derivations.map((d) => `they do not follow its ${d.how}`);
+      return { checked: false, how: `not checked: ${[...tried, ...this.missing].join('; ')}` };
+    }
+    for (const d of this.derivations) this.verification.problems.push(`${this.name} '${this.id}' with ${d.how}: ${d.mismatch}`);
+    return { checked: false, how: `its actions do not follow its decisions` };
+  }
+}
+
+/** The replay played again through the match loop, with its recorded sides as the controllers. */
+class Verification {
+  readonly problems: string[] = [];
+  private readonly match: Match;
+  private readonly log: RecordedLog;
+  private readonly sides: readonly [RecordedTeam, RecordedTeam];
+  private divergence: Divergence | null = null;
+
+  constructor(
+    readonly replay: ReplayFile,
     options: VerifyOptions,
     resolver: Resolver,
   ) {
     checkReplayBounds(replay);
-    this.world = createWorld(replay.seed, replay.config);
-    this.actions = this.world.agents.map(() => idleAction());
-    this.metrics = new MatchMetrics(this.world.agents.length);
     this.checkClaims(options);
-    this.sides = [this.side(0, options, resolver), this.side(1, options, resolver)];
-    this.controllers = this.sides.map((s) => ({ id: s.id, team: s.team, currentSkills: s.reported, act: () => undefined })) as unknown as readonly [TeamController, TeamController];
+    this.log = new RecordedLog(replay, replay.config.agent.perTeam * 2, (d, index) => this.sides[d.team].decide(d, index));
+    const spec = { blue: replay.teams.blue, red: replay.teams.red, seed: replay.seed, config: replay.config };
+    const built: { sides?: readonly [RecordedTeam, RecordedTeam] } = {};
+    this.match = Match.withControllers(
+      spec,
+      (world, onDecision) => {
+        const side = (team: Team) => new RecordedTeam(team, replay.teams[TEAM_NAMES[team]], world, this.log, onDecision, this, options.people?.[TEAM_NAMES[team]], resolver);
+        built.sides = [side(0), side(1)];
+        return built.sides;
+      },
+      { record: false },
+    );
+    this.sides = built.sides!;
     this.checkDecisions();
   }
 
@@ -227,50 +384,6 @@ class Verification {
       const teammate = people?.teammate === undefined ? null : knownTeam(people.teammate);
       if (teammate && 'problem' in teammate) this.problems.push(`the ${name} people's teammate '${people!.teammate}' is not a team: ${teammate.problem}`);
     }
-  }
-
-  private side(team: Team, options: VerifyOptions, resolver: Resolver): Side {
-    const name = TEAM_NAMES[team];
-    const id = this.replay.teams[name];
-    const hint = options.people?.[name];
-    const ids = teamAgents(this.world, team).map((a) => a.id);
-    const people = new Set(hint?.agents ?? []);
-    for (const agent of people) if (!ids.includes(agent)) this.problems.push(`agent ${agent}, said to be a person on ${name}, is not a ${name} agent`);
-    const acts = actsOf(id, hint);
-    const usesSkills = acts?.by === 'skills' || (acts?.by === 'person' && this.replay.decisions.some((d) => d.team === team));
-    const skills = ids.map(() => (usesSkills ? INITIAL_SKILL : null));
-    const reported = ids.map((agent, slot) => (people.has(agent) ? null : skills[slot]!));
-    const side: Side = { team, name, id, acts, ids, people, skills, reported, derivations: [], missing: [], unchecked: null };
-    if (!acts) side.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
-    else if (acts.by === 'person') {
-      side.unchecked = !hint
-        ? `not checked: people played ${name} and the file does not say which agents`
-        : hint.teammate === undefined
-          ? 'not checked: people played every agent'
-          : `not checked: the teammate '${hint.teammate}' plays with people`;
-    }
-    else if (acts.by === 'policy') {
-      const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
-      if ('value' in policy) this.derive(side, policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);
-      else side.missing.push(policy.missing);
-    } else {
-      for (const kind of acts.skillSets) {
-        const set = resolver.skillSet(kind);
-        if ('value' in set) this.derive(side, `${kind} skills`, Object.values(set.value), (skill) => set.value[skill ?? INITIAL_SKILL]);
-        else side.missing.push(set.missing);
-      }
-    }
-    return side;
-  }
-
-  private derive(side: Side, how: string, policies: readonly Policy[], policyOf: (skill: SkillId | null) => Policy): void {
-    try {
-      for (const policy of policies) checkPolicyFits(policy, this.replay.config);
-    } catch (err) {
-      this.problems.push(`${side.name} '${side.id}' cannot have played this match with ${how}: ${(err as Error).message}`);
-      return;
-    }
-    side.derivations.push({ how, policyOf, runner: new PolicyRunner(this.replay.config, side.ids), mismatch: null });
   }
 
   /** Decisions in order, within the match, from the side's strategist: each kind of fault once, with its count and first case. */
@@ -295,86 +408,32 @@ class Verification {
     for (const { first, n } of faults.values()) this.problems.push(n > 1 ? `${first} (and ${n - 1} more like it)` : first);
   }
 
+  /** Play the match loop to the file's tick count (or the match's end), checking each checkpoint on the way. */
   run(): VerifyResult | Promise<VerifyResult> {
-    while (this.world.tick < this.replay.ticks && !this.world.outcome) {
-      const pending = this.beginTick();
-      if (pending) return pending.then(() => (this.endTick(), this.run()));
-      this.endTick();
+    const match = this.match;
+    while (match.world.tick < this.replay.ticks && !match.done) {
+      const pending = match.advance();
+      if (pending) return pending.then(() => (this.checkpoint(), this.run()));
+      this.checkpoint();
     }
     return this.result();
-  }
-
-  /** Apply the tick's action rows and decisions, and derive the actions again (a promise while a policy answers). */
-  private beginTick(): Promise<unknown> | undefined {
-    const tick = this.world.tick;
-    const rows = this.replay.actions;
-    while (this.nextRow < rows.length && rows[this.nextRow]![0] <= tick) {
-      const [, agent, move, turn, strafe, dash, fire] = rows[this.nextRow++]!;
-      Object.assign(this.actions[agent]!, { move, turn, strafe, dash, fire });
-    }
-    const decisions = this.replay.decisions;
-    while (this.nextDecision < decisions.length && decisions[this.nextDecision]!.tick <= tick) {
-      const d = decisions[this.nextDecision++]!;
-      const side = this.sides[d.team];
-      let changed = false;
-      side.ids.forEach((agent, slot) => {
-        if (side.skills[slot] === null) return;
-        changed ||= side.skills[slot] !== d.skills[slot];
-        side.skills[slot] = d.skills[slot]!;
-        side.reported[slot] = side.people.has(agent) ? null : d.skills[slot]!;
-      });
-      if (!changed && side.acts?.by === 'skills') {
-        this.unchanged.n++;
-        this.unchanged.first ??= `decision ${this.nextDecision - 1} (tick ${d.tick}, ${side.name}) changes no skill; strategists report only changes`;
-      }
-      this.metrics.recordDecision(d);
-    }
-    const pending: Promise<void>[] = [];
-    for (const side of this.sides) {
-      for (const derivation of side.derivations) {
-        if (derivation.mismatch || !derivation.runner.isSkillTick(this.world)) continue;
-        const ran = derivation.runner.run(this.world, (slot) => derivation.policyOf(side.skills[slot] ?? null));
-        if (ran) pending.push(ran);
-      }
-    }
-    return pending.length > 0 ? Promise.all(pending) : undefined;
-  }
-
-  /** Compare the derived actions with the recorded ones, then step. */
-  private endTick(): void {
-    for (const side of this.sides) {
-      for (const derivation of side.derivations) {
-        if (derivation.mismatch) continue;
-        side.ids.forEach((agent, slot) => {
-          if (derivation.mismatch || side.people.has(agent)) return;
-          const derived = sanitizeAction(derivation.runner.held[slot]!, this.scratch);
-          const recorded = this.actions[agent]!;
-          if (!sameAction(derived, recorded)) {
-            const skill = side.skills[slot];
-            derivation.mismatch = `agent ${agent}'s action at tick ${this.world.tick} is ${formatAction(recorded)}; ${skill ? `its skill '${skill}'` : 'its policy'} gives ${formatAction(derived)}`;
-          }
-        });
-      }
-    }
-    step(this.world, this.actions);
-    this.checkpoint();
-    this.metrics.recordTick(this.world, this.controllers);
   }
 
   /** Compare the state with the file's checkpoint, if this tick has one, until the first difference. */
   private checkpoint(): void {
     const { every, hashes } = this.replay.checkpoints;
-    const tick = this.world.tick;
+    const world = this.match.world;
+    const tick = world.tick;
     if (this.divergence || tick % every !== 0) return;
     const at = (tick / every - 1) * 16;
     const expected = hashes.slice(at, at + 16);
-    const actual = hashWorld(this.world);
+    const actual = hashWorld(world);
     if (expected !== actual) this.divergence = { agreedAt: tick - every, differsBy: tick, expected, actual };
   }
 
   private result(): VerifyResult {
     const r = this.replay;
-    const world = this.world;
+    const world = this.match.world;
     const actualHash = hashWorld(world);
     const outcome = outcomeSide(world.outcome) ?? 'unfinished';
     const problems = this.problems;
@@ -384,10 +443,11 @@ class Verification {
     if (world.tick !== r.ticks) problems.push(`ticks: the file says ${r.ticks}; the re-simulation ended at tick ${world.tick}${ended}`);
     else if (actualHash !== r.finalHash) problems.push(`finalHash: the file says ${r.finalHash}; the re-simulation gives ${actualHash}`);
     if (outcome !== r.outcome) problems.push(`outcome: the file says ${r.outcome}; the re-simulation gives ${outcome}`);
-    if (this.unchanged.first) problems.push(this.unchanged.n > 1 ? `${this.unchanged.first} (and ${this.unchanged.n - 1} more like it)` : this.unchanged.first);
-    const unplayed = r.actions.length - this.nextRow;
+    const unchanged = this.unchangedDecisions();
+    if (unchanged) problems.push(unchanged);
+    const unplayed = r.actions.length - this.log.rowsRead;
     if (unplayed > 0) problems.push(`${unplayed} action row${unplayed > 1 ? 's' : ''} lie after the last tick played (${world.tick - 1})`);
-    const sides = this.sides.map((side) => this.sideResult(side));
+    const [blue, red] = this.sides.map((side) => side.check());
     const hz = world.config.tickHz;
     return {
       ok: problems.length === 0,
@@ -399,21 +459,18 @@ class Verification {
       ticks: world.tick,
       outcome,
       progress: { blue: world.progress[0] / hz, red: world.progress[1] / hz },
-      summary: this.metrics.summary(world, this.controllers, actualHash),
-      sides: { blue: sides[0]!, red: sides[1]! },
+      summary: this.match.summary(),
+      sides: { blue: blue!, red: red! },
     };
   }
 
-  private sideResult(side: Side): SideCheck {
-    if (side.unchecked) return { checked: false, how: side.unchecked };
-    const matched = side.derivations.find((d) => !d.mismatch);
-    if (matched) return { checked: true, how: matched.how };
-    if (side.missing.length > 0) {
-      const tried = side.derivations.map((d) => `they do not follow its ${d.how}`);
-      return { checked: false, how: `not checked: ${[...tried, ...side.missing].join('; ')}` };
-    }
-    for (const d of side.derivations) this.problems.push(`${side.name} '${side.id}' with ${d.how}: ${d.mismatch}`);
-    return { checked: false, how: `its actions do not follow its decisions` };
+  /** Decisions that changed no skill, both sides together: the first in the file, and how many more. */
+  private unchangedDecisions(): string | null {
+    const n = this.sides[0].unchanged.n + this.sides[1].unchanged.n;
+    const firsts = this.sides.map((side) => side.unchanged.first).filter((f) => f !== null);
+    const first = firsts.sort((a, b) => a.index - b.index)[0];
+    if (!first) return null;
+    return n > 1 ? `${first.text} (and ${n - 1} more like it)` : first.text;
   }
 }
 
