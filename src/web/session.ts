@@ -4,46 +4,27 @@
  * 50 ticks per second of wall time times the chosen speed, collects effects for the
  * renderer and publishes what the panels show into the stores.
  *
- * The match is stepped by the time the platform's clock says has passed between display
- * frames, not by the renderer's frame delta: Phaser smooths its delta and caps it at 16.7 ms
- * while the page is not focused, so at 15-30 fps (the WebGL renderer in a software
- * rasteriser) 4x played at 1-2.3x while Canvas at 55 fps played 3.7x.
+ * It keeps what is on screen and its lifecycle (start, load, seek, step, end); the pace
+ * lives in FrameClock (frameClock.ts), the renderer's effects in EffectLog (effects.ts),
+ * and what the panels show in SessionPanels (sessionPanels.ts).
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
 import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, outcomeSide, teamAgents } from '../sim';
-import { type Decision, type Platform, type TeamController, llmStrategistOf } from '../teams';
-import { HUMAN_TEAM_ID, type HumanInputSource, HumanTeamController, createHumanTeam } from '../teams/human';
+import { type Decision, type Platform, type TeamController } from '../teams';
+import { HUMAN_TEAM_ID, type HumanInputSource, createHumanTeam } from '../teams/human';
 import { isSeed } from './choices';
 import { type Cue, eventCues } from './cues';
-import { agentName, clock, describeEvent } from './describe';
+import { clock, describeEvent } from './describe';
+import { EffectLog } from './effects';
+import { COUNTDOWN_MS, FrameClock, MAX_DELTA_MS, type PaceCounts } from './frameClock';
 import { FrameStats } from './frameStats';
 import { DEFAULT_PALETTE, type TeamPalette } from './palette';
 import { ReplayPlayer } from './replayPlayer';
-import {
-  type AgentCard,
-  FOLD_SECONDS,
-  type FeedEntry,
-  type HudState,
-  type Stores,
-  clearFeed,
-  pushDecision,
-  pushFeed,
-  resetStrategist,
-  setDecisions,
-  setModelStatus,
-} from './stores';
-import { EFFECT_MS, type Effect, type RenderView } from './view';
+import { type AgentLabels, type OnScreen, SessionPanels, foldTicksOf } from './sessionPanels';
+import { type FeedEntry, type Stores, clearFeed, pushFeed, resetStrategist, setDecisions } from './stores';
+import type { RenderView } from './view';
 
-/** Longest frame the loop catches up on (a hidden tab or a stall must not fast-forward the match). */
-export const MAX_DELTA_MS = 250;
-const TICK_DUE_SLACK_MS = 1e-6;
-/** Most ticks played in one display frame (8x at 30 fps is about 14). */
-const MAX_TICKS_PER_FRAME = 48;
-/** The panels refresh at most this often while a match runs. */
-const HUD_EVERY_MS = 100;
-const MAX_EFFECTS = 256;
-/** The 3-2-1 before a match with people in it, so nobody starts a second late. */
-export const COUNTDOWN_MS = 3000;
+export { COUNTDOWN_MS, MAX_DELTA_MS, type PaceCounts };
 
 interface Source {
   readonly world: World;
@@ -82,24 +63,12 @@ export interface SessionSnapshot {
   readonly cues: Readonly<Record<string, number>>;
 }
 
-/** Since the page loaded, over the frames that played (not paused, not ended). */
-export interface PaceCounts {
-  /** Milliseconds the clock moved between display frames (what the match is stepped by, before the cap). */
-  readonly clockMs: number;
-  /** The same, each frame's capped at MAX_DELTA_MS (a stall is not caught up). */
-  readonly frameMs: number;
-  /** The same times the speed: the game time those frames called for. */
-  readonly gameMs: number;
-  /** Game time called for but not played (frames that hit MAX_TICKS_PER_FRAME drop the rest). */
-  readonly droppedGameMs: number;
-}
-
 /** Optional settings for pages that drive the session themselves (the user-study page). */
 export interface SessionOptions {
   /** The game config of new matches (default the standard one), e.g. a study's shorter episodes. */
   readonly config?: () => GameConfig | undefined;
   /** Text over each agent instead of skills and names (a blinded study shows no skills). */
-  readonly labels?: (world: World, humanAgents: readonly number[]) => (string | null)[];
+  readonly labels?: AgentLabels;
   /** The sides' colours (a study draws its opponent in the badge colour); default blue and red. */
   readonly palette?: () => TeamPalette;
   /** Length of the countdown before a match with people, in display-frame ms (default COUNTDOWN_MS). */
@@ -110,27 +79,17 @@ export interface SessionOptions {
 
 export class GameSession {
   readonly stats = new FrameStats();
+  private readonly clock = new FrameClock();
+  private readonly effects = new EffectLog();
+  private readonly panels: SessionPanels;
   private match: Match | null = null;
   private player: ReplayPlayer | null = null;
   private preview: World;
-  private humanAgents: number[] = [];
-  /** Who plays each agent, for the cards. */
-  private controllerNames: string[] = [];
-  private accumulator = 0;
-  private alpha = 1;
-  private prev = new Float64Array(0);
-  private effects: Effect[] = [];
-  private clockMs = 0;
+  /** A controller is answering (model inference): the loop holds until it does. */
   private pending = false;
+  /** Bumped by each start and load, so a late answer for what was on screen before is dropped. */
   private generation = 0;
-  private lastHud = -Infinity;
   private endHandled = false;
-  private decisions: Decision[] = [];
-  private pace = { clockMs: 0, frameMs: 0, gameMs: 0, droppedGameMs: 0 };
-  /** The clock at the last display frame (null before the first). */
-  private lastFrameAt: number | null = null;
-  /** Display-frame ms of countdown left; the match waits at tick 0 meanwhile. */
-  private countdownLeft = 0;
   private readonly cueCounts: Record<string, number> = {};
   private readonly emitCue = (cue: Cue) => {
     this.cueCounts[cue.kind] = (this.cueCounts[cue.kind] ?? 0) + 1;
@@ -144,14 +103,15 @@ export class GameSession {
     private readonly input: HumanInputSource,
     private readonly options: SessionOptions = {},
   ) {
+    this.panels = new SessionPanels(stores, platform.clock, options.labels);
     this.preview = createWorld(stores.app.getState().seed);
-    this.snapshot(this.preview);
+    this.clock.snapshot(this.preview);
     // The panels show the preview's agents from the start ("waiting for a match"), not nothing.
     this.publishHud(true);
     stores.app.subscribe((s, before) => {
       if (s.seed !== before.seed && isSeed(s.seed)) {
         this.preview = createWorld(s.seed);
-        if (!this.source()) this.snapshot(this.preview);
+        if (!this.source()) this.clock.snapshot(this.preview);
       }
     });
   }
@@ -202,17 +162,17 @@ export class GameSession {
       this.match = match;
       this.player = null;
       const blueIds = teamAgents(match.world, 0).map((a) => a.id);
-      this.humanAgents = humanSlots.map((slot) => blueIds[slot]!);
-      this.controllerNames = match.world.agents.map((a) => {
-        const person = this.humanAgents.indexOf(a.id);
+      const humanAgents = (this.panels.humanAgents = humanSlots.map((slot) => blueIds[slot]!));
+      this.panels.controllerNames = match.world.agents.map((a) => {
+        const person = humanAgents.indexOf(a.id);
         if (person >= 0) return humanSlots.length > 1 ? `Player ${person + 1}` : 'You';
         const controller: TeamController = match.controllers[a.team];
         return human && a.team === 0 ? `${app.teammate} (AI teammate)` : controller.id;
       });
       resetStrategist(this.stores.strategist, [human ? `${HUMAN_TEAM_ID} + ${app.teammate}` : app.blue, app.red], [humanSlots, []]);
       this.resetView(match.world);
-      this.countdownLeft = humanSlots.length > 0 ? (this.options.countdownMs ?? COUNTDOWN_MS) : 0;
-      if (this.countdownLeft > 0) this.emitCue({ kind: 'count' });
+      this.clock.countdownLeft = humanSlots.length > 0 ? (this.options.countdownMs ?? COUNTDOWN_MS) : 0;
+      if (this.clock.countdownLeft > 0) this.emitCue({ kind: 'count' });
       clearFeed(this.stores.feed);
       pushFeed(this.stores.feed, [{ tick: 0, text: `Match started: ${human ? 'you' : app.blue} vs ${app.red}, seed ${app.seed}`, tone: 'neutral' }]);
       this.stores.app.setState({ mode: 'live', paused: false });
@@ -222,10 +182,10 @@ export class GameSession {
       this.match = null;
       this.player = null;
       // Every panel goes back to the chosen seed's preview: none may stay on the old match.
-      this.humanAgents = [];
-      this.controllerNames = [];
+      this.panels.humanAgents = [];
+      this.panels.controllerNames = [];
       this.resetView(this.preview);
-      this.countdownLeft = 0;
+      this.clock.countdownLeft = 0;
       resetStrategist(this.stores.strategist, ['', '']);
       clearFeed(this.stores.feed);
       this.stores.app.setState({ mode: 'idle', error: `Could not start ${app.blue} vs ${app.red}: ${message(err)}` });
@@ -244,10 +204,10 @@ export class GameSession {
     }
     this.generation++;
     this.match = null;
-    this.countdownLeft = 0;
+    this.clock.countdownLeft = 0;
     this.player = new ReplayPlayer(replay);
-    this.humanAgents = [];
-    this.controllerNames = this.player.world.agents.map((a) => (a.team === 0 ? replay.teams.blue : replay.teams.red));
+    this.panels.humanAgents = [];
+    this.panels.controllerNames = this.player.world.agents.map((a) => (a.team === 0 ? replay.teams.blue : replay.teams.red));
     resetStrategist(this.stores.strategist, [replay.teams.blue, replay.teams.red]);
     this.resetView(this.player.world);
     clearFeed(this.stores.feed);
@@ -306,11 +266,10 @@ export class GameSession {
     const src = this.source();
     if (!src || src.done || this.pending) return;
     if (!this.stores.app.getState().paused) this.stores.app.setState({ paused: true });
-    this.countdownLeft = 0;
+    this.clock.countdownLeft = 0;
     this.tickOnce(src);
-    this.snapshot(src.world);
-    this.accumulator = 0;
-    this.alpha = 1;
+    this.clock.snapshot(src.world);
+    this.clock.settle();
     this.publishHud(true);
   }
 
@@ -328,17 +287,16 @@ export class GameSession {
         if (line) lines.push(line);
       }
     });
-    this.effects = [];
-    this.snapshot(player.world);
-    this.accumulator = 0;
-    this.alpha = 1;
+    this.effects.clear();
+    this.clock.snapshot(player.world);
+    this.clock.settle();
     this.endHandled = false;
     if (restarted) {
       clearFeed(this.stores.feed);
       pushFeed(this.stores.feed, [this.replayHeadline(player)]);
     }
     pushFeed(this.stores.feed, lines);
-    setDecisions(this.stores.strategist, player.decisionsSoFar(0).reverse(), player.decisionsSoFar(1).reverse(), this.foldTicks(player.world));
+    setDecisions(this.stores.strategist, player.decisionsSoFar(0).reverse(), player.decisionsSoFar(1).reverse(), foldTicksOf(player.world));
     this.stores.app.setState({ replayCheck: null });
     if (player.done) this.handleEnd();
     this.publishHud(true);
@@ -351,74 +309,43 @@ export class GameSession {
    */
   frame(): void {
     const now = this.platform.clock.now();
-    const elapsed = this.lastFrameAt === null ? 0 : Math.max(now - this.lastFrameAt, 0);
-    this.lastFrameAt = now;
+    const { elapsed, delta } = this.clock.frameAt(now);
     const src = this.source();
     const app = this.stores.app.getState();
     if (!src || this.pending) return;
-    const delta = Math.min(elapsed, MAX_DELTA_MS);
     if (src.done) {
-      // Let the last effects fade out.
-      this.clockMs += delta;
+      this.clock.fade(delta); // the last effects fade out
       return;
     }
     if (app.paused) return;
-    if (this.countdownLeft > 0) {
-      this.countDown(delta);
+    if (this.clock.countdownLeft > 0) {
+      const cue = this.clock.countDown(delta);
+      if (cue) {
+        this.emitCue({ kind: cue });
+        this.publishHud(true);
+      }
       return;
     }
-    this.clockMs += delta;
     const tickMs = 1000 / src.world.config.tickHz;
-    this.accumulator += delta * app.speed;
-    this.pace.clockMs += elapsed;
-    this.pace.frameMs += delta;
-    this.pace.gameMs += delta * app.speed;
-    let ticks = 0;
+    this.clock.play(elapsed, delta, app.speed);
     let simMs = 0;
-    // Clock differences carry rounding (60 frames of 1000/60 ms sum to 999.9999999999998):
-    // a tick due within a nanosecond is due.
-    while (this.accumulator >= tickMs - TICK_DUE_SLACK_MS && ticks < MAX_TICKS_PER_FRAME && !src.done && !this.pending && this.source() === src) {
-      this.accumulator -= tickMs;
-      simMs += this.tickOnce(src);
-      ticks++;
-    }
-    if (ticks === MAX_TICKS_PER_FRAME && this.accumulator > tickMs) {
-      this.pace.droppedGameMs += this.accumulator - tickMs;
-      this.accumulator = tickMs;
-    }
-    this.alpha = src.done ? 1 : Math.min(1, Math.max(0, this.accumulator / tickMs));
+    while (!src.done && !this.pending && this.source() === src && this.clock.nextTick(tickMs)) simMs += this.tickOnce(src);
+    const ticks = this.clock.endFrame(tickMs, src.done);
     if (src === this.match) this.stats.record(simMs, ticks, now);
     this.publishHud(src.done);
   }
 
-  /** The countdown runs on display-frame time, so it pauses with the page and tests can step it. */
-  private countDown(delta: number): void {
-    const shown = Math.ceil(this.countdownLeft / 1000);
-    this.clockMs += delta;
-    this.countdownLeft = Math.max(0, this.countdownLeft - delta);
-    const now = Math.ceil(this.countdownLeft / 1000);
-    if (now !== shown) {
-      this.emitCue({ kind: now === 0 ? 'go' : 'count' });
-      this.publishHud(true);
-    }
-  }
-
-  private foldTicks(world: World): number {
-    return Math.round(FOLD_SECONDS * world.config.tickHz);
-  }
-
   /** What the renderer draws now. */
   view(): RenderView {
-    const world = this.world;
-    this.pruneEffects();
+    this.effects.prune(this.clock.displayMs);
     return {
-      world,
-      alpha: this.source() ? this.alpha : 1,
-      prev: this.prev,
-      effects: this.effects,
-      clock: this.clockMs,
-      labels: this.labels(world),
-      humanAgents: this.humanAgents,
+      world: this.world,
+      alpha: this.source() ? this.clock.alpha : 1,
+      prev: this.clock.prev,
+      effects: this.effects.effects,
+      clock: this.clock.displayMs,
+      labels: this.panels.labels(this.onScreen()),
+      humanAgents: this.panels.humanAgents,
       palette: this.options.palette?.() ?? DEFAULT_PALETTE,
     };
   }
@@ -436,39 +363,27 @@ export class GameSession {
       outcome: outcomeSide(world.outcome),
       paused: app.paused,
       speed: app.speed,
-      humanAgents: [...this.humanAgents],
+      humanAgents: [...this.panels.humanAgents],
       agents: world.agents.map((a) => ({ id: a.id, team: a.team, x: a.x, y: a.y, angle: a.angle, health: a.health, alive: a.alive })),
       error: app.error,
-      pace: { ...this.pace },
-      countdownMs: this.countdownLeft,
+      pace: this.clock.pace,
+      countdownMs: this.clock.countdownLeft,
       cues: { ...this.cueCounts },
     };
   }
 
-  private labels(world: World): (string | null)[] {
-    if (this.options.labels && this.source()) return this.options.labels(world, this.humanAgents);
-    const match = this.match;
-    if (match) {
-      const slots = [0, 0];
-      return world.agents.map((a) => {
-        const slot = slots[a.team]!++;
-        const person = this.humanAgents.indexOf(a.id);
-        if (person >= 0) return this.humanAgents.length > 1 ? `P${person + 1}` : 'YOU';
-        return match.controllers[a.team].currentSkills[slot] ?? null;
-      });
-    }
-    if (this.player) return this.player.skills();
-    return world.agents.map(() => null);
+  private onScreen(): OnScreen {
+    return { world: this.world, match: this.match, player: this.player, countdownMs: this.clock.countdownLeft };
   }
 
   /** Decisions wait for the end of the tick, so panels never redraw inside the timed simulation. */
   private onDecision(gen: number, decision: Decision): void {
-    if (gen === this.generation) this.decisions.push(decision);
+    if (gen === this.generation) this.panels.queueDecision(decision);
   }
 
   /** Play one tick; returns the milliseconds spent in the simulation and controllers. */
   private tickOnce(src: Source): number {
-    this.snapshot(src.world);
+    this.clock.snapshot(src.world);
     const start = this.platform.clock.now();
     let result: void | Promise<void>;
     try {
@@ -500,28 +415,20 @@ export class GameSession {
 
   private afterTick(src: Source): void {
     const world = src.world;
-    const feed: Omit<FeedEntry, 'id'>[] = [];
+    const humanAgents = this.panels.humanAgents;
     for (const e of src.events) {
-      this.addEffect(world, e);
-      const line = describeEvent(world, e);
-      if (line) feed.push(line);
-      if (e.type === 'respawn') this.snapshotAgent(world, e.agent);
+      this.effects.add(world, e, this.clock.displayMs, humanAgents);
+      if (e.type === 'respawn') this.clock.snapshotAgent(world, e.agent);
     }
-    pushFeed(this.stores.feed, feed);
-    eventCues(world, src.events, this.humanAgents, this.emitCue);
-    const foldTicks = this.foldTicks(world);
-    for (const d of this.decisions) pushDecision(this.stores.strategist, d, foldTicks);
-    this.decisions.length = 0;
-    if (this.player && src === this.player) {
-      for (const d of this.player.replay.decisions) if (d.tick === world.tick - 1) pushDecision(this.stores.strategist, d, foldTicks);
-    }
+    this.panels.afterTick(world, src.events, src === this.player ? this.player : null);
+    eventCues(world, src.events, humanAgents, this.emitCue);
     if (src.done) this.handleEnd();
   }
 
   private handleEnd(): void {
     if (this.endHandled) return;
     this.endHandled = true;
-    this.alpha = 1;
+    this.clock.alpha = 1;
     if (this.player) this.stores.app.setState({ replayCheck: this.player.check() });
     this.publishHud(true);
   }
@@ -530,141 +437,19 @@ export class GameSession {
     this.stores.app.setState({ paused: true, error: `The match stopped: ${message(err)}` });
   }
 
-  private addEffect(world: World, e: SimEvent): void {
-    const born = this.clockMs;
-    const push = (effect: Effect) => {
-      if (this.effects.length >= MAX_EFFECTS) this.effects.shift();
-      this.effects.push(effect);
-    };
-    switch (e.type) {
-      case 'shot':
-        push({ kind: 'tracer', born, fromX: e.fromX, fromY: e.fromY, toX: e.toX, toY: e.toY, team: world.agents[e.agent]!.team, hit: e.target >= 0 });
-        break;
-      case 'hit': {
-        const t = world.agents[e.target]!;
-        push({ kind: 'hit', born, x: t.x, y: t.y, target: e.target, byPerson: this.humanAgents.includes(e.agent), onPerson: this.humanAgents.includes(e.target) });
-        break;
-      }
-      case 'zoneStatus':
-        if (e.status === 'blue' || e.status === 'red') push({ kind: 'capture', born, team: e.status === 'blue' ? 0 : 1 });
-        break;
-      case 'kill': {
-        const t = world.agents[e.target]!;
-        push({ kind: 'kill', born, x: t.x, y: t.y, team: t.team });
-        break;
-      }
-      case 'respawn': {
-        const a = world.agents[e.agent]!;
-        push({ kind: 'respawn', born, x: a.x, y: a.y, team: a.team });
-        break;
-      }
-      case 'pickup': {
-        const p = world.pickups[e.pickup]!;
-        push({ kind: 'pickup', born, x: p.x, y: p.y });
-        break;
-      }
-      case 'pickupReturn': {
-        const p = world.pickups[e.pickup]!;
-        push({ kind: 'pickupReturn', born, x: p.x, y: p.y });
-        break;
-      }
-      case 'dash':
-        push({ kind: 'dash', born, agent: e.agent });
-        break;
-      default:
-        break;
-    }
-  }
-
-  private pruneEffects(): void {
-    const now = this.clockMs;
-    let keep = 0;
-    for (const e of this.effects) if (now - e.born < EFFECT_MS[e.kind]) this.effects[keep++] = e;
-    this.effects.length = keep;
-  }
-
   private resetView(world: World): void {
-    this.effects = [];
-    this.decisions = [];
-    this.accumulator = 0;
-    this.alpha = 1;
+    this.effects.clear();
+    this.panels.reset();
+    this.clock.settle();
     this.pending = false;
     this.endHandled = false;
-    this.lastHud = -Infinity;
     this.stats.reset();
-    this.snapshot(world);
-  }
-
-  private snapshot(world: World): void {
-    if (this.prev.length !== world.agents.length * 3) this.prev = new Float64Array(world.agents.length * 3);
-    for (const a of world.agents) this.snapshotAgent(world, a.id);
-  }
-
-  private snapshotAgent(world: World, id: number): void {
-    const a = world.agents[id]!;
-    this.prev[id * 3] = a.x;
-    this.prev[id * 3 + 1] = a.y;
-    this.prev[id * 3 + 2] = a.angle;
+    this.clock.snapshot(world);
   }
 
   /** Refresh the panels' store (throttled unless forced). */
   publishHud(force = false): void {
-    const t = this.platform.clock.now();
-    if (!force && t - this.lastHud < HUD_EVERY_MS) return;
-    this.lastHud = t;
-    this.stores.hud.setState(this.hud());
-    this.publishModelStatus();
-  }
-
-  /** The language models' calls, for the strategist panel: pending, the last one's time or failure. */
-  private publishModelStatus(): void {
-    const match = this.match;
-    for (const team of [0, 1] as const) {
-      const controller = match?.controllers[team];
-      const strategist = controller ? (llmStrategistOf(controller) ?? (controller instanceof HumanTeamController ? llmStrategistOf(controller.teammate) : null)) : null;
-      setModelStatus(this.stores.strategist, team, strategist ? strategist.status() : null);
-    }
-  }
-
-  private hud(): HudState {
-    const world = this.world;
-    const hz = world.config.tickHz;
-    const labels = this.labels(world);
-    const agents: AgentCard[] = world.agents.map((a) => ({
-      id: a.id,
-      team: a.team,
-      name: agentName(world, a.id),
-      controller: this.source() ? (this.controllerNames[a.id] ?? '') : '',
-      human: this.humanAgents.includes(a.id),
-      skill: this.humanAgents.includes(a.id) ? null : (labels[a.id] ?? null),
-      health: a.health,
-      maxHealth: world.config.agent.maxHealth,
-      alive: a.alive,
-      respawnIn: a.alive ? 0 : a.respawnTimer / hz,
-      kills: a.stats.kills,
-      deaths: a.stats.deaths,
-      shots: a.stats.shots,
-      hits: a.stats.hits,
-      inZone: a.inZone,
-    }));
-    const src = this.source();
-    const teams: [string, string] = this.match
-      ? [this.match.controllers[0].id, this.match.controllers[1].id]
-      : this.player
-        ? [this.player.replay.teams.blue, this.player.replay.teams.red]
-        : ['', ''];
-    return {
-      tick: world.tick,
-      tickHz: hz,
-      episodeTicks: world.timings.episode,
-      progress: [world.progress[0] / hz, world.progress[1] / hz],
-      winSeconds: world.config.winHoldSeconds,
-      zoneStatus: world.zoneStatus,
-      outcome: src ? outcomeSide(world.outcome) : null,
-      teams,
-      agents,
-      countdown: Math.ceil(this.countdownLeft / 1000),
-    };
+    this.panels.publish(this.onScreen(), force);
   }
 }
 
