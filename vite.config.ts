@@ -79,7 +79,13 @@ function precompressed(): Plugin {
 export default defineConfig({
   // Builds started from a test (VITEST in their environment) still ship the models.
   plugins: process.env.VITEST ? [shippedModels(), precompressed()] : [llmProxy(), shippedModels(), precompressed()],
-  server: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
+  server: {
+    port: Number(process.env.PORT ?? 5173),
+    headers: isolationHeaders,
+    // Not the page's sources: Python environments, caches, weights and results. Crawling the
+    // tuner's .venv-train (48k files) held the dev server's first module loads 30-80 s.
+    watch: { ignored: ['**/.venv*/**', '**/.cache/**', '**/results/**', '**/data/**', '**/runs/**', '**/checkpoints/**', '**/scratch/**', '**/python/**'] },
+  },
   preview: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   build: {
     outDir: 'dist',
