@@ -1,5 +1,7 @@
 /**
- * Hillmind statistics: pure TypeScript, no dependencies.
+ * Statistics in plain TypeScript with no dependencies: Wilson intervals, proportion,
+ * chi-square, exact and rank tests (Friedman, Wilcoxon), multiple comparisons, agreement
+ * and ratings. Imports nothing of ours; any layer may import it.
  */
 export * from './chiSquare';
 export * from './descriptive';

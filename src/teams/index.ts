@@ -1,3 +1,11 @@
+/**
+ * Team controllers behind one interface (TeamController, controller.ts): heuristic, behavior
+ * tree, random, flat RL, LLM and the hierarchical strategist-over-skills controller; the
+ * registry of team ids and variants (createTeam, resolveTeam, teamAvailability) and the
+ * Platform teams are built on (createPlatform). Imports llm, skills, sim and stats.
+ * Imported by path: human.ts (a person's team, for the page) and nodePlatform.ts (the
+ * PlatformSpec and the Node platform, Node-only).
+ */
 export * from './controller';
 export * from './platform';
 export * from './entry';
