@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHECKPOINT_EVERY, Match, type ReplayFile, checkReplayBounds, formatVerification, parseReplay, replayTicks, runMatch, summaryProblems, verifyReplay, verifyReplayWithModels } from '../../src/match';
 import { DEFAULT_CONFIG, hashWorld } from '../../src/sim';
+import type { TeamController } from '../../src/teams';
 import { createHumanTeam } from '../../src/teams/human';
 import { humanReplay } from '../survey/fixture';
 import { TEST_PLATFORM } from '../helpers/platform';
@@ -239,5 +240,29 @@ describe('summaryProblems', () => {
     const problems = summaryProblems(lie, derived);
     expect(problems).toContain(`summary agents.0.kills: sent ${derived.agents[0]!.kills + 3}; the re-simulation gives ${derived.agents[0]!.kills}`);
     if (derived.winner !== 'blue') expect(problems).toContain(`summary winner: sent blue; the re-simulation gives ${derived.winner}`);
+  });
+});
+
+describe('Match.withControllers (the loop verification drives)', () => {
+  it('plays controllers built at once, and their decisions reach the metrics and the record', () => {
+    const built: number[] = [];
+    const match = Match.withControllers({ blue: 'still-blue', red: 'still-red', seed: 3 }, (world, onDecision) => {
+      const still = (team: 0 | 1): TeamController => ({
+        id: `still-${team === 0 ? 'blue' : 'red'}`,
+        team,
+        currentSkills: [null, null],
+        act: (w) => {
+          if (w.tick === 5 && team === 1) onDecision({ tick: w.tick, team, skills: ['secure', 'secure'], source: 'rule' });
+        },
+      });
+      built.push(world.tick);
+      return [still(0), still(1)];
+    });
+    expect(built).toEqual([0]);
+    for (let i = 0; i < 10; i++) expect(match.advance()).toBeUndefined(); // nothing waits: it plays synchronously
+    expect(match.world.tick).toBe(10);
+    expect(match.summary().decisions).toEqual({ blue: 0, red: 1 });
+    expect(match.replay().decisions).toEqual([{ tick: 5, team: 1, skills: ['secure', 'secure'], source: 'rule' }]);
+    expect(match.replay().teams).toEqual({ blue: 'still-blue', red: 'still-red' });
   });
 });
