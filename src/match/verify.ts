@@ -21,6 +21,7 @@ import {
   OBS_SPEC_VERSION,
   TEAM_NAMES,
   type Team,
+  copyAction,
   type TeamName,
   type World,
   hashWorld,
@@ -300,7 +301,7 @@ class RecordedTeam implements TeamController {
   /** The recorded actions of this side's agents, with the derived ones compared to them (once a policy has answered). */
   act(world: World, actions: Action[]): void | Promise<void> {
     this.log.readTo(world.tick);
-    for (const agent of this.ids) Object.assign(actions[agent]!, this.log.actions[agent]!);
+    for (const agent of this.ids) copyAction(this.log.actions[agent]!, actions[agent]!);
     const pending: Promise<void>[] = [];
     for (const derivation of this.derivations) {
       if (derivation.mismatch || !derivation.runner.isSkillTick(world)) continue;
