@@ -71,8 +71,8 @@ export function chiSquareGoodnessOfFit(
   const expected = proportions.map((q) => q * n);
   let statistic = 0;
   for (let i = 0; i < k; i++) {
-    const diff = observed[i] - expected[i];
-    statistic += (diff * diff) / expected[i];
+    const diff = observed[i]! - expected[i]!;
+    statistic += (diff * diff) / expected[i]!;
   }
   const df = k - 1;
   return {
@@ -122,11 +122,11 @@ export function exactMultinomialTest(
   // ln(i!) for i = 0..n by exact cumulative sums.
   const lnFact = new Array<number>(n + 1);
   lnFact[0] = 0;
-  for (let i = 1; i <= n; i++) lnFact[i] = lnFact[i - 1] + Math.log(i);
+  for (let i = 1; i <= n; i++) lnFact[i] = lnFact[i - 1]! + Math.log(i);
   const logProportions = proportions.map((q) => Math.log(q));
   const logProbability = (counts: readonly number[]): number => {
-    let lp = lnFact[n];
-    for (let i = 0; i < k; i++) lp += counts[i] * logProportions[i] - lnFact[counts[i]];
+    let lp = lnFact[n]!;
+    for (let i = 0; i < k; i++) lp += counts[i]! * logProportions[i]! - lnFact[counts[i]!]!;
     return lp;
   };
 

@@ -72,7 +72,7 @@ export function percentile(values: readonly number[], p: number, method: Percent
   const rank = ((n - 1) * p) / 100;
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 
 /** Median and 95th percentile (type 7 interpolation), e.g. for latency reports. */

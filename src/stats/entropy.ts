@@ -38,11 +38,11 @@ const TRANSITION_SEPARATOR = '->';
 
 /** Splits a "from->to" key; throws unless it has exactly one separator and non-empty sides. */
 export function parseTransition(key: string): { from: string; to: string } {
-  const parts = key.split(TRANSITION_SEPARATOR);
-  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+  const [from, to, ...rest] = key.split(TRANSITION_SEPARATOR);
+  if (from === undefined || to === undefined || rest.length > 0 || from === '' || to === '') {
     throw new Error(`transition key must look like "from->to", got "${key}"`);
   }
-  return { from: parts[0], to: parts[1] };
+  return { from, to };
 }
 
 /**
@@ -52,8 +52,8 @@ export function parseTransition(key: string): { from: string; to: string } {
 export function countTransitions(sequence: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (let i = 1; i < sequence.length; i++) {
-    const from = sequence[i - 1];
-    const to = sequence[i];
+    const from = sequence[i - 1]!;
+    const to = sequence[i]!;
     if (from.includes(TRANSITION_SEPARATOR) || to.includes(TRANSITION_SEPARATOR)) {
       throw new Error(`countTransitions: item names must not contain "${TRANSITION_SEPARATOR}"`);
     }

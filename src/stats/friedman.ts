@@ -37,14 +37,14 @@ export interface FriedmanResult {
 export function friedmanTest(data: readonly (readonly number[])[]): FriedmanResult {
   const n = data.length;
   if (n < 2) throw new Error(`friedmanTest: need at least 2 subjects (rows), got ${n}`);
-  const k = data[0].length;
+  const k = data[0]!.length; // n >= 2 rows
   if (k < 2) throw new Error(`friedmanTest: need at least 2 treatments (columns), got ${k}`);
   const rankSums = new Array<number>(k).fill(0);
   let ties = 0;
   data.forEach((row, i) => {
     if (row.length !== k) throw new Error(`friedmanTest: row ${i} has ${row.length} values, row 0 has ${k}`);
     const r = rankWithTies(row);
-    r.ranks.forEach((rank, j) => (rankSums[j] += rank));
+    r.ranks.forEach((rank, j) => (rankSums[j]! += rank));
     ties += tieSum(r.ties);
   });
   const base = (12 / (n * k * (k + 1))) * rankSums.reduce((s, R) => s + R * R, 0) - 3 * n * (k + 1);

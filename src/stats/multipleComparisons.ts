@@ -17,11 +17,11 @@ function checkPs(label: string, ps: readonly number[]): void {
 export function holmAdjust(ps: readonly number[]): number[] {
   checkPs('holmAdjust', ps);
   const m = ps.length;
-  const order = ps.map((_, i) => i).sort((a, b) => ps[a] - ps[b]);
+  const order = ps.map((_, i) => i).sort((a, b) => ps[a]! - ps[b]!);
   const adjusted = new Array<number>(m);
   let running = 0;
   order.forEach((index, j) => {
-    running = Math.max(running, Math.min(1, (m - j) * ps[index]));
+    running = Math.max(running, Math.min(1, (m - j) * ps[index]!));
     adjusted[index] = running;
   });
   return adjusted;

@@ -17,16 +17,16 @@ export interface Ranking {
  */
 export function rankWithTies(values: readonly number[]): Ranking {
   values.forEach((v, i) => assertFinite(`rankWithTies: values[${i}]`, v));
-  const order = values.map((_, i) => i).sort((a, b) => values[a] - values[b]);
+  const order = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]!);
   const ranks = new Array<number>(values.length);
   const ties: number[] = [];
   let start = 0;
   while (start < order.length) {
     let end = start + 1;
-    while (end < order.length && values[order[end]] === values[order[start]]) end++;
+    while (end < order.length && values[order[end]!] === values[order[start]!]) end++;
     // Positions start..end-1 hold ranks start+1..end: their mean is (start + 1 + end) / 2.
     const rank = (start + 1 + end) / 2;
-    for (let i = start; i < end; i++) ranks[order[i]] = rank;
+    for (let i = start; i < end; i++) ranks[order[i]!] = rank;
     if (end - start > 1) ties.push(end - start);
     start = end;
   }

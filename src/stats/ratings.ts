@@ -173,14 +173,15 @@ function buildTable(results: readonly PairResult[]): Table {
   for (const p of pairMap.values()) {
     const winsI = p.scoreI - p.draws / 2;
     const winsJ = p.scoreJ - p.draws / 2;
-    wins[p.i] += winsI;
-    losses[p.i] += winsJ;
-    wins[p.j] += winsJ;
-    losses[p.j] += winsI;
-    draws[p.i] += p.draws;
-    draws[p.j] += p.draws;
-    games[p.i] += p.games;
-    games[p.j] += p.games;
+    // p.i and p.j index `teams`, so every slot below exists.
+    wins[p.i]! += winsI;
+    losses[p.i]! += winsJ;
+    wins[p.j]! += winsJ;
+    losses[p.j]! += winsI;
+    draws[p.i]! += p.draws;
+    draws[p.j]! += p.draws;
+    games[p.i]! += p.games;
+    games[p.j]! += p.games;
   }
   const idle = teams.filter((_, t) => games[t] === 0);
   if (idle.length > 0) {
@@ -202,15 +203,15 @@ function reachableFrom(
 ): boolean[] {
   const adjacency: number[][] = Array.from({ length: k }, () => []);
   for (const p of pairs) {
-    if (edge(p, p.i)) adjacency[p.i].push(p.j);
-    if (edge(p, p.j)) adjacency[p.j].push(p.i);
+    if (edge(p, p.i)) adjacency[p.i]!.push(p.j);
+    if (edge(p, p.j)) adjacency[p.j]!.push(p.i);
   }
   const seen = new Array<boolean>(k).fill(false);
   seen[start] = true;
   const stack = [start];
   while (stack.length > 0) {
     const t = stack.pop() as number;
-    for (const u of adjacency[t]) {
+    for (const u of adjacency[t]!) {
       if (!seen[u]) {
         seen[u] = true;
         stack.push(u);
@@ -292,24 +293,24 @@ function fitMM(
 ): MMResult {
   const points = new Array<number>(k).fill(0);
   for (const p of pairs) {
-    points[p.i] += p.scoreI;
-    points[p.j] += p.scoreJ;
+    points[p.i]! += p.scoreI;
+    points[p.j]! += p.scoreJ;
   }
   let gamma = start ? start.map((l) => Math.exp(l)) : new Array<number>(k).fill(1);
   const denominator = new Array<number>(k);
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     denominator.fill(0);
     for (const p of pairs) {
-      const share = p.games / (gamma[p.i] + gamma[p.j]);
-      denominator[p.i] += share;
-      denominator[p.j] += share;
+      const share = p.games / (gamma[p.i]! + gamma[p.j]!);
+      denominator[p.i]! += share;
+      denominator[p.j]! += share;
     }
-    const next = gamma.map((_, t) => points[t] / denominator[t]);
+    const next = gamma.map((_, t) => points[t]! / denominator[t]!);
     const meanLog = next.reduce((s, g) => s + Math.log(g), 0) / k;
     let maxChange = 0;
     for (let t = 0; t < k; t++) {
-      next[t] = Math.exp(Math.log(next[t]) - meanLog);
-      maxChange = Math.max(maxChange, Math.abs(Math.log(next[t]) - Math.log(gamma[t])));
+      next[t] = Math.exp(Math.log(next[t]!) - meanLog);
+      maxChange = Math.max(maxChange, Math.abs(Math.log(next[t]!) - Math.log(gamma[t]!)));
     }
     gamma = next;
     if (maxChange <= tolerance) {
@@ -323,7 +324,7 @@ function fitMM(
 function toRatings(logStrength: readonly number[], anchorIndex: number | null, anchorRating: number): number[] {
   const raw = logStrength.map((l) => ELO_SCALE * l);
   const reference =
-    anchorIndex === null ? raw.reduce((s, r) => s + r, 0) / raw.length : raw[anchorIndex];
+    anchorIndex === null ? raw.reduce((s, r) => s + r, 0) / raw.length : raw[anchorIndex]!;
   return raw.map((r) => r - reference + anchorRating);
 }
 
@@ -383,7 +384,7 @@ export function fitBradleyTerry(
   const prepared = prepareFit(results, options);
   const ratings = toRatings(prepared.fit.logStrength, prepared.anchorIndex, prepared.anchorRating);
   return {
-    ratings: new Map(prepared.table.teams.map((team, t) => [team, ratings[t]])),
+    ratings: new Map(prepared.table.teams.map((team, t) => [team, ratings[t]!])),
     iterations: prepared.fit.iterations,
   };
 }
@@ -429,22 +430,23 @@ function replicateRatings(
   let groupRatings = [anchorRating];
   if (group.length > 1) {
     const inside = pairs
-      .filter((p) => local[p.i] >= 0 && local[p.j] >= 0)
-      .map((p) => ({ ...p, i: local[p.i], j: local[p.j] }));
+      .filter((p) => local[p.i]! >= 0 && local[p.j]! >= 0)
+      .map((p) => ({ ...p, i: local[p.i]!, j: local[p.j]! }));
     const refit = fitMM(
       group.length,
       inside,
-      group.map((t) => start[t]),
+      group.map((t) => start[t]!),
       settings.maxIterations,
       settings.tolerance,
     );
     groupRatings = refit.converged
-      ? toRatings(refit.logStrength, local[anchorIndex], anchorRating)
+      ? toRatings(refit.logStrength, local[anchorIndex]!, anchorRating)
       : new Array<number>(group.length).fill(NaN);
   }
   const ratings = new Array<number>(k);
   for (let t = 0; t < k; t++) {
-    if (local[t] >= 0) ratings[t] = groupRatings[local[t]];
+    const index = local[t]!;
+    if (index >= 0) ratings[t] = groupRatings[index]!;
     else if (up[t]) ratings[t] = Infinity;
     else if (down[t]) ratings[t] = -Infinity;
     else ratings[t] = NaN;
@@ -485,7 +487,7 @@ export function bradleyTerryRatings(
 
   // Per-pair outcome probabilities under the fitted model.
   const model = table.pairs.map((p) => {
-    const pI = 1 / (1 + Math.exp(fit.logStrength[p.j] - fit.logStrength[p.i]));
+    const pI = 1 / (1 + Math.exp(fit.logStrength[p.j]! - fit.logStrength[p.i]!));
     const drawRate = p.draws / p.games;
     const winI = Math.max(0, pI - drawRate / 2);
     const winJ = Math.max(0, 1 - pI - drawRate / 2);
@@ -500,7 +502,7 @@ export function bradleyTerryRatings(
   let degenerate = 0;
   for (let s = 0; s < samples; s++) {
     const pairs: Pair[] = table.pairs.map((p, n) => {
-      const { winI, draw } = model[n];
+      const { winI, draw } = model[n]!;
       let winsI = 0;
       let draws = 0;
       for (let g = 0; g < p.games; g++) {
@@ -514,9 +516,9 @@ export function bradleyTerryRatings(
     const values = replicateRatings(k, withPrior(pairs, prepared.priorDraws), fit.logStrength, anchorIndex, anchorRating, prepared);
     if (values.degenerate) degenerate++;
     values.ratings.forEach((r, t) => {
-      if (Number.isNaN(r)) undetermined[t]++;
-      else replicates[t].push(r);
-      if (!Number.isFinite(r)) unbounded[t]++;
+      if (Number.isNaN(r)) undetermined[t]!++;
+      else replicates[t]!.push(r);
+      if (!Number.isFinite(r)) unbounded[t]!++;
     });
   }
 
@@ -525,25 +527,30 @@ export function bradleyTerryRatings(
   const lowerRank = Math.floor(samples * tail + 1e-9);
   const upperRank = Math.ceil(samples * (1 - tail) - 1e-9) - 1;
   const ratings: TeamRating[] = table.teams.map((team, t) => {
-    const sorted = replicates[t].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    const lowerIndex = lowerRank - undetermined[t];
+    // Every per-team array has one slot per team; lowerRank < samples keeps
+    // lowerIndex below sorted.length (samples minus the undetermined replicates).
+    const sorted = replicates[t]!.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const lowerIndex = lowerRank - undetermined[t]!;
+    const wins = table.wins[t]!;
+    const draws = table.draws[t]!;
+    const games = table.games[t]!;
     return {
       team,
-      rating: pointRatings[t],
-      lower: lowerIndex >= 0 ? sorted[lowerIndex] : -Infinity,
-      upper: upperRank < sorted.length ? sorted[upperRank] : Infinity,
-      games: table.games[t],
-      wins: table.wins[t],
-      losses: table.losses[t],
-      draws: table.draws[t],
-      score: (table.wins[t] + table.draws[t] / 2) / table.games[t],
-      unboundedSamples: unbounded[t],
+      rating: pointRatings[t]!,
+      lower: lowerIndex >= 0 ? sorted[lowerIndex]! : -Infinity,
+      upper: upperRank < sorted.length ? sorted[upperRank]! : Infinity,
+      games,
+      wins,
+      losses: table.losses[t]!,
+      draws,
+      score: (wins + draws / 2) / games,
+      unboundedSamples: unbounded[t]!,
     };
   });
   ratings.sort((x, y) => y.rating - x.rating || (x.team < y.team ? -1 : x.team > y.team ? 1 : 0));
   return {
     ratings,
-    anchor: anchorIndex === null ? null : table.teams[anchorIndex],
+    anchor: anchorIndex === null ? null : table.teams[anchorIndex]!,
     anchorRating,
     confidence,
     bootstrapSamples: samples,

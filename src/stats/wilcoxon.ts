@@ -44,7 +44,7 @@ function signedRankDistribution(n: number): number[] {
   counts[0] = 1;
   for (let r = 1; r <= n; r++) {
     const next = counts.slice();
-    for (let s = r; s <= max; s++) next[s] += counts[s - r];
+    for (let s = r; s <= max; s++) next[s]! += counts[s - r]!;
     counts = next;
   }
   const total = Math.pow(2, n);
@@ -65,8 +65,10 @@ export function wilcoxonSignedRank(x: readonly number[], y?: readonly number[], 
   const alternative = options.alternative ?? 'two-sided';
   const differences = x.map((v, i) => {
     assertFinite(`wilcoxonSignedRank: x[${i}]`, v);
-    if (y) assertFinite(`wilcoxonSignedRank: y[${i}]`, y[i]);
-    return y ? v - y[i] : v;
+    if (!y) return v;
+    const w = y[i]!; // same length as x, checked above
+    assertFinite(`wilcoxonSignedRank: y[${i}]`, w);
+    return v - w;
   });
   const nonZero = differences.filter((d) => d !== 0);
   const zeros = differences.length - nonZero.length;
@@ -75,7 +77,7 @@ export function wilcoxonSignedRank(x: readonly number[], y?: readonly number[], 
   const { ranks, ties } = rankWithTies(nonZero.map(Math.abs));
   let positive = 0;
   nonZero.forEach((d, i) => {
-    if (d > 0) positive += ranks[i];
+    if (d > 0) positive += ranks[i]!;
   });
   const total = (n * (n + 1)) / 2;
   const rankBiserial = (positive - (total - positive)) / total;

@@ -35,7 +35,7 @@ describe('friedmanTest', () => {
     expect(r.statistic).toBeCloseTo(10.64, 10);
     expect(r.p).toBeCloseTo(0.004892754, 8);
     // Treatment 3 is rated highest in most rows.
-    expect(r.meanRanks[2]).toBeGreaterThan(r.meanRanks[0]);
+    expect(r.meanRanks[2]).toBeGreaterThan(r.meanRanks[0]!);
   });
 
   it('gives 0 and p = 1 without differences, and refuses bad designs', () => {

@@ -4,8 +4,8 @@ import { binomialTestExact, oneProportionZTest, twoProportionZTest } from '../..
 /** Independent brute-force two-sided binomial p-value for small n (pmf by recurrence). */
 function bruteBinomialP(x: number, n: number, p0: number): number {
   const pmf: number[] = [Math.pow(1 - p0, n)];
-  for (let k = 1; k <= n; k++) pmf.push((pmf[k - 1] * (n - k + 1) * p0) / (k * (1 - p0)));
-  const observed = pmf[x];
+  for (let k = 1; k <= n; k++) pmf.push((pmf[k - 1]! * (n - k + 1) * p0) / (k * (1 - p0)));
+  const observed = pmf[x]!;
   return pmf.filter((q) => q <= observed * (1 + 1e-7)).reduce((s, q) => s + q, 0);
 }
 

@@ -21,7 +21,7 @@ describe('mulberry32', () => {
       const u = next();
       if (!(u >= 0 && u < 1)) outOfRange++;
       sum += u;
-      bins[Math.floor(u * 10)]++;
+      bins[Math.floor(u * 10)]!++;
     }
     expect(outOfRange).toBe(0);
     // Mean within 5 standard errors (SE = √(1/12)/√n ≈ 0.0009).
