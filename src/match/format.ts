@@ -14,7 +14,7 @@ export function formatSummary(s: MatchSummary): string {
   ];
   for (const a of s.agents) {
     const acc = a.accuracy === null ? '-' : `${Math.round(a.accuracy * 100)}%`;
-    const skills = SKILL_IDS.map((id) => pad(a.skillSeconds[id] === undefined ? '-' : `${a.skillSeconds[id]!.toFixed(1)}s`, 8)).join(' ');
+    const skills = SKILL_IDS.map((id) => pad(a.skillSeconds[id] === undefined ? '-' : `${a.skillSeconds[id].toFixed(1)}s`, 8)).join(' ');
     lines.push(
       `${pad(a.agent, 5)} ${a.team.padEnd(5)} ${a.controller.padEnd(12)} ${pad(a.kills, 6)} ${pad(a.deaths, 6)} ${pad(a.shots, 5)} ${pad(a.hits, 5)} ${pad(acc, 4)} ${pad(a.pickups, 7)}  ${skills}`,
     );

@@ -399,8 +399,8 @@ class Verification {
     this.replay.decisions.forEach((d, i) => {
       const side = this.sides[d.team];
       const where = `decision ${i} (tick ${d.tick}, ${side.name})`;
-      if (d.tick <= last[d.team]!) fault(`${side.name} order`, `${where} is not after ${side.name}'s previous decision (tick ${last[d.team]})`);
-      last[d.team] = Math.max(last[d.team]!, d.tick);
+      if (d.tick <= last[d.team]) fault(`${side.name} order`, `${where} is not after ${side.name}'s previous decision (tick ${last[d.team]})`);
+      last[d.team] = Math.max(last[d.team], d.tick);
       if (d.tick >= this.replay.ticks) fault('late', `${where} comes after the match's last tick (${this.replay.ticks - 1})`);
       const acts = side.acts;
       if (acts?.by === 'policy') fault(`${side.name} none`, `${where}: '${side.id}' has no strategist, so it makes no decisions`);
