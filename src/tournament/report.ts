@@ -28,7 +28,7 @@ function teamRows(ts: readonly TeamSummary[]): string[][] {
     num(t.shotsPerEpisode, 1),
     t.accuracy === null ? '-' : pct(t.accuracy),
     num(t.pickupsPerEpisode, 2),
-    ...SKILL_IDS.map((s) => (t.skillShare[s] === undefined ? '-' : pct(t.skillShare[s]!))),
+    ...SKILL_IDS.map((s) => (t.skillShare[s] === undefined ? '-' : pct(t.skillShare[s]))),
     t.transitionEntropyBits === null ? '-' : num(t.transitionEntropyBits, 2),
   ]);
 }

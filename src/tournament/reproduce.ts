@@ -381,7 +381,7 @@ export function skillPlot(agents: readonly TeamSummary[]): Plot {
   const teams = agents.filter((t) => t.team === 'bt' || t.team === 'llm');
   const rows = teams.flatMap((t) => {
     const study = STUDY.skillUse[t.team as 'llm' | 'bt'] as Partial<Record<SkillId, number>>;
-    return SKILL_IDS.flatMap((s) => [[t.team, s, SOURCES[0], t.skillShare[s] ?? 0], ...(study[s] === undefined ? [] : [[t.team, s, SOURCES[1], study[s]!]])]);
+    return SKILL_IDS.flatMap((s) => [[t.team, s, SOURCES[0], t.skillShare[s] ?? 0], ...(study[s] === undefined ? [] : [[t.team, s, SOURCES[1], study[s]]])]);
   });
   return {
     name: 'skills',

@@ -207,7 +207,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     // Hold the worker once a job of it has finished (so work is surely left), wait for the
     // coordinator to record it, kill the coordinator, then let the worker finish the queue
     // while no coordinator runs.
-    await waitFor('a first finished job', async () => recorded() || (await queue.getJobCounts('completed')).completed > 0);
+    await waitFor('a first finished job', async () => recorded() || ((await queue.getJobCounts('completed')).completed ?? 0) > 0);
     process.kill(worker.child.pid!, 'SIGSTOP');
     await waitFor('a first record', recorded);
     const left = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
