@@ -96,9 +96,13 @@ describe('personas', () => {
       const total = Object.values(seconds).reduce((s, v) => s + v, 0);
       return Object.fromEntries(Object.entries(seconds).map(([k, v]) => [k, v / total])) as typeof seconds;
     };
-    const [aggressive, cautious, camper, flanker] = await Promise.all(
-      ['aggressive', 'cautious', 'zone-camper', 'flanker'].map((p) => shares(`bt-scripted:persona=${p}`)),
-    );
+    const persona = (p: string) => shares(`bt-scripted:persona=${p}`);
+    const [aggressive, cautious, camper, flanker] = await Promise.all([
+      persona('aggressive'),
+      persona('cautious'),
+      persona('zone-camper'),
+      persona('flanker'),
+    ]);
     expect(aggressive.retreat).toBe(0);
     expect(cautious.retreat).toBeGreaterThan(0.02);
     expect(flanker.secure).toBe(0);
