@@ -315,8 +315,8 @@ describe('observer mode', () => {
         const episode = store.episode(current.episodeId)!;
         episode.agentControllers.forEach((truth, agent) => {
           truths[truth] ??= { human: 0, n: 0 };
-          truths[truth]!.n++;
-          if (agent < 2) truths[truth]!.human++;
+          truths[truth].n++;
+          if (agent < 2) truths[truth].human++;
         });
         current = stepOf(judged);
         clips++;
