@@ -136,7 +136,7 @@ export function policyLossAndGrad(
       const z2 = (diff * diff) / (std[i]! * std[i]!);
       dOut[o + i] = dLogp * (diff / (std[i]! * std[i]!));
       // d logp / d logStd = z^2 - 1; d entropy / d logStd = 1.
-      dLogStd[i] += dLogp * (z2 - 1) - entropyCoef / n;
+      dLogStd[i]! += dLogp * (z2 - 1) - entropyCoef / n;
     }
     for (let j = 0; j < BINARY; j++) {
       const logit = out[o + CONTINUOUS + j]!;

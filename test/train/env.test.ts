@@ -114,7 +114,7 @@ describe('KothParallelEnv (PettingZoo parallel API)', () => {
         for (let t = 0; t < 60 && env.agents.length; t++) {
           const r = env.step(scriptedActions(t));
           for (const agent of AGENT_NAMES) {
-            if (r.rewards[agent] !== undefined) trace.push(r.rewards[agent]!, ...r.observations[agent]!);
+            if (r.rewards[agent] !== undefined) trace.push(r.rewards[agent], ...r.observations[agent]!);
           }
         }
         return { trace, tick: env.world.tick, rng: env.world.rngState, shots: env.world.agents.map((a) => a.stats.shots) };

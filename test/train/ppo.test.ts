@@ -129,7 +129,7 @@ describe('policyLossAndGrad', () => {
     minus[index] = Math.fround(base[index]! - h);
     const lPlus = which === 'out' ? loss(plus, logStd).loss : loss(out, plus).loss;
     const lMinus = which === 'out' ? loss(minus, logStd).loss : loss(out, minus).loss;
-    return (lPlus - lMinus) / (plus[index]! - minus[index]!);
+    return (lPlus - lMinus) / (plus[index] - minus[index]);
   }
 
   it('reports the clip fraction, and the samples sit where the test means them to', () => {
@@ -206,7 +206,7 @@ describe('learning', () => {
         const k = s * ACTION_SIZE;
         actions[k] = out[k]! + Math.exp(logStd[0]!) * (rng.next() * 2 - 1);
         actions[k + 4] = rng.next() < sigmoid(out[k + 4]!) ? 1 : 0;
-        advantages[s] = (actions[k + 4]! ? 1 : -1) + (actions[k]! > out[k]! ? 0.5 : -0.5);
+        advantages[s] = (actions[k + 4] ? 1 : -1) + (actions[k] > out[k]! ? 0.5 : -0.5);
       }
       const oldLogProb = Float32Array.from({ length: n }, (_, s) => logProb(out, s * ACTION_SIZE, logStd, actions, s * ACTION_SIZE));
       for (let epoch = 0; epoch < 4; epoch++) {
