@@ -252,7 +252,7 @@ export interface ObservedAction {
  */
 export function closestSkill(window: readonly ObservedAction[], context: SkillContext): SkillId {
   const out = [idleAction()];
-  let best: SkillId = SKILL_IDS[0]!;
+  let best: SkillId = SKILL_IDS[0];
   let bestCost = Infinity;
   for (const id of SKILL_IDS) {
     let cost = 0;
