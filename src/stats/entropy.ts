@@ -38,8 +38,9 @@ const TRANSITION_SEPARATOR = '->';
 
 /** Splits a "from->to" key; throws unless it has exactly one separator and non-empty sides. */
 export function parseTransition(key: string): { from: string; to: string } {
-  const [from, to, ...rest] = key.split(TRANSITION_SEPARATOR);
-  if (from === undefined || to === undefined || rest.length > 0 || from === '' || to === '') {
+  const parts = key.split(TRANSITION_SEPARATOR);
+  const [from, to] = parts;
+  if (parts.length !== 2 || !from || !to) {
     throw new Error(`transition key must look like "from->to", got "${key}"`);
   }
   return { from, to };
