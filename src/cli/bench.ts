@@ -135,11 +135,12 @@ async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow
 
 /**
  * The strategist exam's summary (npm run llm:exam) on the local model: the first situations
- * of the shipped set, beside the targets a strategist that reads the game should reach.
+ * of the shipped set, for the model alone and with its adapter (npm run llm:tune) side by
+ * side, beside the targets a strategist that reads the game should reach.
  */
 async function benchExam(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
   const { readFileSync } = await import('node:fs');
-  const { SYSTEM_CLOCK, llmSettingsOf, localLlmSpec, parseExamSet, scoreExam, takeExam } = await import('../llm');
+  const { EXAM_SET_PATH, SYSTEM_CLOCK, llmSettingsOf, localLlmSpec, parseExamSet, scoreExam, takeExam, withEngine } = await import('../llm');
   const { localAvailability, nodeLlmAccess } = await import('../llm/node');
   const local = localLlmSpec(spec);
   const result = llmSettingsOf(local);
@@ -147,22 +148,26 @@ async function benchExam(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
     console.log('(skipped: the local model is not pulled: npm run llm:pull)');
     return [];
   }
-  const path = 'models/strategist-exam.v1.json';
-  const full = parseExamSet(readFileSync(path, 'utf8'), path);
+  const full = parseExamSet(readFileSync(EXAM_SET_PATH, 'utf8'), EXAM_SET_PATH);
   const set = { ...full, items: full.items.slice(0, Math.min(full.items.length, Math.max(40, seconds * 10))) };
-  const access = nodeLlmAccess({ spec: local });
-  const connection = await access.connect();
-  const answers = await takeExam(set, connection.client, { format: connection.settings.format, temperature: connection.settings.temperature, clock: SYSTEM_CLOCK }).finally(() => access.close());
-  const s = scoreExam(set, answers);
   const n = `${set.items.length} situations`;
-  return [
-    { name: `exam kappa with the rules (${n})`, value: s.kappa ?? 0, unit: '', target: 0.6 },
-    { name: 'exam kappa, held out (current skill differs)', value: s.heldOut.kappa ?? 0, unit: '', target: 0.5 },
-    { name: `exam most common answer (${s.mostCommon.answer})`, value: 100 * s.mostCommon.share, unit: '%', target: 40, lowerIsBetter: true },
-    { name: 'exam choices of combat', value: 100 * (s.skillShares.combat ?? 0), unit: '%', target: 20 },
-    { name: 'exam decision latency p50', value: s.latencyMs!.p50, unit: 'ms' },
-    { name: 'exam decision latency p95', value: s.latencyMs!.p95, unit: 'ms', target: 150, lowerIsBetter: true },
-  ];
+  const runs = result.settings.adapter === null ? [{ name: 'model alone', adapter: null }] : [{ name: 'model alone', adapter: null }, { name: 'with its adapter', adapter: result.settings.adapter }];
+  const rows: BenchRow[] = [];
+  for (const run of runs) {
+    const access = nodeLlmAccess({ spec: withEngine(local, { adapter: run.adapter, threads: 1, sequences: 1 }) });
+    const connection = await access.connect();
+    const answers = await takeExam(set, connection.client, { format: connection.settings.format, temperature: connection.settings.temperature, clock: SYSTEM_CLOCK }).finally(() => access.close());
+    const s = scoreExam(set, answers);
+    rows.push(
+      { name: `${run.name}: exam kappa with the rules (${n})`, value: s.kappa ?? 0, unit: '', target: 0.6 },
+      { name: `${run.name}: exam kappa, held out (current skill differs)`, value: s.heldOut.kappa ?? 0, unit: '', target: 0.5 },
+      { name: `${run.name}: exam most common answer (${s.mostCommon.answer})`, value: 100 * s.mostCommon.share, unit: '%', target: 40, lowerIsBetter: true },
+      { name: `${run.name}: exam choices of combat`, value: 100 * (s.skillShares.combat ?? 0), unit: '%', target: 20 },
+      { name: `${run.name}: decision latency p50, 1 thread`, value: s.latencyMs!.p50, unit: 'ms' },
+      { name: `${run.name}: decision latency p95, 1 thread`, value: s.latencyMs!.p95, unit: 'ms', target: 150, lowerIsBetter: true },
+    );
+  }
+  return rows;
 }
 
 /**

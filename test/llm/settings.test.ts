@@ -29,7 +29,8 @@ describe('LLM settings', () => {
     expect(readLlmSettings({ ...file, OPENAI_API_KEY: 'sk-x', LLM_MODEL: 'gpt-4o-mini' })).toMatchObject({ ok: true, settings: { source: 'server', baseUrl: OPENAI_DEFAULT_BASE_URL } });
   });
 
-  it('LLM_ADAPTER names a LoRA adapter for the local model, or none; a GGUF file has none unless named', () => {
+  it('the pulled model runs with its shipped adapter; LLM_ADAPTER names another or none; a GGUF file has none unless named', () => {
+    expect(readLlmSettings({})).toMatchObject({ ok: true, settings: { adapter: 'models/strategist-gemma3-270m.gguf' } });
     expect(readLlmSettings({ LLM_ADAPTER: 'none' })).toMatchObject({ ok: true, settings: { adapter: null } });
     expect(readLlmSettings({ LLM_ADAPTER: ' runs/tuned.gguf ' })).toMatchObject({ ok: true, settings: { adapter: 'runs/tuned.gguf' } });
     expect(readLlmSettings({ LLM_MODEL: 'smollm2-135m' })).toMatchObject({ ok: true, settings: { adapter: null } });

@@ -1,0 +1,99 @@
+/**
+ * The strategist adapter the product ships (models/strategist-gemma3-270m.gguf, made by
+ * npm run llm:tune): its card is whole and names this file and the pulled base model, the
+ * local engine loads it by default, and it teaches: its choices follow the rules on exam
+ * situations where the model alone does not, and it plays a match.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LlmConnection, buildRequest, parseAnswer, parseExamSet } from '../../src/llm';
+import { sha256File } from '../../src/llm/digest';
+import type { LlamaChatClient } from '../../src/llm/llamaClient';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
+import { nodeLlmAccess } from '../../src/llm/node';
+import { parseLlmSpec, readLlmSettings } from '../../src/llm/settings';
+import { runMatch } from '../../src/match';
+import { DEFAULT_CONFIG } from '../../src/sim';
+import { llmStrategistOf } from '../../src/teams';
+import { cardPathOf, readAdapterCard } from '../../src/tune/card';
+import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
+import { testPlatform } from '../helpers/platform';
+
+const ADAPTER = shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!;
+
+describe('the shipped strategist adapter', () => {
+  it('has a whole card naming its bytes, its teacher and the pulled base model', async () => {
+    const card = readAdapterCard(cardPathOf(ADAPTER));
+    expect(card.sha256).toBe(await sha256File(ADAPTER));
+    expect(card.bytes).toBe(statSync(ADAPTER).size);
+    expect(card.base.sha256).toBe(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.sha256);
+    expect(card.teachers.length).toBeGreaterThan(0);
+    expect(card.exam.kappa).not.toBeNull();
+    expect(card.examUntuned?.kappa ?? 0).toBeLessThan(card.exam.kappa!);
+    // Small enough to commit beside the skills.
+    expect(card.bytes).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('is what the pulled model runs with unless LLM_ADAPTER says otherwise', () => {
+    expect(readLlmSettings({})).toMatchObject({ ok: true, settings: { adapter: ADAPTER } });
+  });
+});
+
+const set = parseExamSet(readFileSync('models/strategist-exam.v1.json', 'utf8'), 'exam');
+// Lockstep with a long timeout: what is tested is the choice, not this machine's speed.
+const ENV = { LLM_CACHE: 'off', LLM_SEQUENCES: '1', LLM_THREADS: '1', LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '120000' };
+/** Exam situations asked of each model: enough to tell 0.2 of agreement apart. */
+const ASKED = 40;
+
+describeWithLocalModel('the shipped adapter')('the shipped adapter on the local model', () => {
+  const connections: LlmConnection[] = [];
+  const open = async (env: Record<string, string>) => {
+    const connection = await nodeLlmAccess({ spec: parseLlmSpec({ ...ENV, ...env }) }).connect();
+    connections.push(connection);
+    return connection;
+  };
+  /** Agreement with the rules over the first ASKED situations' living agents. */
+  const agreement = async (connection: LlmConnection) => {
+    let agree = 0;
+    let asked = 0;
+    for (const item of set.items.slice(0, ASKED)) {
+      const response = await connection.client.complete(buildRequest(item.situation, item.current, { format: 'compact', temperature: 0 }), new AbortController().signal);
+      const parsed = parseAnswer(response.text, 2);
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) continue;
+      item.situation.agents.forEach((a, slot) => {
+        if (!a.alive) return;
+        asked++;
+        if (parsed.skills[slot] === item.rules[slot]) agree++;
+      });
+    }
+    return agree / asked;
+  };
+
+  beforeAll(() => requireLocalModel());
+  afterAll(async () => {
+    for (const c of connections) await (c.client as LlamaChatClient).engine.dispose();
+  });
+
+  it('loads by default, names itself in the model name, and follows the rules far more often than the model alone', async () => {
+    const tuned = await open({});
+    expect(tuned.client.model).toMatch(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}$/);
+    const alone = await open({ LLM_ADAPTER: 'none' });
+    expect(alone.client.model).toBe('gemma-3-270m-q4_k_m');
+    const [withAdapter, without] = [await agreement(tuned), await agreement(alone)];
+    expect(withAdapter - without).toBeGreaterThan(0.2);
+  }, 600_000);
+
+  it('plays a match as the llm team', async () => {
+    const access = nodeLlmAccess({ spec: parseLlmSpec(ENV) });
+    // A 20 s game: some fifty decisions.
+    const match = await runMatch({ blue: 'llm', red: 'bt', seed: 3, config: { ...DEFAULT_CONFIG, episodeSeconds: 20 } }, { platform: testPlatform({ llm: access }), record: false });
+    connections.push(await access.connect());
+    expect(match.done).toBe(true);
+    const strategist = llmStrategistOf(match.controllers[0])!;
+    expect(strategist.records.length).toBeGreaterThan(20);
+    expect(strategist.records.filter((r) => !r.ok).map((r) => r.reason)).toEqual([]);
+    // The choices follow the game: more than one answer over the match.
+    expect(new Set(strategist.records.map((r) => r.skills?.join(','))).size).toBeGreaterThan(1);
+  }, 600_000);
+});
