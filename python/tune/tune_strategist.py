@@ -51,7 +51,13 @@ class Settings:
     warmup: int = 20
     """Linear warm-up steps, then cosine decay to 10% of lr."""
     seed: int = 0
-    threads: int = 2
+    threads: int = 1
+    """Torch threads. One: on a shared 2-core machine two threads waited on each other at
+    every barrier (40 s a step of batch 8 under load)."""
+    prefix_grad: int = 0
+    """1: the gradient also flows through the system prompt's states in the tuned layers.
+    0 (default): they are computed with the current adapter but held fixed, as the same
+    prompt holds for every example; the states of each example's own tokens learn."""
     checkpoint_every: int = 50
     eval_every: int = 100
 
@@ -284,9 +290,10 @@ def main() -> None:
     def batch_loss(idx):
         """Mean cross-entropy over the numbers of every taught agent of the examples `idx`, weighted."""
         x, pos, past = prefix_low[None], torch.arange(P), []
-        for layer in top:
-            x, kv = model.block(layer, x, pos, None)
-            past.append(kv)
+        with torch.set_grad_enabled(torch.is_grad_enabled() and bool(s.prefix_grad)):
+            for layer in top:
+                x, kv = model.block(layer, x, pos, None)
+                past.append(kv)
         x, pos = padded([suffixes[i] for i in idx], P)
         for j, layer in enumerate(top):
             x, _ = model.block(layer, x, pos, past[j])

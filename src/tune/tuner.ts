@@ -28,7 +28,7 @@ export interface TunerSettings {
 }
 
 
-export const DEFAULT_TUNER: TunerSettings = { layers: 6, rank: 8, alpha: 16, steps: 500, batch: 8, lr: 2e-3, seed: 0, threads: 2 };
+export const DEFAULT_TUNER: TunerSettings = { layers: 6, rank: 8, alpha: 16, steps: 500, batch: 8, lr: 2e-3, seed: 0, threads: 1 };
 
 /** One line the tuner printed. */
 export type TunerEvent = { readonly event: string } & Record<string, unknown>;

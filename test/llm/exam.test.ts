@@ -4,7 +4,7 @@
  * works on any chat client, and on the real local model in CI.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -112,8 +112,10 @@ describeWithLocalModel('npm run llm:exam on the local model')('npm run llm:exam 
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Strategist exam v1: 12 situations/);
-    expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m\*\* \| \d+\.\d% \|/);
-    const report = JSON.parse(readFileSync(join(out, 'exam-gemma-3-270m-q4_k_m-compact.json'), 'utf8')) as { answers: unknown[]; scores: { latencyMs: { p50: number } } };
+    expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}\*\* \| \d+\.\d% \|/);
+    const written = readdirSync(out).find((f) => /^exam-gemma-3-270m-q4_k_m_strategist-gemma3-270m_[0-9a-f]{8}-compact\.json$/.test(f));
+    expect(written).toBeDefined();
+    const report = JSON.parse(readFileSync(join(out, written!), 'utf8')) as { answers: unknown[]; scores: { latencyMs: { p50: number } } };
     expect(report.answers).toHaveLength(12);
     expect(report.scores.latencyMs.p50).toBeGreaterThan(0);
   }, 150_000);
