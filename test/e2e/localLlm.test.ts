@@ -47,7 +47,7 @@ suite('the llm team in the browser, on the local model', () => {
 
     // The server says which model it runs, and that it runs here.
     const status = JSON.parse(await page.evaluate(async () => (await fetch('/api/llm/status')).text())) as Record<string, unknown>;
-    expect(status).toMatchObject({ configured: true, model: 'gemma-3-270m-q4_k_m', format: 'json' });
+    expect(status).toMatchObject({ configured: true, model: expect.stringMatching(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}$/), format: 'json' });
     expect(status.provider).toMatch(/^local llama\.cpp \(CPU, \d+ threads?\)$/);
     expect(status).not.toHaveProperty('baseUrl');
 
