@@ -28,6 +28,21 @@ const line = z.object({
   user: z.string().optional(),
 });
 
+/** Each non-blank line of a cache file, checked: its record, or null where it cannot be read. None when there is no file. */
+function* cacheLines(file: string): Generator<z.infer<typeof line> | null> {
+  if (!existsSync(file)) return;
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (!text.trim()) continue;
+    let parsed;
+    try {
+      parsed = line.safeParse(JSON.parse(text));
+    } catch {
+      parsed = null;
+    }
+    yield parsed?.success ? parsed.data : null;
+  }
+}
+
 const hashOf = (key: CacheKey) => createHash('sha256').update(key.material).digest('hex');
 
 export class FileCacheStore implements DecisionCacheStore {
@@ -45,21 +60,13 @@ export class FileCacheStore implements DecisionCacheStore {
   }
 
   constructor(readonly file: string) {
-    if (!existsSync(file)) return;
     let skipped = 0;
-    for (const text of readFileSync(file, 'utf8').split('\n')) {
-      if (!text.trim()) continue;
-      let parsed;
-      try {
-        parsed = line.safeParse(JSON.parse(text));
-      } catch {
-        parsed = null;
-      }
-      if (!parsed?.success) {
+    for (const record of cacheLines(file)) {
+      if (!record) {
         skipped++;
         continue;
       }
-      const { key, model: _model, temperature: _temperature, system: _system, user: _user, ...answer } = parsed.data;
+      const { key, model: _model, temperature: _temperature, system: _system, user: _user, ...answer } = record;
       this.map.set(key, answer);
     }
     this.skippedLines = skipped;
@@ -96,19 +103,10 @@ export interface CachedPrompt {
  * per prompt (lines written before prompts were kept are passed over).
  */
 export function readCachedPrompts(dir: string, model: string): CachedPrompt[] {
-  const file = resolve(dir, CACHE_FILE_NAME);
-  if (!existsSync(file)) return [];
   const latest = new Map<string, CachedPrompt>();
-  for (const text of readFileSync(file, 'utf8').split('\n')) {
-    if (!text.trim()) continue;
-    let parsed;
-    try {
-      parsed = line.safeParse(JSON.parse(text));
-    } catch {
-      continue;
-    }
-    if (!parsed.success || parsed.data.model !== model || parsed.data.system === undefined || parsed.data.user === undefined) continue;
-    latest.set(parsed.data.key, { system: parsed.data.system, user: parsed.data.user, text: parsed.data.text });
+  for (const record of cacheLines(resolve(dir, CACHE_FILE_NAME))) {
+    if (!record || record.model !== model || record.system === undefined || record.user === undefined) continue;
+    latest.set(record.key, { system: record.system, user: record.user, text: record.text });
   }
   return [...latest.values()];
 }
