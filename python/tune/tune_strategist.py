@@ -377,7 +377,7 @@ def main() -> None:
 
     write_adapter(model, s, Path(args.out))
     seconds = round(time.time() - started)
-    (work / "metrics.json").write_text(json.dumps({"settings": dataclasses.asdict(s), "examples": {"train": len(train), "held": len(held)}, "sharedPrefix": P, "history": history, "seconds": seconds}, indent=1))
+    (work / "metrics.json").write_text(json.dumps({"settings": dataclasses.asdict(s), "examples": {"train": len(train), "held": len(held)}, "sharedPrefix": P, "lora": {"layers": top, "targets": list(TARGETS)}, "history": history, "seconds": seconds}, indent=1))
     ckpt.unlink(missing_ok=True)
     log("done", out=args.out, seconds=round(time.time() - started))
 

@@ -201,10 +201,8 @@ runCli(async () => {
     }
     const wonTeacher = replaysTeacher(replays, { source: 'llm', wonOnly: true });
     const won = await withPlatform(baseSpec, (platform) => lessonsOf(wonTeacher, platform, work));
-    const afterPlay: Tuned & Judged = await (async () => {
-      const tuned = await tune('after-play', [...lessons, ...won]);
-      return { ...tuned, ...(await judge(tuned.adapter, cardGames)) };
-    })();
+    const tuned = await tune('after-play', [...lessons, ...won]);
+    const afterPlay: Tuned & Judged = { ...tuned, ...(await judge(tuned.adapter, cardGames)) };
     const [before, after] = [overallWinShare(shipped.games), overallWinShare(afterPlay.games)];
     const better = after > before || (after === before && (afterPlay.exam.kappa ?? 0) > (shipped.exam.kappa ?? 0));
     fromPlay = {
@@ -232,7 +230,7 @@ runCli(async () => {
     sha256: await sha256File(out),
     bytes: statSync(out).size,
     base: { model: settings.pulled ?? settings.model, file: settings.gguf.split('/').pop()!, sha256: baseSha },
-    lora: { rank: tuner.rank, alpha: tuner.alpha, layers: layersOf(shipped.metrics), targets: ['attn_q', 'attn_k', 'attn_v', 'attn_output', 'ffn_gate', 'ffn_up', 'ffn_down'] },
+    lora: { rank: tuner.rank, alpha: tuner.alpha, ...shipped.metrics.lora },
     decoding: 'compact answers, each number read from the model\'s probabilities after the prompt and after each comma, uncalibrated (LLM_COMPACT=scores)',
     teachers: taught.map(({ teacher, lessons: l }) => ({ name: teacher.name, describe: teacher.describe, lessons: l.length })),
     training: { settings: shipped.metrics.settings, examples: shipped.metrics.examples, history: shipped.metrics.history, seconds: shipped.metrics.seconds },
@@ -261,11 +259,6 @@ interface Judged {
 }
 
 const fmt = (x: number | null) => num(x, 3);
-
-function layersOf(metrics: TunerMetrics): number[] {
-  const count = Number(metrics.settings.layers ?? DEFAULT_TUNER.layers);
-  return Array.from({ length: count }, (_, i) => 18 - count + i);
-}
 
 /** A teacher's lessons, read from the work folder where an earlier run left them. */
 async function lessonsOf(teacher: Teacher, platform: Platform, work: string): Promise<Lesson[]> {

@@ -28,8 +28,8 @@ export interface LlamaClientOptions {
   readonly compact?: CompactDecoding;
   /**
    * Divide scored numbers by the model's prior on a content-free state (default true). An
-   * adapter tuned on the raw probabilities (npm run llm:tune) answers without it: its prior
-   * is what it was taught, and dividing it out undid 0.12 of its agreement with the rules.
+   * adapter tuned on the raw probabilities (npm run llm:tune) answers without it: it was
+   * taught to make the right number the most likely one, which is what is then read.
    */
   readonly calibrate?: boolean;
 }

@@ -38,6 +38,8 @@ export interface TunerMetrics {
   readonly settings: Record<string, unknown>;
   readonly examples: { readonly train: number; readonly held: number };
   readonly history: Record<string, unknown>[];
+  /** The layers that carry LoRA and the weights it tunes in each. */
+  readonly lora: { readonly layers: number[]; readonly targets: string[] };
   /** Wall-clock seconds of the run that finished (a resumed run's last part). */
   readonly seconds: number;
 }
