@@ -42,7 +42,7 @@ runCli(async () => {
   const atOnce = llmSettings.ok && llmSettings.settings.source === 'local' ? { limits: { concurrent: llmSettings.settings.sequences } } : {};
 
   /** Checks of the study's episodes, off the main thread, against the trained models HILLMIND_MODELS names. */
-  const episodes = episodeCheckPool({ modelDir: platform.spec.models });
+  const episodes = episodeCheckPool({ spec: platform.spec });
 
   /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
   const routes: ApiRoutes[] = [

@@ -19,9 +19,9 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { parseReplay, runMatch } from '../match';
 import type { BenchRow } from '../match/benchmarks';
 import { DEFAULT_CONFIG } from '../sim';
-import { SHIPPED_MODEL_DIR } from '../skills/nodeModels';
 import { StudyStore, createStudy } from '../survey';
 import type { Platform } from '../teams';
+import type { NodePlatform } from '../teams/nodePlatform';
 import { episodeCheckPool } from './episodeChecks';
 import { type LoadRequest, load } from './loadGenerator';
 import { createAppServer, healthRoute, listen } from './server';
@@ -83,12 +83,12 @@ export async function benchServerThroughput(platform: Platform, seconds: number)
   }
 }
 
-export async function benchStudyServer(platform: Platform, seconds = 3): Promise<BenchRow[]> {
+export async function benchStudyServer(platform: NodePlatform, seconds = 3): Promise<BenchRow[]> {
   const throughput = await benchServerThroughput(platform, seconds);
   const dir = mkdtempSync(join(tmpdir(), 'hillmind-bench-study-'));
   let t = Date.parse('2026-01-01T00:00:00Z');
   const store = StudyStore.open(join(dir, 'studies.sqlite'), { now: () => new Date(t) });
-  const checker = episodeCheckPool({ modelDir: SHIPPED_MODEL_DIR });
+  const checker = episodeCheckPool({ spec: platform.spec });
   const running = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, checker })] }), 0);
   try {
     await createStudy(store, { id: 'bench', teams: ['bt-scripted', 'heuristic', 'random'], episodesPerBlock: 1, episodeSeconds: 1, practice: { opponent: 'heuristic', episodeSeconds: 1 } }, platform);

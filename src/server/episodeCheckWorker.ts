@@ -1,14 +1,15 @@
 /**
  * A worker thread of the episode checks (episodeChecks.ts): reads, validates and
- * re-simulates one episode request body at a time, with its own model library.
+ * re-simulates one episode request body at a time. Its platform is built once from the spec
+ * the pool sends (checked on arrival, like a tournament thread's); only its trained models
+ * are used, since an episode's AI sides are checked without a language model.
  */
 import { workerData } from 'node:worker_threads';
-import { ModelLibrary } from '../skills';
-import { nodeModelSource } from '../skills/nodeModels';
 import { type EpisodeCheck, type EpisodeExpectation, checkEpisode } from '../survey/episodeCheck';
+import { nodePlatform, parsePlatformSpec } from '../teams/nodePlatform';
 
-const models = new ModelLibrary(nodeModelSource((workerData as { modelDir: string }).modelDir));
+const platform = nodePlatform(parsePlatformSpec((workerData as { spec: unknown }).spec));
 
 export default function check(task: { body: Uint8Array; expected: EpisodeExpectation | null }): Promise<EpisodeCheck> {
-  return checkEpisode(task.body, task.expected, models);
+  return checkEpisode(task.body, task.expected, platform.models);
 }

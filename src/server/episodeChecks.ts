@@ -8,17 +8,19 @@
  */
 import { Piscina } from 'piscina';
 import type { EpisodeCheck, EpisodeChecker } from '../survey/episodeCheck';
+import { type PlatformSpec, parsePlatformSpec } from '../teams/nodePlatform';
 
 export interface EpisodeCheckPoolOptions {
-  /** Folder of the trained models the episodes' AI sides are checked against. */
-  readonly modelDir: string;
+  /** The server's platform spec: each thread builds its platform (the trained models the episodes' AI sides are checked against) from it. */
+  readonly spec: PlatformSpec;
   /** Worker threads (default 1: the main thread keeps a core on a 2-core machine). */
   readonly threads?: number;
   /**
-   * Longest one check may take before it is ended and answered 503. Default 90 s: checking
-   * runs at about 1.1 ms a tick with trained skills on both sides (a 708-tick match in
-   * 0.8 s on this 2-core machine), so a 60 s episode takes about 3.5 s and the longest a
-   * study allows (600 s) about 35 s.
+   * Longest one check may take before it is ended and answered 503. Default 90 s: a check
+   * re-simulates the episode with trained skills on both sides, at the pace
+   * `npm run bench -- --only matches` prints as "verify bt vs flat" (agent-ticks/s), and
+   * the longest episode a study allows (600 s, 120,000 agent-ticks) takes well under half
+   * of that at the pace of a 2-core machine.
    */
   readonly timeoutMs?: number;
   /** Checks waiting for a thread before more are answered 503 (default 16). */
@@ -33,7 +35,8 @@ export function episodeCheckPool(options: EpisodeCheckPoolOptions): EpisodeCheck
     minThreads: threads,
     maxThreads: threads,
     maxQueue: options.maxQueue ?? 16,
-    workerData: { modelDir: options.modelDir },
+    // Checked here, so a wrong spec fails at start with its reason, not inside a thread.
+    workerData: { spec: parsePlatformSpec(options.spec) },
     // The worker is TypeScript: give its thread the same loader the server runs under.
     execArgv: [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), ...(process.execArgv.some((a) => a.includes('tsx')) ? [] : ['--import', 'tsx'])],
   });

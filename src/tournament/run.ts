@@ -86,8 +86,8 @@ const DEFAULT_LLM_CONCURRENCY = 8;
  * A tournament's platform spec: its local engine sized, where LLM_SEQUENCES and LLM_THREADS
  * set nothing, with a sequence for every language-model team in flight (two per episode),
  * so each keeps its last situation evaluated; and a thread on every core, since the episodes
- * wait on the model (on 2 cores, 8 episodes of bt vs llm: 156 ms a decision on 2 threads,
- * 264 on 1).
+ * wait on the model (`npm run bench -- --only local-llm` prints a decision's time on the
+ * threads LLM_THREADS gives).
  */
 export function tournamentSpec(spec: PlatformSpec, llmConcurrency: number = DEFAULT_LLM_CONCURRENCY, cores: number = availableParallelism()): PlatformSpec {
   return { ...spec, llm: withEngineDefaults(spec.llm, { threads: cores, sequences: Math.min(64, 2 * llmConcurrency) }) };

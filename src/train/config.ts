@@ -6,9 +6,9 @@
  * entropy 0.001, clip 0.2, lambda 0.99, gamma 0.99, 3 epochs, 2x128 hidden, horizon 200)
  * for 10M steps, and flat RL for 30M. Flat now takes the study's network, step size and
  * lambda (FLAT_TRAINING below says why). The skills differ where this CPU trainer measured better:
- * 2x64 hidden units (an update of the 2x128 net took 38 ms per 256-sample minibatch for
- * policy and value, capping training near 5,000 steps/s; 2x64 is about 3x cheaper and
- * learns these 20-input tasks as well), minibatch 256 of a 4,096-sample buffer (larger
+ * 2x64 hidden units (about 3x cheaper per update than 2x128, which
+ * `npm run bench -- --only training` prints side by side, and as good on these 20-input
+ * tasks), minibatch 256 of a 4,096-sample buffer (larger
  * batches use the hand-written kernels 3-4x better per sample), lambda 0.95, a teacher term
  * for the skills (kickstarting from their scripted twins) and opponents beyond the heuristic
  * team. The step budgets are the study's.

@@ -1,9 +1,10 @@
 /**
  * A small Float32Array multilayer perceptron for PPO training in plain TypeScript.
  *
- * Why hand-written: measured on this machine, one PPO step (forward + backward + Adam) took
- * 0.9 / 3.5 / 29 ms at batch 64 / 256 / 2048 with a hand-written Float32Array MLP versus
- * 2.7 / 6.7 / 35 ms with tfjs-wasm. Small nets are dominated by call overhead, not FLOPs.
+ * Why hand-written: when it was chosen, one PPO step (forward + backward + Adam) took 0.9 /
+ * 3.5 / 29 ms at batch 64 / 256 / 2048 here against 2.7 / 6.7 / 35 ms with tfjs-wasm (not a
+ * dependency, so no bench can rerun that side); small nets are dominated by call overhead,
+ * not FLOPs. `npm run bench -- --only training` prints this MLP's update times today.
  * The products go through a WebAssembly SIMD kernel (simdMatmul.ts) and tanh is a rational
  * approximation (below): the study's 2x128 networks made both the bulk of a step.
  *

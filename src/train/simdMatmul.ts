@@ -2,10 +2,11 @@
  * The MLP's one matrix product, C += A · B, as a WebAssembly SIMD kernel (f32x4).
  *
  * Why: the 2x128 networks of the study do 3.4x the multiply-adds of 2x64 per sample, and the
- * product was nearly all of a training step. Measured with `npm run bench -- --only training`
- * (2 workers, 2 cores): the register-blocked JavaScript kernel trained flat at 2x128 at 4,700
- * agent-steps/s, too slow for the 90-minute retraining budget of all five models; this kernel
- * computes in float32 four lanes at a time (see the bench for its figures).
+ * product was nearly all of a training step. The register-blocked JavaScript kernel it replaced
+ * trained flat at 2x128 too slowly for the 90-minute retraining budget of all five models;
+ * this kernel computes in float32 four lanes at a time. `npm run bench -- --only training`
+ * prints flat's agent-steps/s at 2x64 and 2x128 and the retraining estimate against its
+ * 90-minute target.
  *
  * The module is assembled here, byte by byte (about 300 bytes), so no compiler or toolchain is
  * needed to build it. Arithmetic is IEEE float32 mul then add (no fused multiply-add, which

@@ -11,12 +11,14 @@ import { episodeCheckPool } from '../../src/server/episodeChecks';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { studyRoutes } from '../../src/server/studyRoutes';
 import { DEFAULT_CONFIG } from '../../src/sim';
-import { SHIPPED_MODEL_DIR } from '../../src/skills/nodeModels';
 import { type EpisodeChecker, type EpisodeExpectation, type Step, StudyStore, checkEpisode, createStudy } from '../../src/survey';
+import { readPlatformSpec } from '../../src/teams/nodePlatform';
 import { TEST_PLATFORM } from '../helpers/platform';
 import { humanEpisode, manualClock, quickStudy } from '../survey/fixture';
 
 const STUDY = 'pool-study';
+// The shipped models, no language model: what the server's threads are given.
+const SPEC = readPlatformSpec({});
 const clock = manualClock();
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-pool-'));
 let pool: EpisodeChecker;
@@ -24,7 +26,7 @@ let store: StudyStore;
 let running: RunningServer;
 
 beforeAll(async () => {
-  pool = episodeCheckPool({ modelDir: SHIPPED_MODEL_DIR });
+  pool = episodeCheckPool({ spec: SPEC });
   store = StudyStore.open(':memory:', { now: clock.now });
   await createStudy(store, quickStudy(STUDY), TEST_PLATFORM);
   running = await listen(createAppServer({ root: dir, routes: [studyRoutes({ root: dir, store, checker: pool, sessionsPerMinute: 1000 })] }), 0);
@@ -62,7 +64,7 @@ describe('episode checks on worker threads', () => {
 
   it('end a check that runs past its time limit, answering 503', async () => {
     const { replay } = await humanEpisode('heuristic', 5, config);
-    const hurried = episodeCheckPool({ modelDir: SHIPPED_MODEL_DIR, timeoutMs: 1 });
+    const hurried = episodeCheckPool({ spec: SPEC, timeoutMs: 1 });
     try {
       expect(await hurried.check(JSON.stringify({ block: 0, episode: 0, replay }), expectation(5))).toEqual({
         kind: 'refused',
@@ -72,6 +74,10 @@ describe('episode checks on worker threads', () => {
     } finally {
       await hurried.close();
     }
+  });
+
+  it('are built from a platform spec, and refuse one that is not a spec at start, saying which field is wrong', () => {
+    expect(() => episodeCheckPool({ spec: { ...SPEC, models: '' } })).toThrow(/^not a platform spec: models: /);
   });
 
   it("keep an 8 MiB hostile episode off the server's main thread: it is refused there unparsed", async () => {
