@@ -158,13 +158,15 @@ async function benchExam(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
     const connection = await access.connect();
     const answers = await takeExam(set, connection.client, { format: connection.settings.format, temperature: connection.settings.temperature, clock: SYSTEM_CLOCK }).finally(() => access.close());
     const s = scoreExam(set, answers);
+    // Each asked in its own format (the adapter in the one it was taught): a decision's time follows the prompt's tokens.
+    const name = `${run.name}, ${connection.settings.format}`;
     rows.push(
-      { name: `${run.name}: exam kappa with the rules (${n})`, value: s.kappa ?? 0, unit: '', target: 0.6 },
-      { name: `${run.name}: exam kappa, held out (current skill differs)`, value: s.heldOut.kappa ?? 0, unit: '', target: 0.5 },
-      { name: `${run.name}: exam most common answer (${s.mostCommon.answer})`, value: 100 * s.mostCommon.share, unit: '%', target: 40, lowerIsBetter: true },
-      { name: `${run.name}: exam choices of combat`, value: 100 * (s.skillShares.combat ?? 0), unit: '%', target: 20 },
-      { name: `${run.name}: decision latency p50, 1 thread`, value: s.latencyMs!.p50, unit: 'ms' },
-      { name: `${run.name}: decision latency p95, 1 thread`, value: s.latencyMs!.p95, unit: 'ms', target: 150, lowerIsBetter: true },
+      { name: `${name}: exam kappa with the rules (${n})`, value: s.kappa ?? 0, unit: '', target: 0.6 },
+      { name: `${name}: exam kappa, held out (current skill differs)`, value: s.heldOut.kappa ?? 0, unit: '', target: 0.5 },
+      { name: `${name}: exam most common answer (${s.mostCommon.answer})`, value: 100 * s.mostCommon.share, unit: '%', target: 40, lowerIsBetter: true },
+      { name: `${name}: exam choices of combat`, value: 100 * (s.skillShares.combat ?? 0), unit: '%', target: 20 },
+      { name: `${name}: decision latency p50, 1 thread`, value: s.latencyMs!.p50, unit: 'ms' },
+      { name: `${name}: decision latency p95, 1 thread`, value: s.latencyMs!.p95, unit: 'ms', target: 150, lowerIsBetter: true },
     );
   }
   return rows;

@@ -12,6 +12,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type AnswerFormat,
   EXAM_SET_PATH,
   type ExamSet,
   SYSTEM_CLOCK,
@@ -51,6 +52,8 @@ const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--w
   teaches the local model (Gemma 3 270M) to choose skills as a teacher does: writes a LoRA
   adapter (GGUF) and its card (.json beside it), judged by the strategist exam and games.
   --teacher       ${TEACHER_HELP} (default rules; repeat to mix)
+  --format        the prompt it is taught: terse (the state in one-token codes, default: a
+                  quarter of the tokens to read per decision) or compact (the state in words)
   --size          situations the rules teacher takes from real play (default 1600)
   --seeds         matches per team pair the rules teacher plays (default 40)
   --steps, --batch, --layers, --rank, --lr, --threads   the tuner's settings (python/tune/tune_strategist.py)
@@ -76,6 +79,7 @@ runCli(async () => {
   const { values } = parseCommandLine(
     {
       teacher: { type: 'string', multiple: true },
+      format: { type: 'string' },
       size: { type: 'string' },
       seeds: { type: 'string' },
       steps: { type: 'string' },
@@ -114,6 +118,8 @@ runCli(async () => {
     lr: float('lr', values.lr, DEFAULT_TUNER.lr),
     threads: integerOption('threads', values.threads, DEFAULT_TUNER.threads, { min: 1, max: 256 }),
   };
+  const format = values.format ?? 'terse';
+  if (format !== 'terse' && format !== 'compact') throw new UsageError(`--format must be terse or compact (the answers the engine scores), got '${format}'`);
   const size = integerOption('size', values.size, 1600, { min: 10, max: 100_000 });
   const seeds = integerOption('seeds', values.seeds, 40, { min: 1, max: 10_000 });
   const cardGames = integerOption('games', values.games, 20, { min: 0, max: 100_000 });
@@ -158,7 +164,7 @@ runCli(async () => {
     const engine = await LocalEngine.load({ gguf: settings.gguf, model: settings.model, threads: 1, sequences: 1, contextSize: settings.contextSize, help: 'run npm run llm:pull' });
     try {
       const tokenizer = new LlamaChatClient(engine);
-      const counts = writeTuningSet(dir, tuningRows(all, tokenizer), tokenizer, baseInfo);
+      const counts = writeTuningSet(dir, tuningRows(all, tokenizer, { format }), tokenizer, baseInfo);
       console.log(`${name}: ${counts.train} lessons to learn, ${counts.held} held out`);
     } finally {
       await engine.dispose();
@@ -174,10 +180,12 @@ runCli(async () => {
     return { adapter, metrics };
   };
 
-  // 4. Judges: the exam, and games for the card, each on its own platform (closed after).
+  // 4. Judges: the exam, and games for the card, each on its own platform (closed after). An
+  // adapter is asked in the format it was taught; the model alone as it runs untuned (compact).
   const judge = async (adapter: string | null, games: number): Promise<Judged> => {
-    const judged: PlatformSpec = { ...spec, llm: withEngine(spec.llm, { adapter, sequences: 1, threads: 1 }) };
-    return withPlatform(judged, async (platform) => ({ exam: await examOf(platform, exam), games: games > 0 ? await gamesOf(platform, games) : [] }));
+    const asked = adapter === null ? 'compact' : format;
+    const judged: PlatformSpec = { ...spec, llm: withEngine(withLlmFlags(spec.llm, { format: asked }), { adapter, sequences: 1, threads: 1 }) };
+    return withPlatform(judged, async (platform) => ({ exam: await examOf(platform, exam, asked), games: games > 0 ? await gamesOf(platform, games) : [] }));
   };
 
   const imitation = await tune('imitation', lessons);
@@ -191,7 +199,7 @@ runCli(async () => {
     const replays = join(work, 'play');
     const playing: PlatformSpec = {
       ...spec,
-      llm: withEngine(withLlmFlags(spec.llm, { temperature: playTemperature }), { adapter: imitation.adapter, compact: 'sample', sequences: 1, threads: 1 }),
+      llm: withEngine(withLlmFlags(spec.llm, { temperature: playTemperature, format }), { adapter: imitation.adapter, compact: 'sample', sequences: 1, threads: 1 }),
     };
     if (!existsSync(join(replays, 'done'))) {
       const bar = new ProgressBar(playGames * PLAY_OPPONENTS.length, 'games');
@@ -231,6 +239,7 @@ runCli(async () => {
     bytes: statSync(out).size,
     base: { model: settings.pulled ?? settings.model, file: settings.gguf.split('/').pop()!, sha256: baseSha },
     lora: { rank: tuner.rank, alpha: tuner.alpha, ...shipped.metrics.lora },
+    prompt: format,
     decoding: 'compact answers, each number read from the model\'s probabilities after the prompt and after each comma, uncalibrated (LLM_COMPACT=scores)',
     teachers: taught.map(({ teacher, lessons: l }) => ({ name: teacher.name, describe: teacher.describe, lessons: l.length })),
     training: { settings: shipped.metrics.settings, examples: shipped.metrics.examples, history: shipped.metrics.history, seconds: shipped.metrics.seconds },
@@ -276,10 +285,10 @@ async function lessonsOf(teacher: Teacher, platform: Platform, work: string): Pr
   return lessons;
 }
 
-async function examOf(platform: Platform, set: ExamSet): Promise<ExamSummary> {
+async function examOf(platform: Platform, set: ExamSet, format: AnswerFormat): Promise<ExamSummary> {
   const connection = await platform.llm.connect();
   const bar = new ProgressBar(set.items.length, 'situations');
-  const answers = await takeExam(set, connection.client, { format: 'compact', temperature: 0, clock: SYSTEM_CLOCK, onProgress: (d, t) => bar.update(d, `${connection.client.model}: ${d} of ${t}`) });
+  const answers = await takeExam(set, connection.client, { format, temperature: 0, clock: SYSTEM_CLOCK, onProgress: (d, t) => bar.update(d, `${connection.client.model}: ${d} of ${t}`) });
   bar.done('examined');
   const s = scoreExam(set, answers);
   return {

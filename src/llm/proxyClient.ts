@@ -5,6 +5,7 @@
 import { type LlmAccess, LlmUnavailable, STRATEGIST_DEFAULTS, type StrategistSettings, lazyLlmAccess } from './access';
 import { type CallFailureKind, CALL_FAILURE_KINDS, type ChatClient, ChatError, type ChatRequest, type ChatResponse, chatResponseSchema, parseRetryAfter } from './chat';
 import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
+import type { AnswerFormat } from './prompt';
 
 export const LLM_PROXY_PATH = '/api/llm';
 export const LLM_STATUS_PATH = '/api/llm/status';
@@ -17,7 +18,7 @@ export interface LlmStatus {
   readonly provider?: string;
   readonly baseUrl?: string;
   readonly keySet?: boolean;
-  readonly format?: 'compact' | 'json';
+  readonly format?: AnswerFormat;
   readonly temperature?: number;
   readonly timeoutMs?: number;
   readonly rateHz?: number;

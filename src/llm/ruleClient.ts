@@ -6,30 +6,41 @@
  */
 import { SKILLS, type SkillId } from '../skills';
 import type { ChatClient, ChatRequest, ChatResponse } from './chat';
+import { type AgentFacts, terseAgentFacts } from './terseState';
 import { estimateTokens } from './tokens';
 
-/** The skill per agent a careful strategist picks from a user prompt (see prompt.ts). */
+/** What the words form (prompt.ts userPrompt) says of each agent. */
+function wordsAgentFacts(userPrompt: string): AgentFacts[] {
+  return userPrompt
+    .split('\n')
+    .filter((line) => /^Agent \d+:/.test(line))
+    .map((line) =>
+      line.includes('eliminated')
+        ? { alive: false, low: false, pickup: false, nearZone: false, enemy: false }
+        : {
+            alive: true,
+            low: line.includes('health LOW'),
+            pickup: line.includes('pickup present yes'),
+            nearZone: line.includes('in zone yes') || line.includes('zone NEAR'),
+            enemy: line.includes('enemy visible yes'),
+          },
+    );
+}
+
+/** The skill per agent a careful strategist picks from a user prompt, in words or terse (see prompt.ts). */
 export function ruleSkills(userPrompt: string): SkillId[] {
-  const skills: SkillId[] = [];
+  const words = wordsAgentFacts(userPrompt);
+  const agents = words.length > 0 ? words : terseAgentFacts(userPrompt);
   let securing = false;
-  for (const line of userPrompt.split('\n')) {
-    if (!/^Agent \d+:/.test(line)) continue;
-    if (line.includes('eliminated')) {
-      skills.push('navigate');
-      continue;
-    }
-    const low = line.includes('health LOW');
-    const pickup = line.includes('pickup present yes');
-    const nearZone = line.includes('in zone yes') || line.includes('zone NEAR');
-    const enemy = line.includes('enemy visible yes');
-    if (low && pickup) skills.push('retreat');
-    else if (nearZone && !securing) {
+  return agents.map((a): SkillId => {
+    if (!a.alive) return 'navigate';
+    if (a.low && a.pickup) return 'retreat';
+    if (a.nearZone && !securing) {
       securing = true;
-      skills.push('secure');
-    } else if (nearZone || enemy) skills.push('combat');
-    else skills.push('navigate');
-  }
-  return skills;
+      return 'secure';
+    }
+    return a.nearZone || a.enemy ? 'combat' : 'navigate';
+  });
 }
 
 /** The answer text in the format the request asks for. */

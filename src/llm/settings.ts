@@ -25,7 +25,10 @@
  *
  * How the strategist asks:
  *   LLM_TEMPERATURE   default 0.1
- *   LLM_FORMAT        compact ("1,3", default) or json (skills and a rationale)
+ *   LLM_FORMAT        compact ("1,3"), json (skills and a rationale) or terse (the compact
+ *                     answer to the state in one-token codes, for small local models); default
+ *                     the format the local model's shipped adapter was taught in (terse for
+ *                     gemma3-270m), else compact
  *   LLM_TIMEOUT_MS    per call, default 2000
  *   LLM_RATE_HZ       fixed decision rate, default 2 (0: events only)
  *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health
@@ -40,7 +43,7 @@ import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
-import { ANSWER_FORMATS } from './prompt';
+import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 /** How the local engine chooses a compact answer's numbers (LLM_COMPACT; llamaClient.ts). */
@@ -50,7 +53,12 @@ export type CompactDecoding = (typeof COMPACT_DECODINGS)[number];
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** An OpenAI-compatible server. */
-export interface ServerLlmSettings extends AskingSettings {
+/** The settings a model was chosen with: its format resolved (the model's own where none was given). */
+interface ResolvedAsking extends Omit<AskingSettings, 'format'> {
+  readonly format: AnswerFormat;
+}
+
+export interface ServerLlmSettings extends ResolvedAsking {
   readonly source: 'server';
   readonly baseUrl: string;
   /** '' when the server needs none. Never sent to a page. */
@@ -59,7 +67,7 @@ export interface ServerLlmSettings extends AskingSettings {
 }
 
 /** The embedded local engine (node-llama-cpp) on a GGUF file. */
-export interface LocalLlmSettings extends AskingSettings {
+export interface LocalLlmSettings extends ResolvedAsking {
   readonly source: 'local';
   /** The file's name without .gguf, e.g. gemma-3-270m-q4_k_m. */
   readonly model: string;
@@ -110,7 +118,7 @@ const integer = (name: string, min: number, max: number) =>
 /** How the strategist asks, from the environment's text. */
 const askingFromEnv = z.object({
   temperature: number('LLM_TEMPERATURE', 0, 2).default(STRATEGIST_DEFAULTS.temperature),
-  format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).default(STRATEGIST_DEFAULTS.format),
+  format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).optional(),
   timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(STRATEGIST_DEFAULTS.timeoutMs),
   rateHz: number('LLM_RATE_HZ', 0, 50).default(STRATEGIST_DEFAULTS.rateHz),
   events: z
@@ -165,7 +173,8 @@ const timingModeSpec = z.discriminatedUnion('kind', [
 /** The checked values, as plain data (what a worker thread receives and checks again). */
 const askingSpec = z.object({
   temperature: z.number(),
-  format: z.enum(ANSWER_FORMATS),
+  /** undefined: the model's own (the format its shipped adapter was taught in, else compact). */
+  format: z.enum(ANSWER_FORMATS).optional(),
   timeoutMs: z.number(),
   rateHz: z.number(),
   events: z.array(z.enum(EVENT_TRIGGERS)),
@@ -282,10 +291,12 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
     if (!name) return { ok: false, configured: false, error: 'no language model is configured (LLM_MODEL not set)', help: LLM_SETUP_HELP };
     const issues = issuesOf(spec.asking, spec.server);
     if (!spec.asking.ok || !spec.server.ok) return invalid(issues);
-    return { ok: true, settings: { ...spec.asking.value, source: 'server', ...spec.server.value, model: name } };
+    return { ok: true, settings: { ...spec.asking.value, format: spec.asking.value.format ?? STRATEGIST_DEFAULTS.format, source: 'server', ...spec.server.value, model: name } };
   }
   const gguf = model === undefined ? spec.gguf : undefined;
   let where: Pick<LocalLlmSettings, 'model' | 'gguf' | 'pulled' | 'adapter'>;
+  // The shipped adapter was taught one format: the model is asked in it unless LLM_FORMAT says otherwise.
+  let taughtFormat: AnswerFormat = STRATEGIST_DEFAULTS.format;
   const adapter = (shipped: string | null) => (spec.engine.ok && spec.engine.value.adapter !== undefined ? spec.engine.value.adapter : shipped);
   if (gguf) where = { model: ggufModelName(gguf), gguf, pulled: null, adapter: adapter(null) };
   else {
@@ -300,10 +311,11 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
       };
     }
     where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shippedAdapterPath(local)) };
+    if (where.adapter !== null && where.adapter === shippedAdapterPath(local) && local.adapterFormat) taughtFormat = local.adapterFormat;
   }
   if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));
   const { sequences, adapter: _named, ...engine } = spec.engine.value;
-  return { ok: true, settings: { ...spec.asking.value, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
+  return { ok: true, settings: { ...spec.asking.value, format: spec.asking.value.format ?? taughtFormat, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
 }
 
 /** The spec without its server: the local engine, whatever server the environment names (the local model's benchmarks). */
@@ -323,6 +335,8 @@ export interface LlmFlags {
   readonly timeoutMs?: number;
   /** A run that samples decisions at its own temperature (npm run llm:tune's round of play). */
   readonly temperature?: number;
+  /** The format an adapter being judged was taught in (npm run llm:tune). */
+  readonly format?: AnswerFormat;
 }
 
 /** The spec with the command line's settings over the environment's. */

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ANSWER_FORMATS } from '../llm';
 
 export const ADAPTER_CARD_FORMAT = 'hillmind-strategist-adapter';
 export const ADAPTER_CARD_VERSION = 1;
@@ -54,6 +55,8 @@ export const adapterCardSchema = z.object({
   base: z.object({ model: z.string(), file: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   lora: z.object({ rank: z.number().int(), alpha: z.number(), layers: z.array(z.number().int()), targets: z.array(z.string()) }),
   /** The answer format it was tuned for, and how the engine reads it. */
+  /** The format it was taught in (prompt.ts), and so is asked in; cards before the terse format were compact. */
+  prompt: z.enum(ANSWER_FORMATS).default('compact'),
   decoding: z.string(),
   teachers: z.array(z.object({ name: z.string(), describe: z.string(), lessons: z.number().int() })),
   training: trainingRun,

@@ -1,7 +1,7 @@
 /**
  * The tuning set: lessons (teachers.ts) in the model's own tokens, as the local engine will
- * read them. Each row is the whole prompt (the compact format's system prompt, the state, the
- * chat template) and the teacher's number per agent; the tuner feeds each number but the last
+ * read them. Each row is the whole prompt (the system prompt of the format taught, compact or
+ * terse; the state, in words or codes; the chat template) and the teacher's number per agent; the tuner feeds each number but the last
  * with its comma and learns the number after the prompt and after each comma, the
  * positions the engine scores (llm/llamaClient.ts scoredNumbers).
  *
@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ChatMessage, systemPrompt } from '../llm';
+import { type AnswerFormat, type ChatMessage, systemPrompt, wordsToTerse } from '../llm';
 import { DEFAULT_CONFIG, Rng } from '../sim';
 import { SKILLS, SKILL_IDS } from '../skills';
 import type { Lesson } from './teachers';
@@ -36,6 +36,8 @@ export interface TuningSetOptions {
   /** Share of distinct prompts held out of training to watch for overfitting (default 0.1). */
   readonly heldOut?: number;
   readonly seed?: number;
+  /** The prompt taught (default compact): lessons are written in words, and terse rows read them in codes. */
+  readonly format?: 'compact' | 'terse';
 }
 
 /**
@@ -55,10 +57,11 @@ export function tuningRows(lessons: readonly Lesson[], tokenizer: PromptTokenize
   const prompts = [...new Set([...merged.values()].map((l) => l.prompt))];
   const rng = new Rng(options.seed ?? 1);
   const held = new Set(prompts.filter(() => rng.next() < (options.heldOut ?? 0.1)));
+  const format: AnswerFormat = options.format ?? 'compact';
   return [...merged.values()].map((lesson) => {
     const messages: ChatMessage[] = [
-      { role: 'system', content: systemPrompt('compact', lesson.choice.length, DEFAULT_CONFIG, lesson.style) },
-      { role: 'user', content: lesson.prompt },
+      { role: 'system', content: systemPrompt(format, lesson.choice.length, DEFAULT_CONFIG, lesson.style) },
+      { role: 'user', content: format === 'terse' ? wordsToTerse(lesson.prompt) : lesson.prompt },
     ];
     return {
       tokens: tokenizer.promptTokenIds(messages),

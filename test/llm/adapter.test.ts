@@ -29,6 +29,8 @@ describe('the shipped strategist adapter', () => {
     expect(card.base.sha256).toBe(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.sha256);
     expect(card.teachers.length).toBeGreaterThan(0);
     expect(card.exam.kappa).not.toBeNull();
+    // The pulled model is asked in the format the adapter was taught.
+    expect(card.prompt).toBe(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.adapterFormat);
     expect(card.examUntuned?.kappa ?? 0).toBeLessThan(card.exam.kappa!);
     // Small enough to commit beside the skills.
     expect(card.bytes).toBeLessThan(16 * 1024 * 1024);
@@ -52,12 +54,12 @@ describeWithLocalModel('the shipped adapter')('the shipped adapter on the local 
     connections.push(connection);
     return connection;
   };
-  /** Agreement with the rules over the first ASKED situations' living agents. */
+  /** Agreement with the rules over the first ASKED situations' living agents, each model asked in its own format. */
   const agreement = async (connection: LlmConnection) => {
     let agree = 0;
     let asked = 0;
     for (const item of set.items.slice(0, ASKED)) {
-      const response = await connection.client.complete(buildRequest(item.situation, item.current, { format: 'compact', temperature: 0 }), new AbortController().signal);
+      const response = await connection.client.complete(buildRequest(item.situation, item.current, { format: connection.settings.format, temperature: 0 }), new AbortController().signal);
       const parsed = parseAnswer(response.text, 2);
       expect(parsed.ok).toBe(true);
       if (!parsed.ok) continue;

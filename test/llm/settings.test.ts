@@ -7,6 +7,7 @@ import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimin
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
+import { LOCAL_MODELS } from '../../src/llm/localModels';
 import { createPlatform, createTeam, llmStrategistOf, teamAvailability } from '../../src/teams';
 import { FakeOpenAiServer } from './fakeOpenAiServer';
 
@@ -37,6 +38,18 @@ describe('LLM settings', () => {
     expect(readLlmSettings({ HILLMIND_LLM_GGUF: '/w/other.gguf' })).toMatchObject({ ok: true, settings: { adapter: null } });
     expect(readLlmSettings({ HILLMIND_LLM_GGUF: '/w/other.gguf', LLM_ADAPTER: '/w/other-lora.gguf' })).toMatchObject({ ok: true, settings: { adapter: '/w/other-lora.gguf' } });
     expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.pt' })).toMatchObject({ ok: false, error: expect.stringContaining('LLM_ADAPTER must be none or the path of a .gguf LoRA adapter') });
+  });
+
+  it("asks the pulled model in the format its shipped adapter was taught, unless LLM_FORMAT says otherwise; others in compact", () => {
+    const taught = LOCAL_MODELS['gemma3-270m']!.adapterFormat;
+    expect(taught).toBeDefined();
+    expect(readLlmSettings({})).toMatchObject({ ok: true, settings: { format: taught } });
+    expect(readLlmSettings({ LLM_FORMAT: 'json' })).toMatchObject({ ok: true, settings: { format: 'json' } });
+    expect(readLlmSettings({ LLM_ADAPTER: 'none' })).toMatchObject({ ok: true, settings: { format: 'compact' } });
+    expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.gguf' })).toMatchObject({ ok: true, settings: { format: 'compact' } });
+    expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.gguf', LLM_FORMAT: 'terse' })).toMatchObject({ ok: true, settings: { format: 'terse' } });
+    expect(readLlmSettings({ OPENAI_BASE_URL: 'http://localhost:8080/v1', LLM_MODEL: 'gemma-3-27b' })).toMatchObject({ ok: true, settings: { format: 'compact' } });
+    expect(readLlmSettings({ LLM_FORMAT: 'yaml' })).toMatchObject({ ok: false, error: expect.stringContaining('LLM_FORMAT must be one of compact, json, terse') });
   });
 
   it('a server without a model, or a model name that is not a local one, is refused with how to configure one', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/llm';
+import { type ChatMessage, systemPrompt } from '../../src/llm';
 import { tuningRows } from '../../src/tune/dataset';
 import type { Lesson } from '../../src/tune/teachers';
 
@@ -45,5 +45,17 @@ describe('the tuning set', () => {
 
   it('refuses a lesson whose taught flags do not match its skills', () => {
     expect(() => tuningRows([{ ...lesson('A', ['secure', 'combat']), taught: [true] }], tokenizer)).toThrow('test: 2 skills but 1 taught flags');
+  });
+  it('writes terse rows in codes under the terse system prompt, from lessons written in words', () => {
+    const words = [
+      'Agent 1: health LOW; zone MID, in zone no; enemy visible yes, MID; pickup present yes, MID; skill Combat.',
+      'Agent 2: health HIGH; zone NEAR, in zone yes; enemy visible no; pickup present no; skill Secure.',
+      'Team: agents apart MID; time URGENT; zone held by us; progress us 47%, enemy 52%.',
+    ].join('\n');
+    const [row] = tuningRows([lesson(words, ['retreat', 'secure'])], tokenizer, { heldOut: 0, format: 'terse' });
+    const [system, user] = String.fromCharCode(...row!.tokens).split('|');
+    expect(system).toBe(systemPrompt('terse', 2));
+    expect(user).toBe(['LOW MID MID MID combat', 'HIGH IN none none secure', 'MID urgent ours 4 5'].join('\n'));
+    expect(() => tuningRows([lesson('not a prompt', ['secure', 'secure'])], tokenizer, { format: 'terse' })).toThrow(/not a strategist prompt line/);
   });
 });
