@@ -5,21 +5,24 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYSTEM_CLOCK, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
+import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYSTEM_CLOCK, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
 import { EXAM_PAIRS, buildExamSet } from '../match';
+import { PERSONAS, personaByName } from '../teams';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const BUILD_COMMAND = 'npm run llm:exam -- --build-set';
 
-const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_FORMATS.join('|')}>] [--limit <n>] [--set <file>] [--out <dir>]
+const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_FORMATS.join('|')}>] [--personas <a,b,...>] [--limit <n>] [--set <file>] [--out <dir>]
   asks the configured language model (the local engine, or OPENAI_BASE_URL's server) every
   situation of the strategist exam and scores its choices against the rules: agreement and
   kappa (overall and where the current skill differs from the rules' choice), mutual
   information beyond the current skill, the most common answer, skill shares, latency.
   --model    another model (a pulled local one, or the server's model name)
   --format   the answer format (default: the settings', LLM_FORMAT)
+  --personas take the exam once under each persona's play style (${PERSONAS.map((p) => p.name).join(', ')}),
+             and say how far apart their choices lie (Jensen-Shannon divergence of skill shares)
   --limit    only the first n situations
   --set      the exam set (default ${EXAM_SET_PATH})
   --out      where the markdown and JSON go (default results/exam)
@@ -31,6 +34,7 @@ runCli(async () => {
     {
       model: { type: 'string' },
       format: { type: 'string' },
+      personas: { type: 'string' },
       limit: { type: 'string' },
       set: { type: 'string' },
       out: { type: 'string' },
@@ -73,36 +77,52 @@ runCli(async () => {
   const limit = integerOption('limit', values.limit, full.items.length, { min: 1, max: full.items.length });
   const set = { ...full, items: full.items.slice(0, limit) };
 
-  const { answers, format, model, provider } = await withPlatform(commandPlatformSpec(), async (platform) => {
+  const personas = (values.personas ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const name of personas) if (!personaByName(name)) throw new UsageError(`--personas: unknown persona '${name}' (${PERSONAS.map((p) => p.name).join(', ')})`);
+  if (personas.length === 1) throw new UsageError('--personas needs two or more personas to compare');
+  const out = values.out ?? join('results', 'exam');
+  mkdirSync(out, { recursive: true });
+
+  const reports = await withPlatform(commandPlatformSpec(), async (platform) => {
     const access = values.model ? (platform.llm.withModel?.(values.model) ?? platform.llm) : platform.llm;
     const connection = await access.connect();
     const asked = (values.format as AnswerFormat | undefined) ?? connection.settings.format;
-    const bar = new ProgressBar(set.items.length, 'situations');
-    const given = await takeExam(set, connection.client, {
-      format: asked,
-      temperature: connection.settings.temperature,
-      clock: SYSTEM_CLOCK,
-      onProgress: (done, total) => bar.update(done, `${done} of ${total} situations`),
-    });
-    bar.done(`${set.items.length} situations answered`);
-    return { answers: given, format: asked, model: connection.client.model, provider: connection.provider };
+    const taken: ExamReport[] = [];
+    for (const persona of personas.length ? personas : [undefined]) {
+      const bar = new ProgressBar(set.items.length, 'situations');
+      const given = await takeExam(set, connection.client, {
+        format: asked,
+        temperature: connection.settings.temperature,
+        clock: SYSTEM_CLOCK,
+        ...(persona ? { style: personaByName(persona)!.prompt } : {}),
+        onProgress: (done, total) => bar.update(done, `${persona ? `${persona}: ` : ''}${done} of ${total} situations`),
+      });
+      bar.done(`${set.items.length} situations answered`);
+      taken.push({
+        format: 'hillmind-strategist-exam-report',
+        set: { version: full.version, situations: set.items.length },
+        model: connection.client.model,
+        provider: connection.provider,
+        answerFormat: asked,
+        ...(persona ? { persona } : {}),
+        scores: scoreExam(set, given),
+        references: referenceRows(set),
+        answers: given.map((a, i) => ({ id: set.items[i]!.id, ...a })),
+      });
+    }
+    return taken;
   });
-  const report: ExamReport = {
-    format: 'hillmind-strategist-exam-report',
-    set: { version: full.version, situations: set.items.length },
-    model,
-    provider,
-    answerFormat: format,
-    scores: scoreExam(set, answers),
-    references: referenceRows(set),
-    answers: answers.map((a, i) => ({ id: set.items[i]!.id, ...a })),
-  };
-  const out = values.out ?? join('results', 'exam');
-  mkdirSync(out, { recursive: true });
-  const name = `exam-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}-${format}`;
-  const markdown = examMarkdown(report);
-  writeFileSync(join(out, `${name}.md`), `${markdown}\n`);
-  writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`);
-  console.log(`${markdown}\n\nwritten to ${join(out, `${name}.md`)} and ${name}.json`);
+  for (const report of reports) {
+    const name = `exam-${report.model.replace(/[^A-Za-z0-9._-]+/g, '_')}-${report.answerFormat}${report.persona ? `-${report.persona}` : ''}`;
+    const markdown = examMarkdown(report);
+    writeFileSync(join(out, `${name}.md`), `${markdown}\n`);
+    writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`);
+    console.log(`${markdown}\n\nwritten to ${join(out, `${name}.md`)} and ${name}.json\n`);
+  }
+  if (reports.length > 1) {
+    console.log('How far apart the personas\' choices lie (Jensen-Shannon divergence of skill shares, bits):\n');
+    console.log('| persona | persona | divergence |\n|---|---|---|');
+    for (const [i, a] of reports.entries()) for (const b of reports.slice(i + 1)) console.log(`| ${a.persona} | ${b.persona} | ${choiceDivergence(a.scores.skillShares, b.scores.skillShares).toFixed(3)} |`);
+  }
   return 0;
 });

@@ -19,7 +19,7 @@
 import { z } from 'zod';
 import { type GameConfig, DEFAULT_CONFIG, type TeamSituation } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
-import { cohenKappa, conditionalMutualInformation, percentile } from '../stats';
+import { cohenKappa, conditionalMutualInformation, jensenShannonDivergence, percentile } from '../stats';
 import { parseAnswer } from './answer';
 import type { ChatClient } from './chat';
 import type { Clock } from './clock';
@@ -191,6 +191,8 @@ export interface ExamOptions {
   readonly temperature: number;
   readonly clock: Clock;
   readonly config?: GameConfig;
+  /** A persona's play style, in the system prompt (prompt.ts systemPrompt). */
+  readonly style?: string;
   /** Told after every item. */
   readonly onProgress?: (done: number, total: number) => void;
 }
@@ -199,7 +201,12 @@ export interface ExamOptions {
 export async function takeExam(set: ExamSet, client: ChatClient, options: ExamOptions): Promise<ExamAnswer[]> {
   const answers: ExamAnswer[] = [];
   for (const item of set.items) {
-    const request = buildRequest(item.situation, item.current, { format: options.format, temperature: options.temperature, config: options.config ?? DEFAULT_CONFIG });
+    const request = buildRequest(item.situation, item.current, {
+      format: options.format,
+      temperature: options.temperature,
+      config: options.config ?? DEFAULT_CONFIG,
+      ...(options.style !== undefined ? { style: options.style } : {}),
+    });
     const started = options.clock.now();
     let text = '';
     try {
@@ -221,6 +228,8 @@ export interface ExamReport {
   readonly model: string;
   readonly provider: string;
   readonly answerFormat: AnswerFormat;
+  /** The persona whose play style the system prompt carried; absent for the study's prompt. */
+  readonly persona?: string;
   readonly scores: ExamScores;
   readonly references: { readonly name: string; readonly scores: ExamScores }[];
   /** Every answer, in item order, with the item's id. */
@@ -237,7 +246,7 @@ export function examMarkdown(report: ExamReport): string {
     `| ${name} | ${pct(s.valid)} | ${pct(s.agreement)} | ${num(s.kappa)} | ${pct(s.heldOut.agreement)} | ${num(s.heldOut.kappa)} | ${s.cmiBits.toFixed(3)} | ${s.mostCommon.answer} (${pct(s.mostCommon.share)}) | ${pct(s.skillShares.combat ?? 0)} | ${s.latencyMs ? `${Math.round(s.latencyMs.p50)} / ${Math.round(s.latencyMs.p95)} ms` : '-'} |`;
   return [
     `Strategist exam v${report.set.version}: ${report.set.situations} situations, ${report.scores.choices} choices of living agents, ${report.scores.heldOut.choices} held out (current skill differs from the rules' choice).`,
-    `Model ${report.model} (${report.provider}), ${report.answerFormat} answers.`,
+    `Model ${report.model} (${report.provider}), ${report.answerFormat} answers${report.persona ? `, persona ${report.persona}` : ''}.`,
     '',
     header,
     `|${'---|'.repeat(10)}`,
@@ -246,4 +255,14 @@ export function examMarkdown(report: ExamReport): string {
     '',
     `Skill shares (${report.model}): ${Object.entries(report.scores.skillShares).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}.`,
   ].join('\n');
+}
+
+/**
+ * How far two exams' choices lie apart: the Jensen-Shannon divergence (bits) of their
+ * skill shares over living agents' valid choices. Two personas' exams on the same
+ * situations say whether a persona moves the model's choices (0: not at all, 1: apart).
+ */
+export function choiceDivergence(a: ExamScores['skillShares'], b: ExamScores['skillShares']): number {
+  const shares = (s: ExamScores['skillShares']) => SKILL_IDS.map((id) => s[id] ?? 0);
+  return jensenShannonDivergence(shares(a), shares(b));
 }

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatClient, type ChatRequest, type ExamAnswer, type ExamSet, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
+import { type ChatClient, type ChatRequest, type ExamAnswer, type ExamSet, choiceDivergence, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS } from '../../src/llm/localModels';
 import { EXAM_PAIRS, buildExamSet } from '../../src/match';
 import { SKILLS, type SkillId } from '../../src/skills';
 import { rulesChoice } from '../../src/teams';
@@ -102,21 +103,53 @@ describe('takeExam', () => {
   });
 });
 
+/** npm run llm:exam with these arguments, on one thread. */
+function exam(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/llmExam.ts', ...args], { timeout: 120_000, env: { ...process.env, LLM_THREADS: '1' } }, (err, stdout, stderr) =>
+      done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('npm run llm:exam --personas', () => {
+  it('refuses an unknown persona, or one alone, saying what it takes, before any model loads', async () => {
+    const unknown = await exam(['--personas', 'aggressive,sneaky']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/--personas: unknown persona 'sneaky' \(aggressive, cautious, /);
+    const alone = await exam(['--personas', 'aggressive']);
+    expect(alone.stderr).toContain('--personas needs two or more personas to compare');
+  }, 60_000);
+
+  it('measures how far apart two exams\' choices lie: 0 bits for the same shares, 1 for choices that never meet', () => {
+    expect(choiceDivergence({ secure: 0.5, combat: 0.5 }, { combat: 0.5, secure: 0.5 })).toBe(0);
+    expect(choiceDivergence({ secure: 1 }, { combat: 1, invalid: 0 })).toBeCloseTo(1, 12);
+  });
+});
+
 describeWithLocalModel('npm run llm:exam on the local model')('npm run llm:exam on the local model', () => {
   it('answers, scores and writes its table and JSON', async () => {
     const out = join(dir, 'out');
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/llmExam.ts', '--limit', '12', '--out', out], { timeout: 120_000, env: { ...process.env, LLM_THREADS: '1' } }, (err, stdout, stderr) =>
-        done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+    const run = await exam(['--limit', '12', '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Strategist exam v1: 12 situations/);
     expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}\*\* \| \d+\.\d% \|/);
-    const written = readdirSync(out).find((f) => /^exam-gemma-3-270m-q4_k_m_strategist-gemma3-270m_[0-9a-f]{8}-compact\.json$/.test(f));
+    // Asked in the format its shipped adapter was taught.
+    const format = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.adapterFormat!;
+    const written = readdirSync(out).find((f) => new RegExp(`^exam-gemma-3-270m-q4_k_m_strategist-gemma3-270m_[0-9a-f]{8}-${format}\\.json$`).test(f));
     expect(written).toBeDefined();
     const report = JSON.parse(readFileSync(join(out, written!), 'utf8')) as { answers: unknown[]; scores: { latencyMs: { p50: number } } };
     expect(report.answers).toHaveLength(12);
     expect(report.scores.latencyMs.p50).toBeGreaterThan(0);
+  }, 150_000);
+
+  it("takes the exam under each persona's style and says how far apart their choices lie", async () => {
+    const out = join(dir, 'personas');
+    const run = await exam(['--limit', '6', '--personas', 'aggressive,zone-camper', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(', persona aggressive.');
+    expect(run.stdout).toContain(', persona zone-camper.');
+    expect(run.stdout).toMatch(/\| aggressive \| zone-camper \| \d\.\d{3} \|/);
+    expect(readdirSync(out).filter((f) => f.endsWith('.json')).map((f) => f.replace(/^.*-/, ''))).toEqual(['aggressive.json', 'zone-camper.json']);
   }, 150_000);
 });
