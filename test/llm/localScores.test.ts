@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type LlmConnection, buildRequest, parseExamSet } from '../../src/llm';
-import { type LlamaChatClient, calibratedChoice, contentFreeState } from '../../src/llm/llamaClient';
+import { type LlamaChatClient, calibratedChoice, contentFreeState, stringBound } from '../../src/llm/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
@@ -19,6 +19,16 @@ describe('calibration', () => {
     // The model always likes 3: a 3 at its usual level loses to a 2 well above its own.
     expect(calibratedChoice([0.05, 0.3, 0.6, 0.05], [0.05, 0.1, 0.8, 0.05])).toBe(2);
     expect(contentFreeState(2)).toBe('Agent 1: N/A.\nAgent 2: N/A.\nTeam: N/A.');
+  });
+});
+
+describe("a JSON answer's strings", () => {
+  it('fit the token budget even at one token a character, so the answer always closes', () => {
+    // 120 tokens (the json default): 80 characters of rationale, and 40 for the rest of the object.
+    expect(stringBound(160, 120)).toBe(80);
+    expect(stringBound(160, 1000)).toBe(160);
+    expect(stringBound(160, undefined)).toBe(160);
+    expect(stringBound(160, 20)).toBe(8);
   });
 });
 

@@ -15,7 +15,7 @@ describe('LLM settings', () => {
   it('with no settings: the pulled local model; HILLMIND_LLM_GGUF names any file; a server, when set, wins', () => {
     expect(readLlmSettings({})).toMatchObject({
       ok: true,
-      settings: { source: 'local', model: 'gemma-3-270m-q4_k_m', gguf: '.cache/llm/models/gemma-3-270m-q4_k_m.gguf', pulled: 'gemma3-270m', sequences: 4, contextSize: 1024, format: 'compact' },
+      settings: { source: 'local', model: 'gemma-3-270m-q4_k_m', gguf: '.cache/llm/models/gemma-3-270m-q4_k_m.gguf', pulled: 'gemma3-270m', sequences: 4, contextSize: 1024, format: 'terse' },
     });
     expect(readLlmSettings({ LLM_MODEL: 'smollm2-135m', HILLMIND_LLM_DIR: '/models' })).toMatchObject({
       ok: true,
