@@ -31,7 +31,7 @@ export function episodeCheckPool(options: EpisodeCheckPoolOptions): EpisodeCheck
   const threads = options.threads ?? 1;
   const timeoutMs = options.timeoutMs ?? 90_000;
   const pool = new Piscina({
-    filename: new URL('./episodeCheckWorker.ts', import.meta.url).href,
+    filename: new URL('./episodeCheckThread.ts', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
     maxQueue: options.maxQueue ?? 16,

@@ -51,7 +51,7 @@ export type Step =
   | { readonly kind: 'done'; readonly code: string | null; readonly redirectUrl: string | null; readonly message: string };
 
 /** Where a participant's session stands: what the study API answers and the page renders. */
-export interface SessionState {
+export interface ParticipantState {
   /** The participant's number in the study (not the database id). */
   readonly participant: number;
   readonly step: Step;

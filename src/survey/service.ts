@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG, type GameConfig, createWorld } from '../sim';
 import { mulberry32 } from '../stats';
 import type { Platform } from '../teams';
 import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
-import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type SessionState, type Step, badgeFor, currentStep } from './flow';
+import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type ParticipantState, type Step, badgeFor, currentStep } from './flow';
 import type { EpisodeChecker, EpisodeExpectation } from './episodeCheck';
 import { ABANDONED_REPLAY_MAX } from './limits';
 import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
@@ -147,7 +147,7 @@ function skippedNotice(study: StudyRecord, progress: ParticipantProgress): strin
  * unless `readOnly` (a GET, which must work on a database that cannot be written: the
  * request that reached the end marked it).
  */
-export function sessionState(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, options: { readOnly?: boolean } = {}): SessionState {
+export function sessionState(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, options: { readOnly?: boolean } = {}): ParticipantState {
   const progress = progressOf(store, participant);
   const step = currentStep(study.config, study.id, progress);
   if (step.kind === 'done' && !participant.completedAt && !options.readOnly) store.markCompleted(participant.id);
@@ -174,7 +174,7 @@ export function startSession(
   studyId: string,
   body: { consent: true; external?: Record<string, string | undefined> },
   userAgent: string | null,
-): { token: string; state: SessionState } {
+): { token: string; state: ParticipantState } {
   const study = openStudy(store, studyId);
   if (study.status !== 'open') throw new StudyError(410, 'this study is closed');
   const external = Object.fromEntries(Object.entries(body.external ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
@@ -192,19 +192,19 @@ export function authenticate(store: StudyStore, studyId: string, token: string |
   return { study, participant };
 }
 
-function expectStep<K extends Step['kind']>(state: SessionState, ...kinds: K[]): Extract<Step, { kind: K }> {
+function expectStep<K extends Step['kind']>(state: ParticipantState, ...kinds: K[]): Extract<Step, { kind: K }> {
   if (!(kinds as string[]).includes(state.step.kind)) {
     throw new StudyError(409, `this session is at '${state.step.kind}', not ${kinds.map((k) => `'${k}'`).join(' or ')}`);
   }
   return state.step as Extract<Step, { kind: K }>;
 }
 
-export function acknowledgeInstructions(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
+export function acknowledgeInstructions(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): ParticipantState {
   store.markStep(participant.id, 'instructions');
   return sessionState(store, study, store.participant(participant.id)!);
 }
 
-export function skipPractice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): SessionState {
+export function skipPractice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord): ParticipantState {
   expectStep(sessionState(store, study, participant), 'practice');
   store.markStep(participant.id, 'practice', { skipped: true });
   return sessionState(store, study, store.participant(participant.id)!);
@@ -223,7 +223,7 @@ export const attemptBodySchema = z.strictObject({
  * abandoned with this restart. When that uses up the restarts the study allows, the
  * episode is skipped and the answer is the next step, with a notice saying why.
  */
-export function startAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof attemptBodySchema>): SessionState {
+export function startAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof attemptBodySchema>): ParticipantState {
   const step = expectStep(sessionState(store, study, participant), 'play', 'practice');
   if (step.block !== body.block || step.episode !== body.episode) {
     throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
@@ -255,7 +255,7 @@ export const abandonBodySchema = z.strictObject({
  * may never arrive: a restart records the abandonment anyway). The attempt becomes
  * 'abandoned' with how far it got and its replay, checked like any replay.
  */
-export function abandonAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof abandonBodySchema>): SessionState {
+export function abandonAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof abandonBodySchema>): ParticipantState {
   let replay: string | undefined;
   if (body.replay !== undefined) {
     const text = JSON.stringify(body.replay);
@@ -306,7 +306,7 @@ export function checkStorageLeft(store: StudyStore, study: StudyRecord, particip
  * started: null when there is no such episode (another step) or it was never started, so a
  * body can only be a retry of one already stored.
  */
-function expectedEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): EpisodeExpectation | null {
+function expectedEpisode(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: ParticipantState): EpisodeExpectation | null {
   const step = state.step;
   if (step.kind !== 'play' && step.kind !== 'practice') return null;
   const attempt = store.attempts(participant.id).find((a) => a.block === step.block && a.episode === step.episode && a.status === 'playing');
@@ -355,7 +355,7 @@ export async function recordEpisode(
   participant: ParticipantRecord,
   body: Uint8Array | string,
   checker: EpisodeChecker,
-): Promise<SessionState> {
+): Promise<ParticipantState> {
   const before = sessionState(store, study, participant);
   const expected = expectedEpisode(store, study, participant, before);
   const checked = await checker.check(body, expected);
@@ -407,7 +407,7 @@ function storedEpisode(store: StudyStore, participant: ParticipantRecord, body: 
 }
 
 /** The session's episode step, when it is the one the body says. */
-function expectEpisodeStep(state: SessionState, body: { block: number; episode: number }): Extract<Step, { kind: 'play' | 'practice' }> {
+function expectEpisodeStep(state: ParticipantState, body: { block: number; episode: number }): Extract<Step, { kind: 'play' | 'practice' }> {
   const step = expectStep(state, 'play', 'practice');
   if (step.block !== body.block || step.episode !== body.episode) {
     throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
@@ -423,7 +423,7 @@ export const ratingsBodySchema = z.strictObject({
   open: z.record(z.string().max(32), z.string().max(10_000)).default({}),
 });
 
-export function recordRatings(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof ratingsBodySchema>): SessionState {
+export function recordRatings(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof ratingsBodySchema>): ParticipantState {
   const step = expectStep(sessionState(store, study, participant), 'rate');
   if (step.block !== body.block) throw new StudyError(409, `expected ratings of block ${step.block}, got block ${body.block}`);
   const config = study.config;
@@ -452,7 +452,7 @@ export const choiceBodySchema = z.strictObject({
   reason: z.string().max(10_000).default(''),
 });
 
-export function recordChoice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof choiceBodySchema>): SessionState {
+export function recordChoice(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof choiceBodySchema>): ParticipantState {
   const step = expectStep(sessionState(store, study, participant), 'choice');
   const position = step.options.findIndex((o) => o.label === body.label);
   if (position < 0) throw new StudyError(400, `'${body.label}' is not one of ${step.options.map((o) => o.label).join(', ')}`);
@@ -469,7 +469,7 @@ export function recordChoice(store: StudyStore, study: StudyRecord, participant:
 
 export const backgroundBodySchema = z.strictObject({ answers: z.record(z.string().max(32), z.string().max(200)) });
 
-export function recordBackground(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof backgroundBodySchema>): SessionState {
+export function recordBackground(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof backgroundBodySchema>): ParticipantState {
   expectStep(sessionState(store, study, participant), 'background');
   const answers: NewAnswer[] = [];
   for (const key of Object.keys(body.answers)) if (!study.config.background.some((q) => q.id === key)) throw new StudyError(400, `unknown question '${key}'`);
@@ -518,7 +518,7 @@ export const judgementBodySchema = z.strictObject({
   judgements: z.array(z.strictObject({ agent: z.number().int().min(0).max(16), human: z.boolean() })).min(1).max(16),
 });
 
-export function recordJudgements(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof judgementBodySchema>): SessionState {
+export function recordJudgements(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof judgementBodySchema>): ParticipantState {
   const step = expectStep(sessionState(store, study, participant), 'clip');
   if (step.clip !== body.clip || step.episodeId !== body.episodeId) throw new StudyError(409, `expected clip ${step.clip}`);
   const episode = store.episode(step.episodeId);

@@ -48,7 +48,7 @@ const digest = (data: string | Buffer) => createHash('sha256').update(data).dige
 // The sources that play an episode and shape its record (reports and the queue do not).
 const SRC = fileURLToPath(new URL('..', import.meta.url));
 const CODE_DIRS = ['sim', 'skills', 'teams', 'match', 'llm'];
-const CODE_FILES = ['tournament/plan.ts', 'tournament/records.ts', 'tournament/worker.ts'];
+const CODE_FILES = ['tournament/plan.ts', 'tournament/records.ts', 'tournament/episodeThread.ts'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(SRC, dir))

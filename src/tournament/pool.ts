@@ -1,5 +1,5 @@
 /**
- * The pool of worker threads that play episodes (src/tournament/worker.ts), for a local
+ * The pool of worker threads that play episodes (src/tournament/episodeThread.ts), for a local
  * tournament and for a queue worker alike. Each thread builds its own platform from the
  * spec given here, and closes it when the pool closes (a thread's own local engine is
  * disposed before the thread ends).
@@ -27,7 +27,7 @@ export function episodePool(threads: number, perThread: number, spec: PlatformSp
   const threadsUp = listenForThreads(control);
   const workerData: EpisodeWorkerData = { spec, control, ...(options.engineChannel ? { engineChannel: options.engineChannel } : {}) };
   const pool = new Piscina({
-    filename: new URL('./worker.ts', import.meta.url).href,
+    filename: new URL('./episodeThread.ts', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
     workerData,

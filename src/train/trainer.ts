@@ -1,6 +1,6 @@
 /**
  * Runs a training plan to its step budget on config.workers workers: one worker runs in
- * this thread; two or more all run as worker threads (src/train/trainWorker.ts), each
+ * this thread; two or more all run as worker threads (src/train/trainThread.ts), each
  * stepping its share of the environments and computing its share of every gradient, joined
  * by a SharedCollective, while this thread runs the hooks.
  * The caller sees the same thing either way: `state` trained in place, and after every
@@ -72,7 +72,7 @@ function trainOnThreads(plan: TrainingPlan, state: PolicyState, hooks: TrainHook
   const initial = policyStateData(state);
   const threads = Array.from({ length: size }, (_, rank) => {
     const setup: WorkerSetup = { plan, state: initial, rank, memory, startSteps, ...(trainer ? { trainer } : {}) };
-    return new Worker(TRAIN_WORKER, { eval: true, workerData: setup });
+    return new Worker(TRAIN_THREAD, { eval: true, workerData: setup });
   });
 
   return new Promise<void>((resolve, reject) => {
@@ -136,4 +136,4 @@ function trainOnThreads(plan: TrainingPlan, state: PolicyState, hooks: TrainHook
  * (a worker started on a .ts file directly, even with the loader in execArgv, is refused
  * by Node 20 before any hook runs).
  */
-const TRAIN_WORKER = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./trainWorker.ts', import.meta.url).href)}); })`;
+const TRAIN_THREAD = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./trainThread.ts', import.meta.url).href)}); })`;

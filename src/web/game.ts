@@ -2,14 +2,14 @@
 import * as Phaser from 'phaser';
 import { canvasSize } from './layout';
 import { ArenaScene, COLORS } from './scene';
-import type { GameSession } from './session';
+import type { MatchSession } from './matchSession';
 
 export interface GameOptions {
   /** Force the Canvas renderer (headless browsers without a GPU); otherwise Phaser.AUTO. */
   readonly canvas?: boolean;
 }
 
-export function createGame(parent: HTMLElement, session: GameSession, options: GameOptions = {}): Phaser.Game {
+export function createGame(parent: HTMLElement, session: MatchSession, options: GameOptions = {}): Phaser.Game {
   const size = canvasSize(session.world.config);
   const game = new Phaser.Game({
     type: options.canvas ? Phaser.CANVAS : Phaser.AUTO,
@@ -25,7 +25,7 @@ export function createGame(parent: HTMLElement, session: GameSession, options: G
     scene: new ArenaScene(session),
   });
   // Advance the match before each render, so the scene draws the latest state. The session
-  // reads its own clock: Phaser's delta is smoothed and capped (see session.ts).
+  // reads its own clock: Phaser's delta is smoothed and capped (see frameClock.ts).
   game.events.on(Phaser.Core.Events.PRE_STEP, () => session.frame());
   return game;
 }

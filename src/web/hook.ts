@@ -6,13 +6,13 @@
 import type { Platform } from '../teams';
 import { type CrossEngineCase, type CrossEngineResult, playCrossEngineCase } from './crossEngine';
 import type { FrameSummary } from './frameStats';
-import type { GameSession, SessionSnapshot } from './session';
+import type { MatchSession, MatchSnapshot } from './matchSession';
 
 export interface HillmindHook {
   readonly ready: boolean;
   /** 'WebGL' or 'Canvas'. */
   readonly renderer: string;
-  state(): SessionSnapshot;
+  state(): MatchSnapshot;
   frameStats(): FrameSummary;
   resetFrameStats(): void;
   /** The live match's replay JSON, or null. */
@@ -27,7 +27,7 @@ declare global {
   }
 }
 
-export function installHook(session: GameSession, renderer: () => string, platform: Platform): HillmindHook {
+export function installHook(session: MatchSession, renderer: () => string, platform: Platform): HillmindHook {
   const hook: HillmindHook = {
     ready: true,
     get renderer() {

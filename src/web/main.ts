@@ -20,7 +20,7 @@ import { scoreboard } from './panels/scoreboard';
 import { setupPanel } from './panels/setup';
 import { strategistPanel } from './panels/strategist';
 import { webPlatform } from './platform';
-import { GameSession } from './session';
+import { MatchSession } from './matchSession';
 import { SoundCues } from './sound';
 import { type AppState, createStores, nextSpeed } from './stores';
 import './styles.css';
@@ -81,7 +81,7 @@ function main(): void {
   // Trained skills and the flat policy load from the server's models/ on first use.
   const platform = webPlatform();
   const sound = new SoundCues(() => stores.app.getState().sound);
-  const session: GameSession = new GameSession(stores, platform, input, { onCue: (cue) => sound.play(cue) });
+  const session: MatchSession = new MatchSession(stores, platform, input, { onCue: (cue) => sound.play(cue) });
   const helpToggle = el('button', { type: 'button', class: 'ghost', id: 'help-toggle', text: 'How to play' });
   helpToggle.addEventListener('click', () => stores.app.setState({ introOpen: !stores.app.getState().introOpen }));
   stores.app.subscribe((s, before) => {

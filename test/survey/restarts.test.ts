@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG } from '../../src/sim';
 import {
   type ParticipantRecord,
   SCHEMA_VERSION,
-  type SessionState,
+  type ParticipantState,
   StudyError,
   type StudyRecord,
   StudyStore,
@@ -53,12 +53,12 @@ async function studyWith(restartsPerEpisode: number | undefined, id: string) {
   return { store, study, participant: store.participant(participant.id)! };
 }
 
-const play = (state: SessionState) => {
+const play = (state: ParticipantState) => {
   if (state.step.kind !== 'play') throw new Error(`expected a play step, got ${state.step.kind}`);
   return state.step;
 };
 
-async function finish(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: SessionState): Promise<SessionState> {
+async function finish(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, state: ParticipantState): Promise<ParticipantState> {
   const step = play(state);
   const replay = await humanReplay(step.opponent, step.seed, { ...DEFAULT_CONFIG, episodeSeconds: 1 });
   clock.advance(replay.ticks / DEFAULT_CONFIG.tickHz + 3);

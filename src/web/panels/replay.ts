@@ -1,10 +1,10 @@
 /** Load a replay file, see what it is, scrub through it, and whether it ends on its recorded hash. */
 import { clock } from '../describe';
 import { el, panel, setHidden, setText } from '../dom';
-import type { GameSession } from '../session';
+import type { MatchSession } from '../matchSession';
 import type { Stores } from '../stores';
 
-export function replayPanel(stores: Stores, session: GameSession): HTMLElement {
+export function replayPanel(stores: Stores, session: MatchSession): HTMLElement {
   const file = el('input', { type: 'file', id: 'replay-file', accept: '.json,application/json', class: 'file-input' });
   const pick = el('label', { for: 'replay-file', class: 'button', text: 'Load replay…' });
   const info = el('p', { class: 'hint', id: 'replay-info', text: 'Replays come from "Save replay" here or from the match command with --replay. You can also drop a file on the page.' });

@@ -7,7 +7,7 @@ import { HUMAN_TEAM_ID } from '../../teams/human';
 import { PERSONAS, type Platform, parseTeamSpec, personaByName, teamAvailability, teamEntries } from '../../teams';
 import { readSeed } from '../choices';
 import { el, panel, setHidden, setText } from '../dom';
-import type { GameSession } from '../session';
+import type { MatchSession } from '../matchSession';
 import { SPEEDS, type Stores, isSpeed } from '../stores';
 
 /**
@@ -41,7 +41,7 @@ function choose(select: HTMLSelectElement, value: string): void {
   select.value = value;
 }
 
-export function setupPanel(stores: Stores, session: GameSession, platform: Platform, actions: SetupActions): HTMLElement {
+export function setupPanel(stores: Stores, session: MatchSession, platform: Platform, actions: SetupActions): HTMLElement {
   /** Why a team cannot play here (no model on the server, a missing trained model), by id. */
   const unavailable = new Map<string, string>();
   /** Teams that cannot play for want of a language model: two lines and the guide, not the settings (their reason is the option's tooltip). */

@@ -4,10 +4,10 @@
  * token in X-Admin-Token.
  */
 import type { PublicStudy } from '../../survey/config';
-import type { SessionState, Step } from '../../survey/flow';
+import type { ParticipantState, Step } from '../../survey/flow';
 
 /** The server's own types: the page reads exactly what the study API sends. */
-export type { PublicStudy, SessionState, Step };
+export type { PublicStudy, ParticipantState, Step };
 
 export class ApiError extends Error {
   constructor(
@@ -85,8 +85,8 @@ export class StudyApi {
     return call('GET', this.base(), undefined, {});
   }
 
-  async start(external: Record<string, string>): Promise<SessionState> {
-    const result = await call<{ token: string; state: SessionState }>('POST', this.base('/session'), { consent: true, external }, {});
+  async start(external: Record<string, string>): Promise<ParticipantState> {
+    const result = await call<{ token: string; state: ParticipantState }>('POST', this.base('/session'), { consent: true, external }, {});
     this.token = result.token;
     try {
       localStorage.setItem(tokenKey(this.studyId), result.token);
@@ -96,24 +96,24 @@ export class StudyApi {
     return result.state;
   }
 
-  async state(): Promise<SessionState> {
-    return (await call<{ state: SessionState }>('GET', this.base('/session'), undefined, this.auth())).state;
+  async state(): Promise<ParticipantState> {
+    return (await call<{ state: ParticipantState }>('GET', this.base('/session'), undefined, this.auth())).state;
   }
 
-  private async post(path: string, body: unknown): Promise<SessionState> {
-    return (await call<{ state: SessionState }>('POST', this.base(path), body, this.auth())).state;
+  private async post(path: string, body: unknown): Promise<ParticipantState> {
+    return (await call<{ state: ParticipantState }>('POST', this.base(path), body, this.auth())).state;
   }
 
-  instructions(): Promise<SessionState> {
+  instructions(): Promise<ParticipantState> {
     return this.post('/instructions', {});
   }
 
-  skipPractice(): Promise<SessionState> {
+  skipPractice(): Promise<ParticipantState> {
     return this.post('/practice/skip', {});
   }
 
   /** The participant starts the episode (the server records the attempt, and any it replaces). */
-  startAttempt(body: { block: number; episode: number }): Promise<SessionState> {
+  startAttempt(body: { block: number; episode: number }): Promise<ParticipantState> {
     return this.post('/attempts', body);
   }
 
@@ -131,19 +131,19 @@ export class StudyApi {
     }).catch(() => undefined);
   }
 
-  episode(body: { block: number; episode: number; replay: unknown; summary: unknown }): Promise<SessionState> {
+  episode(body: { block: number; episode: number; replay: unknown; summary: unknown }): Promise<ParticipantState> {
     return this.post('/episodes', body);
   }
 
-  ratings(body: { block: number; likert: Record<string, number>; open: Record<string, string> }): Promise<SessionState> {
+  ratings(body: { block: number; likert: Record<string, number>; open: Record<string, string> }): Promise<ParticipantState> {
     return this.post('/ratings', body);
   }
 
-  choice(body: { label: string; reason: string }): Promise<SessionState> {
+  choice(body: { label: string; reason: string }): Promise<ParticipantState> {
     return this.post('/choice', body);
   }
 
-  background(answers: Record<string, string>): Promise<SessionState> {
+  background(answers: Record<string, string>): Promise<ParticipantState> {
     return this.post('/background', { answers });
   }
 
@@ -151,7 +151,7 @@ export class StudyApi {
     return call('GET', this.base('/clip'), undefined, this.auth());
   }
 
-  judgements(body: { clip: number; episodeId: number; judgements: { agent: number; human: boolean }[] }): Promise<SessionState> {
+  judgements(body: { clip: number; episodeId: number; judgements: { agent: number; human: boolean }[] }): Promise<ParticipantState> {
     return this.post('/judgements', body);
   }
 }

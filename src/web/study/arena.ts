@@ -1,5 +1,5 @@
 /**
- * The arena on the study page: the product's GameSession, Phaser scene and human controls,
+ * The arena on the study page: the product's MatchSession, Phaser scene and human controls,
  * with blinded labels (YOU and ALLY over the participant's team, nothing over the
  * opponents, B1/B2/R1/R2 in replays) and the study's game config. The opponent is drawn
  * in its badge colour and named by its label everywhere (agents, zone, status line), so
@@ -18,7 +18,7 @@ import { BrowserInput } from '../input';
 import { canvasSize } from '../layout';
 import { DEFAULT_PALETTE, type TeamPalette, cssColour, paletteAgainst, parseHexColour } from '../palette';
 import { arenaNotices } from '../panels/arenaNotices';
-import { GameSession } from '../session';
+import { MatchSession } from '../matchSession';
 import { SoundCues } from '../sound';
 import { type Stores, createStores } from '../stores';
 
@@ -46,7 +46,7 @@ export function studyGameConfig(episodeSeconds: number | null): GameConfig {
 export class StudyArena {
   readonly root: HTMLElement;
   readonly stores: Stores;
-  readonly session: GameSession;
+  readonly session: MatchSession;
   private readonly input: BrowserInput;
   private readonly arena: HTMLElement;
   private game: Phaser.Game | null = null;
@@ -64,7 +64,7 @@ export class StudyArena {
     this.arena = el('div', { class: 'arena', id: 'arena', tabindex: 0, 'aria-label': 'Arena' });
     this.input = new BrowserInput(this.arena, () => canvasSize(this.session.world.config));
     const sound = new SoundCues(() => this.stores.app.getState().sound);
-    this.session = new GameSession(this.stores, platform, this.input, {
+    this.session = new MatchSession(this.stores, platform, this.input, {
       config: () => this.config,
       labels: (world, humans) => this.labels(world, humans),
       palette: () => this.palette,

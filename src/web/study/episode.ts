@@ -7,7 +7,7 @@
  */
 import { ABANDONED_REPLAY_MAX } from '../../survey/limits';
 import { el, setHidden } from '../dom';
-import { ApiError, type SessionState, type Step } from './api';
+import { ApiError, type ParticipantState, type Step } from './api';
 import type { EpisodeResult } from './arena';
 import { type StudyPage, errorLine, message, showError, swatch } from './page';
 
@@ -66,7 +66,7 @@ async function playEpisode(page: StudyPage, step: EpisodeStep): Promise<void> {
   arena.park(false);
   /** The attempt under way, once the server has recorded its start. */
   let attempt = 0;
-  let skipped: SessionState | null = null;
+  let skipped: ParticipantState | null = null;
   // The server records the start once the match is ready: from then on, a reload is a restart.
   const begin = async () => {
     const begun = await api.startAttempt({ block: step.block, episode: step.episode });
@@ -117,7 +117,7 @@ async function showResult(page: StudyPage, step: EpisodeStep, result: EpisodeRes
   page.setStepKind('episode-result');
   card.hidden = false;
   page.setCard(el('h2', { id: 'episode-outcome', text: outcome }), saving, line, el('div', { class: 'actions' }, next));
-  let nextState: SessionState | null = null;
+  let nextState: ParticipantState | null = null;
   const send = async () => {
     next.disabled = true;
     line.hidden = true;

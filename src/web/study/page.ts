@@ -6,7 +6,7 @@
  * completion.ts) and receives a StudyPage; participant.ts builds it and picks the step.
  */
 import { el } from '../dom';
-import type { PublicStudy, SessionState, StudyApi } from './api';
+import type { PublicStudy, ParticipantState, StudyApi } from './api';
 import type { StudyArena } from './arena';
 
 export interface StudyPage {
@@ -26,9 +26,9 @@ export interface StudyPage {
   /** Stop with an error the participant cannot act on. */
   fatal(text: string): void;
   /** Draw the step of a state the server answered. */
-  render(state: SessionState): void;
+  render(state: ParticipantState): void;
   /** Send something to the server and go on to the state it answers, or show why not in `line`. */
-  submit(button: HTMLButtonElement, line: HTMLElement, action: () => Promise<SessionState>): Promise<void>;
+  submit(button: HTMLButtonElement, line: HTMLElement, action: () => Promise<ParticipantState>): Promise<void>;
 }
 
 export function paragraphs(text: string): HTMLElement[] {

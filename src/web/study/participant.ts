@@ -10,7 +10,7 @@
  */
 import type { Platform } from '../../teams';
 import { el, setHidden } from '../dom';
-import { ApiError, type PublicStudy, type SessionState, type Step, StudyApi } from './api';
+import { ApiError, type PublicStudy, type ParticipantState, type Step, StudyApi } from './api';
 import { StudyArena } from './arena';
 import { renderClip } from './clip';
 import { renderDone } from './completion';
@@ -145,7 +145,7 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
     },
     setCard,
     fatal,
-    render: (state: SessionState) => {
+    render: (state: ParticipantState) => {
       participant = state.participant;
       stepKind = state.step.kind;
       showProgress(state.step);

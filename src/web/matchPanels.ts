@@ -27,7 +27,7 @@ export interface OnScreen {
 /** Text over each agent instead of skills and names (a blinded study shows no skills). */
 export type AgentLabels = (world: World, humanAgents: readonly number[]) => (string | null)[];
 
-export class SessionPanels {
+export class MatchPanels {
   /** The agents people play in the match on screen. */
   humanAgents: number[] = [];
   /** Who plays each agent, for the cards. */

@@ -6,7 +6,7 @@
  *
  * It keeps what is on screen and its lifecycle (start, load, seek, step, end); the pace
  * lives in FrameClock (frameClock.ts), the renderer's effects in EffectLog (effects.ts),
- * and what the panels show in SessionPanels (sessionPanels.ts).
+ * and what the panels show in MatchPanels (matchPanels.ts).
  */
 import { Match, type ReplayFile, parseReplay } from '../match';
 import { type GameConfig, type SimEvent, type World, createWorld, hashWorld, outcomeSide, teamAgents } from '../sim';
@@ -20,7 +20,7 @@ import { COUNTDOWN_MS, FrameClock, MAX_DELTA_MS, type PaceCounts } from './frame
 import { FrameStats } from './frameStats';
 import { DEFAULT_PALETTE, type TeamPalette } from './palette';
 import { ReplayPlayer } from './replayPlayer';
-import { type AgentLabels, type OnScreen, SessionPanels, foldTicksOf } from './sessionPanels';
+import { type AgentLabels, type OnScreen, MatchPanels, foldTicksOf } from './matchPanels';
 import { type FeedEntry, type Stores, clearFeed, pushFeed, resetStrategist, setDecisions } from './stores';
 import type { RenderView } from './view';
 
@@ -44,7 +44,7 @@ export interface HookAgent {
 }
 
 /** What the test hook reports. */
-export interface SessionSnapshot {
+export interface MatchSnapshot {
   readonly mode: string;
   readonly tick: number;
   readonly hash: string | null;
@@ -64,7 +64,7 @@ export interface SessionSnapshot {
 }
 
 /** Optional settings for pages that drive the session themselves (the user-study page). */
-export interface SessionOptions {
+export interface MatchSessionOptions {
   /** The game config of new matches (default the standard one), e.g. a study's shorter episodes. */
   readonly config?: () => GameConfig | undefined;
   /** Text over each agent instead of skills and names (a blinded study shows no skills). */
@@ -77,11 +77,11 @@ export interface SessionOptions {
   readonly onCue?: (cue: Cue) => void;
 }
 
-export class GameSession {
+export class MatchSession {
   readonly stats = new FrameStats();
   private readonly clock = new FrameClock();
   private readonly effects = new EffectLog();
-  private readonly panels: SessionPanels;
+  private readonly panels: MatchPanels;
   private match: Match | null = null;
   private player: ReplayPlayer | null = null;
   private preview: World;
@@ -101,9 +101,9 @@ export class GameSession {
     /** The page's platform: its models, its language model (the server's proxy), its clock. */
     private readonly platform: Platform,
     private readonly input: HumanInputSource,
-    private readonly options: SessionOptions = {},
+    private readonly options: MatchSessionOptions = {},
   ) {
-    this.panels = new SessionPanels(stores, platform.clock, options.labels);
+    this.panels = new MatchPanels(stores, platform.clock, options.labels);
     this.preview = createWorld(stores.app.getState().seed);
     this.clock.snapshot(this.preview);
     // The panels show the preview's agents from the start ("waiting for a match"), not nothing.
@@ -351,7 +351,7 @@ export class GameSession {
   }
 
   /** State for the test hook. */
-  snapshotState(): SessionSnapshot {
+  snapshotState(): MatchSnapshot {
     const src = this.source();
     const world = this.world;
     const app = this.stores.app.getState();

@@ -4,7 +4,7 @@ import { type Action, type World, hashWorld } from '../../src/sim';
 import type { HumanInputSource } from '../../src/teams/human';
 import { ReplayPlayer } from '../../src/web/replayPlayer';
 import type { Cue } from '../../src/web/cues';
-import { COUNTDOWN_MS, GameSession, MAX_DELTA_MS, type SessionOptions } from '../../src/web/session';
+import { COUNTDOWN_MS, MatchSession, MAX_DELTA_MS, type MatchSessionOptions } from '../../src/web/matchSession';
 import { type AppState, createStores } from '../../src/web/stores';
 import { TEST_PLATFORM, VirtualClock, testPlatform } from '../helpers/platform';
 
@@ -15,10 +15,10 @@ class Keys implements HumanInputSource {
   }
 }
 
-async function session(app: Partial<AppState> = {}, input: HumanInputSource = new Keys(), options: SessionOptions = {}) {
+async function session(app: Partial<AppState> = {}, input: HumanInputSource = new Keys(), options: MatchSessionOptions = {}) {
   const clock = new VirtualClock();
   const stores = createStores({ blue: 'bt-scripted', red: 'heuristic', seed: 7, ...app });
-  const s = new GameSession(stores, testPlatform({ clock, person: true }), input, options);
+  const s = new MatchSession(stores, testPlatform({ clock, person: true }), input, options);
   // The page's frame loop runs from load: the first display frame comes before any match.
   s.frame();
   await s.start();
