@@ -22,7 +22,11 @@ function llmProxy(): Plugin {
       const proxy = (await server.ssrLoadModule('/src/server/llmProxy.ts')) as typeof import('./src/server/llmProxy');
       const node = (await server.ssrLoadModule('/src/llm/node.ts')) as typeof import('./src/llm/node');
       const settings = (await server.ssrLoadModule('/src/llm/settings.ts')) as typeof import('./src/llm/settings');
-      server.middlewares.use(await proxy.llmProxyMiddleware({ access: node.nodeLlmAccess({ spec: settings.parseLlmSpec(process.env) }) }));
+      const access = node.nodeLlmAccess({ spec: settings.parseLlmSpec(process.env) });
+      // Load the model now, as npm start does: a first load begun by the page's first decision,
+      // while Vite was still bundling the page's dependencies, never finished.
+      void access.connect().catch(() => undefined);
+      server.middlewares.use(await proxy.llmProxyMiddleware({ access }));
     },
   };
 }

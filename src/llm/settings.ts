@@ -21,7 +21,8 @@
  *                     prior when no adapter teaches it) or sample (sampled at LLM_TEMPERATURE)
  *   LLM_ADAPTER       local engine: a LoRA adapter (GGUF) applied to the model, or none; default
  *                     the adapter shipped for the pulled model (models/, npm run llm:tune makes
- *                     one), none for a HILLMIND_LLM_GGUF file
+ *                     one) when it is asked in the format the adapter was taught, none for a
+ *                     HILLMIND_LLM_GGUF file
  *
  * How the strategist asks:
  *   LLM_TEMPERATURE   default 0.1
@@ -310,7 +311,10 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
         help: LLM_SETUP_HELP,
       };
     }
-    where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shippedAdapterPath(local)) };
+    // The shipped adapter teaches one format: asked in another (LLM_FORMAT=json), the model runs alone, as it was made to answer that.
+    const asked = spec.asking.ok ? spec.asking.value.format : undefined;
+    const shipped = asked === undefined || !local.adapterFormat || asked === local.adapterFormat ? shippedAdapterPath(local) : null;
+    where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shipped) };
     if (where.adapter !== null && where.adapter === shippedAdapterPath(local) && local.adapterFormat) taughtFormat = local.adapterFormat;
   }
   if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));

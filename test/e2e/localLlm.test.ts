@@ -47,7 +47,8 @@ suite('the llm team in the browser, on the local model', () => {
 
     // The server says which model it runs, and that it runs here.
     const status = JSON.parse(await page.evaluate(async () => (await fetch('/api/llm/status')).text())) as Record<string, unknown>;
-    expect(status).toMatchObject({ configured: true, model: expect.stringMatching(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}$/), format: 'json' });
+    // Asked in json, the model runs alone: the shipped adapter teaches the terse format only.
+    expect(status).toMatchObject({ configured: true, model: 'gemma-3-270m-q4_k_m', format: 'json' });
     expect(status.provider).toMatch(/^local llama\.cpp \(CPU, \d+ threads?\)$/);
     expect(status).not.toHaveProperty('baseUrl');
 
@@ -56,7 +57,7 @@ suite('the llm team in the browser, on the local model', () => {
     await page.waitForFunction(() => /language model/.test(document.querySelector('#strategist-blue')?.textContent ?? ''), undefined, { timeout: 120_000 });
     expect(await page.locator('#strategist-blue').innerText()).toMatch(/by language model at \d+:\d\d\.\d \(asked at \d+:\d\d\.\d on [a-z+-]+, \d+ ms\)/);
     await page.waitForSelector('#strategist-blue .strat-rationale:not([hidden])', { timeout: 120_000 });
-    expect((await page.locator('#strategist-blue .strat-rationale').innerText()).trim()).not.toBe('') // the shipped adapter is taught compact answers: a JSON rationale is text, not always words;
+    expect((await page.locator('#strategist-blue .strat-rationale').innerText()).trim()).not.toBe('');
     // The panel says how the model's calls go: how long the last answer took, and the counts.
     await page.waitForFunction(() => /last answer took \d+ ms/.test(document.querySelector('#strategist-blue .strat-model')?.textContent ?? ''), undefined, { timeout: 120_000 });
     expect(await page.locator('#strategist-blue .strat-model').innerText()).toMatch(/^Model: .*\d+ asked, \d+ answered/);
@@ -64,7 +65,7 @@ suite('the llm team in the browser, on the local model', () => {
     // The answers came from the model through the proxy, counted by its own tokenizer.
     expect(answers.length).toBeGreaterThan(0);
     const answer = JSON.parse(answers[0]!) as { text: string; model: string; promptTokens: number; completionTokens: number };
-    expect(answer.model).toMatch(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}$/);
+    expect(answer.model).toBe('gemma-3-270m-q4_k_m');
     expect(JSON.parse(answer.text)).toMatchObject({ skills: expect.any(Array), rationale: expect.any(String) });
     expect(answer.promptTokens).toBeGreaterThan(300);
     expect(answer.completionTokens).toBeGreaterThan(5);

@@ -44,7 +44,10 @@ describe('LLM settings', () => {
     const taught = LOCAL_MODELS['gemma3-270m']!.adapterFormat;
     expect(taught).toBeDefined();
     expect(readLlmSettings({})).toMatchObject({ ok: true, settings: { format: taught } });
-    expect(readLlmSettings({ LLM_FORMAT: 'json' })).toMatchObject({ ok: true, settings: { format: 'json' } });
+    // Asked in another format, the model runs alone (the adapter teaches only its own), unless LLM_ADAPTER names one.
+    expect(readLlmSettings({ LLM_FORMAT: 'json' })).toMatchObject({ ok: true, settings: { format: 'json', adapter: null } });
+    expect(readLlmSettings({ LLM_FORMAT: taught! })).toMatchObject({ ok: true, settings: { format: taught, adapter: 'models/strategist-gemma3-270m.gguf' } });
+    expect(readLlmSettings({ LLM_FORMAT: 'json', LLM_ADAPTER: 'models/strategist-gemma3-270m.gguf' })).toMatchObject({ ok: true, settings: { format: 'json', adapter: 'models/strategist-gemma3-270m.gguf' } });
     expect(readLlmSettings({ LLM_ADAPTER: 'none' })).toMatchObject({ ok: true, settings: { format: 'compact' } });
     expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.gguf' })).toMatchObject({ ok: true, settings: { format: 'compact' } });
     expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.gguf', LLM_FORMAT: 'terse' })).toMatchObject({ ok: true, settings: { format: 'terse' } });
