@@ -6,7 +6,7 @@
  */
 import { SKILLS, type SkillId } from '../skills';
 import type { ChatClient, ChatRequest, ChatResponse } from './chat';
-import { type AgentFacts, terseAgentFacts } from './terseState';
+import { type AgentFacts, ELIMINATED_FACTS, terseAgentFacts } from './terseState';
 import { estimateTokens } from './tokens';
 
 /** What the words form (prompt.ts userPrompt) says of each agent. */
@@ -16,7 +16,7 @@ function wordsAgentFacts(userPrompt: string): AgentFacts[] {
     .filter((line) => /^Agent \d+:/.test(line))
     .map((line) =>
       line.includes('eliminated')
-        ? { alive: false, low: false, pickup: false, nearZone: false, enemy: false }
+        ? ELIMINATED_FACTS
         : {
             alive: true,
             low: line.includes('health LOW'),

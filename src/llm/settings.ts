@@ -43,7 +43,7 @@
 import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
 
@@ -295,14 +295,13 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
     return { ok: true, settings: { ...spec.asking.value, format: spec.asking.value.format ?? STRATEGIST_DEFAULTS.format, source: 'server', ...spec.server.value, model: name } };
   }
   const gguf = model === undefined ? spec.gguf : undefined;
-  let where: Pick<LocalLlmSettings, 'model' | 'gguf' | 'pulled' | 'adapter'>;
-  // The shipped adapter was taught one format: the model is asked in it unless LLM_FORMAT says otherwise.
-  let taughtFormat: AnswerFormat = STRATEGIST_DEFAULTS.format;
   const adapter = (shipped: string | null) => (spec.engine.ok && spec.engine.value.adapter !== undefined ? spec.engine.value.adapter : shipped);
+  let where: Pick<LocalLlmSettings, 'model' | 'gguf' | 'pulled' | 'adapter'>;
+  let local: LocalModelSpec | undefined;
   if (gguf) where = { model: ggufModelName(gguf), gguf, pulled: null, adapter: adapter(null) };
   else {
     const id = name ?? DEFAULT_LOCAL_MODEL;
-    const local = LOCAL_MODELS[id];
+    local = LOCAL_MODELS[id];
     if (!local) {
       return {
         ok: false,
@@ -315,11 +314,17 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
     const asked = spec.asking.ok ? spec.asking.value.format : undefined;
     const shipped = asked === undefined || !local.adapterFormat || asked === local.adapterFormat ? shippedAdapterPath(local) : null;
     where = { model: ggufModelName(local.file), gguf: pulledModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shipped) };
-    if (where.adapter !== null && where.adapter === shippedAdapterPath(local) && local.adapterFormat) taughtFormat = local.adapterFormat;
   }
   if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));
   const { sequences, adapter: _named, ...engine } = spec.engine.value;
-  return { ok: true, settings: { ...spec.asking.value, format: spec.asking.value.format ?? taughtFormat, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
+  const format = spec.asking.value.format ?? taughtFormat(local, where.adapter);
+  return { ok: true, settings: { ...spec.asking.value, format, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
+}
+
+/** The format a local model is asked in when LLM_FORMAT is unset: its shipped adapter's where that adapter runs, else the default. */
+function taughtFormat(local: LocalModelSpec | undefined, adapter: string | null): AnswerFormat {
+  const shipped = local ? shippedAdapterPath(local) : null;
+  return local?.adapterFormat && adapter !== null && adapter === shipped ? local.adapterFormat : STRATEGIST_DEFAULTS.format;
 }
 
 /** The spec without its server: the local engine, whatever server the environment names (the local model's benchmarks). */

@@ -126,6 +126,9 @@ export interface AgentFacts {
   readonly enemy: boolean;
 }
 
+/** An eliminated agent: nothing to read but that it is down. */
+export const ELIMINATED_FACTS: AgentFacts = { alive: false, low: false, pickup: false, nearZone: false, enemy: false };
+
 const HEALTH = new Set(['HIGH', 'MEDIUM', 'LOW']);
 
 /** The agents' facts from a terse state's lines (the team line and anything else are skipped). */
@@ -133,7 +136,7 @@ export function terseAgentFacts(text: string): AgentFacts[] {
   const facts: AgentFacts[] = [];
   for (const line of text.split('\n')) {
     const codes = line.trim().split(' ');
-    if (codes[0] === 'dead' && codes.length === 2) facts.push({ alive: false, low: false, pickup: false, nearZone: false, enemy: false });
+    if (codes[0] === 'dead' && codes.length === 2) facts.push(ELIMINATED_FACTS);
     else if (codes.length === 5 && HEALTH.has(codes[0]!)) {
       const [health, zone, enemy, pickup] = codes;
       facts.push({ alive: true, low: health === 'LOW', pickup: pickup !== 'none', nearZone: zone === 'IN' || zone === 'NEAR', enemy: enemy !== 'none' });
