@@ -1,14 +1,16 @@
 /**
  * What `npm run survey -- create` says about the language model a study's llm teams will
- * play with: which model is configured, whether it is the embedded untuned one, and how it
- * did in its latest strategist exam (`npm run llm:exam`), read from the exam's JSON. It
- * never runs the model: participants should not be the first to find out how it plays.
+ * play with: which model is configured, whether it is the embedded one with its shipped
+ * adapter (and what the adapter's card says of it) or untuned, and how it did in its latest
+ * strategist exam (`npm run llm:exam`), read from the exam's JSON. It never runs the model:
+ * participants should not be the first to find out how it plays.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, ggufModelName } from '../llm/localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { type Platform, teamAvailability } from '../teams';
+import { cardPathOf, readAdapterCard } from '../tune/card';
 
 /** The fields of an exam report (src/llm/exam.ts's ExamReport) this note reads. */
 const examSummarySchema = z.object({
@@ -49,8 +51,18 @@ export function latestExam(dir: string, model: string): ExamSummary | null {
   return summary;
 }
 
-/** The embedded default: the pulled Gemma 3 270M, as it ships (no tuning). */
-const EMBEDDED_MODEL = ggufModelName(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.file);
+/** The embedded default: the pulled Gemma 3 270M, and the adapter the product ships for it. */
+const EMBEDDED = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
+const EMBEDDED_MODEL = ggufModelName(EMBEDDED.file);
+const SHIPPED_ADAPTER = shippedAdapterPath(EMBEDDED);
+
+/** What the shipped adapter's card says of it, in one line; null where it has no adapter. */
+function shippedAdapterLine(model: string): string | null {
+  if (!SHIPPED_ADAPTER || !model.startsWith(`${EMBEDDED_MODEL}+${ggufModelName(SHIPPED_ADAPTER)}@`)) return null;
+  const card = readAdapterCard(cardPathOf(SHIPPED_ADAPTER));
+  const teachers = card.teachers.map((t) => t.name).join(' and ');
+  return `  This is the embedded Gemma 3 270M with its shipped adapter (${SHIPPED_ADAPTER}), taught by ${teachers}: on its card's strategist exam (${card.exam.situations} situations) kappa with the rules ${kappaText(card.exam.kappa)}, ${kappaText(card.exam.heldOut.kappa)} where the current skill differs.`;
+}
 
 const kappaText = (k: number | null) => (k === null ? 'n/a' : k.toFixed(2));
 
@@ -65,12 +77,14 @@ export async function languageModelNote(teams: readonly string[], platform: Plat
   const access = await platform.llm.availability();
   if (!access.ok) return [];
   const lines = [`Language model for ${users.join(', ')}: ${access.model} (${access.provider}).`];
-  const embedded = access.model === EMBEDDED_MODEL && access.provider.startsWith('local');
-  if (embedded) {
+  const local = access.provider.startsWith('local');
+  const adapterLine = local ? shippedAdapterLine(access.model) : null;
+  if (adapterLine) lines.push(adapterLine);
+  if (local && access.model === EMBEDDED_MODEL) {
     lines.push(
-      '  This is the embedded Gemma 3 270M, untuned: its choices agree with the rules the strategist is given about as often as chance',
-      '  (strategist exam: kappa about 0), so participants will meet a weak llm team. For a stronger model, set OPENAI_BASE_URL and LLM_MODEL',
-      '  (README: The LLM strategist).',
+      '  This is the embedded Gemma 3 270M, untuned (without its shipped adapter, as LLM_ADAPTER=none or a format it was not taught runs it): its choices',
+      '  agree with the rules the strategist is given about as often as chance (strategist exam: kappa about 0), so participants will meet a weak llm team.',
+      '  Unset LLM_ADAPTER and LLM_FORMAT for the taught model, or set OPENAI_BASE_URL and LLM_MODEL for a server model (README: The LLM strategist).',
     );
   }
   const exam = latestExam(examDir, access.model);

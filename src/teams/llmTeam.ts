@@ -18,10 +18,10 @@ import { variantNumber } from './variant';
 
 /**
  * What the pickers and the team table say of the llm team, with how the embedded model plays
- * (its strategist exam, npm run llm:exam: kappa -0.06 with the rules on 600 situations).
+ * (its strategist exam, npm run llm:exam; the adapter's card, models/strategist-gemma3-270m.json).
  */
 export const LLM_TEAM_DESCRIPTION =
-  "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones). With no server set, the embedded Gemma 3 270M plays: untuned, it does not yet read the game (npm run llm:exam: kappa about 0 with the rules).";
+  "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones). With no server set, the embedded Gemma 3 270M plays with the LoRA adapter the product ships, taught the rules of the strategist's prompt (its card, models/strategist-gemma3-270m.json, and npm run llm:exam say how closely it follows them).";
 
 const SCRIPTED_HINT = 'or set LLM_SKILLS=scripted';
 

@@ -2,7 +2,7 @@
  * The strategist adapter the product ships (models/strategist-gemma3-270m.gguf, made by
  * npm run llm:tune): its card is whole and names this file and the pulled base model, the
  * local engine loads it by default, and it teaches: its choices follow the rules on exam
- * situations where the model alone does not, and it plays a match.
+ * situations where the model alone does not. (The match it plays is local.test.ts's.)
  */
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,12 +12,8 @@ import type { LlamaChatClient } from '../../src/llm/llamaClient';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec, readLlmSettings } from '../../src/llm/settings';
-import { runMatch } from '../../src/match';
-import { DEFAULT_CONFIG } from '../../src/sim';
-import { llmStrategistOf } from '../../src/teams';
 import { cardPathOf, readAdapterCard } from '../../src/tune/card';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
-import { testPlatform } from '../helpers/platform';
 
 const ADAPTER = shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!;
 
@@ -44,8 +40,12 @@ describe('the shipped strategist adapter', () => {
 const set = parseExamSet(readFileSync('models/strategist-exam.v1.json', 'utf8'), 'exam');
 // Lockstep with a long timeout: what is tested is the choice, not this machine's speed.
 const ENV = { LLM_CACHE: 'off', LLM_SEQUENCES: '1', LLM_THREADS: '1', LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '120000' };
-/** Exam situations asked of each model: enough to tell 0.2 of agreement apart. */
-const ASKED = 40;
+/**
+ * Exam situations asked of each model: some thirty living agents each. The adapter agrees
+ * with the rules on 88% of the card's exam and the model alone on 37%, so a gap of 0.2
+ * is several standard errors (about 0.09 each at this size) either way.
+ */
+const ASKED = 16;
 
 describeWithLocalModel('the shipped adapter')('the shipped adapter on the local model', () => {
   const connections: LlmConnection[] = [];
@@ -84,18 +84,5 @@ describeWithLocalModel('the shipped adapter')('the shipped adapter on the local 
     expect(alone.client.model).toBe('gemma-3-270m-q4_k_m');
     const [withAdapter, without] = [await agreement(tuned), await agreement(alone)];
     expect(withAdapter - without).toBeGreaterThan(0.2);
-  }, 600_000);
-
-  it('plays a match as the llm team', async () => {
-    const access = nodeLlmAccess({ spec: parseLlmSpec(ENV) });
-    // A 20 s game: some fifty decisions.
-    const match = await runMatch({ blue: 'llm', red: 'bt', seed: 3, config: { ...DEFAULT_CONFIG, episodeSeconds: 20 } }, { platform: testPlatform({ llm: access }), record: false });
-    connections.push(await access.connect());
-    expect(match.done).toBe(true);
-    const strategist = llmStrategistOf(match.controllers[0])!;
-    expect(strategist.records.length).toBeGreaterThan(20);
-    expect(strategist.records.filter((r) => !r.ok).map((r) => r.reason)).toEqual([]);
-    // The choices follow the game: more than one answer over the match.
-    expect(new Set(strategist.records.map((r) => r.skills?.join(','))).size).toBeGreaterThan(1);
   }, 600_000);
 });

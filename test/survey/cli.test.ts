@@ -67,7 +67,7 @@ describe('npm run survey', () => {
       HILLMIND_MODELS: 'models',
     });
     expect(stdout).toMatch(/^Language model for llm: gemma-3-270m-q4_k_m \(local llama\.cpp[^\n]*\)\.$/m);
-    expect(stdout).toMatch(/embedded Gemma 3 270M, untuned: [\s\S]*kappa about 0[\s\S]*OPENAI_BASE_URL and LLM_MODEL/);
+    expect(stdout).toMatch(/embedded Gemma 3 270M, untuned \(without its shipped adapter[\s\S]*kappa about 0[\s\S]*OPENAI_BASE_URL and LLM_MODEL/);
     expect(stdout).toMatch(/strategist exam \(results\/exam\/[^\n]*kappa with the rules|No strategist exam of it in results\/exam\/: npm run llm:exam measures how it plays/);
   });
 

@@ -1,6 +1,6 @@
 /**
- * What survey create says of the language model: the configured model, the embedded
- * untuned one named as such, and its latest strategist exam read from the exam's JSON
+ * What survey create says of the language model: the configured model, the embedded one
+ * with its shipped adapter (from the adapter's card) or untuned, named as such, and its latest strategist exam read from the exam's JSON
  * (other files in the folder passed over), or the command that measures it.
  */
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRATEGIST_DEFAULTS, fixedLlmAccess } from '../../src/llm';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
 import { languageModelNote, latestExam } from '../../src/survey/languageModelNote';
 import type { ChatClient } from '../../src/llm';
+import { cardPathOf, readAdapterCard } from '../../src/tune/card';
 import { testPlatform } from '../helpers/platform';
 
 let dir: string;
@@ -41,6 +43,15 @@ describe('the language-model note of survey create', () => {
     expect(lines.join('\n')).toMatch(/embedded Gemma 3 270M, untuned[\s\S]*kappa about 0/);
     expect(lines.at(-2)).toBe(`  Its latest strategist exam (${join(dir, 'new.json')}, 40 situations): kappa with the rules -0.14, -0.15 where the current skill differs (1: the rules, 0: chance).`);
     expect(lines.at(-1)).toMatch(/npm run llm:exam takes the exam again/);
+  });
+
+  it('names the shipped adapter of the embedded model and gives its card\'s exam, without calling it untuned', async () => {
+    const card = readAdapterCard(cardPathOf(shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!));
+    const lines = await languageModelNote(['llm'], platformWith(`gemma-3-270m-q4_k_m+strategist-gemma3-270m@${card.sha256.slice(0, 8)}`, 'local llama.cpp (CPU, 1 thread)'), dir);
+    const text = lines.join('\n');
+    expect(text).toContain('embedded Gemma 3 270M with its shipped adapter (models/strategist-gemma3-270m.gguf), taught by rules');
+    expect(text).toContain(`kappa with the rules ${card.exam.kappa!.toFixed(2)}, ${card.exam.heldOut.kappa!.toFixed(2)} where the current skill differs`);
+    expect(text).not.toMatch(/untuned/);
   });
 
   it('for a server model without an exam, points at npm run llm:exam and calls it nothing it is not', async () => {
