@@ -1,4 +1,5 @@
 import { existsSync, promises as fs, readFileSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
@@ -100,6 +101,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // At least two files at once. Vitest's default leaves one core idle (cores - 1: a single
+    // worker on a 2-core machine), while most test files spend their time waiting on a child
+    // process, a server, a browser or the one-thread local model rather than on the CPU.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -31,7 +31,7 @@ import { num, pct } from '../report/format';
 import type { Platform } from '../teams';
 import { GAME_SEED } from '../train/evaluate';
 import type { PlatformSpec } from '../teams/nodePlatform';
-import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../tune/card';
+import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../llm/adapterCard';
 import { tuningRows, writeTuningSet } from '../tune/dataset';
 import { overallWinShare, playSeries } from '../tune/games';
 import { type Lesson, TEACHER_HELP, type Teacher, parseTeacher, replaysTeacher } from '../tune/teachers';

@@ -1,8 +1,8 @@
 /**
  * Language-model plumbing that knows no team: prompts, answer parsing and validation, the
  * chat contract and the page's proxy client, timing, the decision cache's addressing,
- * counters and settings. Browser-safe; the SDK client and the disk cache are Node-only
- * (./node), loaded where they are needed.
+ * counters and settings. Browser-safe; the SDK client, the disk cache (./node) and the
+ * shipped adapter's card (./adapterCard) are Node-only, loaded where they are needed.
  */
 export * from './access';
 export * from './clock';

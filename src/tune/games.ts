@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Match, runMatch } from '../match';
 import { type Platform, llmStrategistOf } from '../teams';
 import { type WinningSide, countWins, planGames, summarizeWinRate } from '../train/evaluate';
-import type { GameRow } from './card';
+import type { GameRow } from '../llm/adapterCard';
 import { type AskedDecision, askedPathOf } from './teachers';
 
 export interface SeriesOptions {

@@ -12,7 +12,7 @@ import type { LlamaChatClient } from '../../src/llm/llamaClient';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec, readLlmSettings } from '../../src/llm/settings';
-import { cardPathOf, readAdapterCard } from '../../src/tune/card';
+import { cardPathOf, readAdapterCard } from '../../src/llm/adapterCard';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
 
 const ADAPTER = shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!;
