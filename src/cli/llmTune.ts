@@ -43,6 +43,8 @@ import { ProgressBar } from './progress';
 const DEFAULT_OUT = shippedAdapterPath(LOCAL_MODELS['gemma3-270m']!)!;
 /** The games an adapter plays for its card: the study's baselines and the best constant plan. */
 const CARD_OPPONENTS = ['flat', 'bt', 'fixed:skills=secure+secure'];
+/** The shipped adapter's teachers: the rules, and the personas, so a style in the prompt moves the choices. */
+const DEFAULT_TEACHERS = ['rules', 'personas'];
 /** Seeds of the round's games, apart from the card's (train/evaluate.ts GAME_SEED). */
 const PLAY_SEED = 29;
 /** The round's opponents: every kind of team it will meet. */
@@ -51,7 +53,7 @@ const PLAY_OPPONENTS = ['flat', 'bt', 'heuristic', 'fixed:skills=secure+combat']
 const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--work <dir>] [options]
   teaches the local model (Gemma 3 270M) to choose skills as a teacher does: writes a LoRA
   adapter (GGUF) and its card (.json beside it), judged by the strategist exam and games.
-  --teacher       ${TEACHER_HELP} (default rules; repeat to mix)
+  --teacher       ${TEACHER_HELP} (default rules and personas, as the shipped adapter; repeat to mix)
   --format        the prompt it is taught: terse (the state in one-token codes, default: a
                   quarter of the tokens to read per decision) or compact (the state in words)
   --size          situations the rules teacher takes from real play (default 1600)
@@ -139,7 +141,7 @@ runCli(async () => {
   const exam: ExamSet = { ...examSet, items: examSet.items.slice(0, examLimit) };
   mkdirSync(work, { recursive: true });
 
-  const teachers: Teacher[] = (values.teacher?.length ? values.teacher : ['rules']).map((t) =>
+  const teachers: Teacher[] = (values.teacher?.length ? values.teacher : DEFAULT_TEACHERS).map((t) =>
     parseTeacher(t, { rulesSize: size, rulesSeeds: seeds, cacheDir: settings.cacheDir ?? join('.cache', 'llm') }),
   );
 
