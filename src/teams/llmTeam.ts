@@ -21,7 +21,7 @@ import { variantNumber } from './variant';
  * (its strategist exam, npm run llm:exam; the adapter's card, models/strategist-gemma3-270m.json).
  */
 export const LLM_TEAM_DESCRIPTION =
-  "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones). With no server set, the embedded Gemma 3 270M plays with the LoRA adapter the product ships, taught the rules of the strategist's prompt (its card, models/strategist-gemma3-270m.json, and npm run llm:exam say how closely it follows them).";
+  "A language model choosing each agent's skill at 2 Hz and on events over the trained skills (the study's LLM+RL; LLM_SKILLS=scripted for the scripted ones). With no server set, the embedded Gemma 3 270M plays, taught by the adapter the product ships (npm run llm:exam measures it).";
 
 const SCRIPTED_HINT = 'or set LLM_SKILLS=scripted';
 
