@@ -84,6 +84,14 @@ export function shippedAdapterPath(spec: LocalModelSpec): string | null {
   return spec.adapter ? `${SHIPPED_ADAPTER_DIR}/${spec.adapter}` : null;
 }
 
+/**
+ * A model's name with an adapter: the adapter's name and the start of its SHA-256, so a
+ * retuned adapter never reads the answers cached for the one before it.
+ */
+export function adaptedModelName(model: string, adapterPath: string, adapterSha256: string): string {
+  return `${model}+${ggufModelName(adapterPath)}@${adapterSha256.slice(0, 8)}`;
+}
+
 /** A GGUF file's name without folder or extension: the model's name. */
 export function ggufModelName(path: string): string {
   const base = path.split(/[\\/]/).pop() ?? path;

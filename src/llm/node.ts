@@ -14,7 +14,7 @@ import { OpenAiChatClient } from './openaiClient';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
-import { LOCAL_MODELS, ggufModelName } from './localModels';
+import { LOCAL_MODELS, adaptedModelName } from './localModels';
 import { systemPrompt } from './prompt';
 import { isVerified } from './pull';
 import {
@@ -78,8 +78,7 @@ export function localAvailability(settings: LocalLlmSettings): { readonly ok: tr
  */
 export function localModelName(settings: LocalLlmSettings): string {
   if (settings.adapter === null || !existsSync(settings.adapter)) return settings.model;
-  const digest = createHash('sha256').update(readFileSync(settings.adapter)).digest('hex').slice(0, 8);
-  return `${settings.model}+${ggufModelName(settings.adapter)}@${digest}`;
+  return adaptedModelName(settings.model, settings.adapter, createHash('sha256').update(readFileSync(settings.adapter)).digest('hex'));
 }
 
 /** Load the engine on the settings' file and ready a sequence or two with the system prompt. */

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, ggufModelName, shippedAdapterPath } from '../llm/localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, adaptedModelName, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { type Platform, teamAvailability } from '../teams';
 import { cardPathOf, readAdapterCard } from '../llm/adapterCard';
 
@@ -56,10 +56,11 @@ const EMBEDDED = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
 const EMBEDDED_MODEL = ggufModelName(EMBEDDED.file);
 const SHIPPED_ADAPTER = shippedAdapterPath(EMBEDDED);
 
-/** What the shipped adapter's card says of it, in one line; null where it has no adapter. */
+/** What the shipped adapter's card says of it, in one line; null where `model` is not the embedded model with that adapter. */
 function shippedAdapterLine(model: string): string | null {
-  if (!SHIPPED_ADAPTER || !model.startsWith(`${EMBEDDED_MODEL}+${ggufModelName(SHIPPED_ADAPTER)}@`)) return null;
+  if (!SHIPPED_ADAPTER) return null;
   const card = readAdapterCard(cardPathOf(SHIPPED_ADAPTER));
+  if (model !== adaptedModelName(EMBEDDED_MODEL, SHIPPED_ADAPTER, card.sha256)) return null;
   const teachers = card.teachers.map((t) => t.name).join(' and ');
   return `  This is the embedded Gemma 3 270M with its shipped adapter (${SHIPPED_ADAPTER}), taught by ${teachers}: on its card's strategist exam (${card.exam.situations} situations) kappa with the rules ${kappaText(card.exam.kappa)}, ${kappaText(card.exam.heldOut.kappa)} where the current skill differs.`;
 }
