@@ -84,7 +84,7 @@ runCli(async () => {
   mkdirSync(out, { recursive: true });
 
   const reports = await withPlatform(commandPlatformSpec(), async (platform) => {
-    const access = values.model ? (platform.llm.withModel?.(values.model) ?? platform.llm) : platform.llm;
+    const access = values.model ? (platform.llm.withModel?.({ model: values.model }) ?? platform.llm) : platform.llm;
     const connection = await access.connect();
     const asked = (values.format as AnswerFormat | undefined) ?? connection.settings.format;
     const taken: ExamReport[] = [];

@@ -1,5 +1,5 @@
 /**
- * npm run reproduce -- [--episodes 1000] [--ablation-episodes N] [--out results/reproduction] [--workers N]
+ * npm run reproduce -- [--episodes 1000] [--ablation-episodes N] [--plan-episodes N] [--out results/reproduction] [--workers N]
  *                      [--llm-timing lockstep] [--llm-cache use|refresh|off] [--no-ablations]
  *
  * The study's three matchups and the ablations it lacked, on the configured language model
@@ -9,17 +9,19 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { llmSettingsOf } from '../llm';
 import { reproduce } from '../tournament/reproduce';
 import { tournamentSpec } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, llmFlagsOf, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
-const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
+const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
                             [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache <use|refresh|off>] [--no-ablations]
 
   --episodes        episodes per study matchup (default 1000, the study's)
   --ablation-episodes episodes per ablation row (default: --episodes)
+  --plan-episodes   episodes each constant plan plays against the tree (default: --ablation-episodes)
   --out             where the runs and the report go (default results/reproduction)
   --workers         worker threads (default one per core)
   --llm-concurrency llm episodes in flight at once (default 8)
@@ -48,6 +50,7 @@ runCli(async () => {
     {
       episodes: { type: 'string' },
       'ablation-episodes': { type: 'string' },
+      'plan-episodes': { type: 'string' },
       out: { type: 'string' },
       workers: { type: 'string' },
       'llm-concurrency': { type: 'string' },
@@ -61,6 +64,8 @@ runCli(async () => {
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
   const ablationEpisodes = integerOption('ablation-episodes', values['ablation-episodes'], episodes, 100_000);
   if (ablationEpisodes < 1) throw new UsageError('--ablation-episodes must be at least 1');
+  const planEpisodes = integerOption('plan-episodes', values['plan-episodes'], ablationEpisodes, 100_000);
+  if (planEpisodes < 1) throw new UsageError('--plan-episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
   const flags = llmFlagsOf(values, { kind: 'lockstep' });
   const out = values.out ?? join('results', 'reproduction');
@@ -72,11 +77,15 @@ runCli(async () => {
   // One platform for every row: one local engine, loaded once and freed at the end.
   const spec = tournamentSpec(commandPlatformSpec({ ...flags, ...lockstepTimeout }), llmConcurrency, availableParallelism());
   const commit = sourceCommit();
+  const model = llmSettingsOf(spec.llm);
+  const tuned = model.ok && model.settings.source === 'local' && model.settings.adapter !== null;
   let bar: ProgressBar | null = null;
   const result = await withPlatform(spec, async (platform) =>
     reproduce({
       episodes,
       ablationEpisodes,
+      planEpisodes,
+      tuned,
       out,
       platform,
       workers,
@@ -92,8 +101,9 @@ runCli(async () => {
       },
     }),
   );
-  (bar as ProgressBar | null)?.done(`${result.matchups.length + result.ablations.length} matchups`);
-  for (const m of [...result.matchups, ...result.ablations]) {
+  const rows = [...result.matchups, ...result.plans.rows, ...result.plans.againstBest, ...result.ablations];
+  (bar as ProgressBar | null)?.done(`${rows.length} matchups`);
+  for (const m of rows) {
     const share = (n: number) => `${((100 * n) / Math.max(1, m.episodes)).toFixed(1)}%`;
     console.log(`${m.name.padEnd(44)} ${share(m.firstWins).padStart(6)} / ${share(m.secondWins).padStart(6)} / draws ${share(m.draws).padStart(6)}${m.study ? `   (study ${(100 * m.study.firstWins).toFixed(1)}% / ${(100 * m.study.secondWins).toFixed(1)}% / ${(100 * m.study.draws).toFixed(1)}%)` : ''}`);
   }

@@ -60,17 +60,25 @@ export interface LlmConnection {
   readonly secrets?: readonly string[];
 }
 
+/** A model other than the configured one, as an llm variant names it. */
+export interface ModelChoice {
+  /** A pulled local model's id, or a server's model name; default the configured model. */
+  readonly model?: string;
+  /** 'none': the local model alone, without its LoRA adapter (the untuned model). */
+  readonly adapter?: 'none';
+}
+
 export interface LlmAccess {
   /** Configured or not, known without a call to the model. */
   availability(): Promise<LlmAvailability>;
   /** The shared connection; rejects with an LlmUnavailable when no model is configured. */
   connect(): Promise<LlmConnection>;
   /**
-   * The same way to a model, for another model (`llm:model=smollm2-135m`): a pulled local
-   * model's id, or a server's model name. Absent where the model cannot be chosen (the
+   * The same way to a model, for another model (`llm:model=smollm2-135m`) or the local model
+   * without its adapter (`llm:adapter=none`). Absent where the model cannot be chosen (the
    * page's proxy serves the server's model only).
    */
-  withModel?(model: string): LlmAccess;
+  withModel?(choice: ModelChoice): LlmAccess;
   /**
    * Free what the connection holds (the local engine's model and context, a channel), and
    * those of the other models withModel opened. Later connects fail; closing twice is harmless.

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
+import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, lazyLlmAccess } from './access';
 import type { ChatClient } from './chat';
 import { ChannelChatClient } from './channel';
 import { OpenAiChatClient } from './openaiClient';
@@ -28,6 +28,7 @@ import {
   llmSettingsOf,
   publicBaseUrl,
   strategistSettings,
+  withEngine,
 } from './settings';
 
 export { OpenAiChatClient } from './openaiClient';
@@ -124,11 +125,12 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
   const others = new Map<string, LlmAccess>();
   return {
     ...access,
-    withModel(model) {
-      let other = others.get(model);
+    withModel(choice) {
+      const key = `${choice.model ?? ''}|${choice.adapter ?? ''}`;
+      let other = others.get(key);
       if (!other) {
         const { engineChannel: _channel, ...rest } = options;
-        others.set(model, (other = nodeLlmAccessOnce(rest, llmSettingsOf(options.spec, model))));
+        others.set(key, (other = nodeLlmAccessOnce(rest, chosenSettings(options.spec, choice))));
       }
       return other;
     },
@@ -138,6 +140,15 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
       await Promise.all(all.map((a) => a.close()));
     },
   };
+}
+
+/** The settings of a chosen model: adapter=none runs the local model alone (a server's model has no adapter here). */
+function chosenSettings(spec: LlmSpec, choice: ModelChoice): SettingsResult {
+  if (choice.adapter !== 'none') return llmSettingsOf(spec, choice.model);
+  if (spec.server) {
+    return { ok: false, configured: true, error: "adapter=none names the local model without its LoRA adapter; a server's model has no adapter here", help: LLM_SETUP_HELP };
+  }
+  return llmSettingsOf(withEngine(spec, { adapter: null }), choice.model);
 }
 
 function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): LlmAccess {

@@ -39,7 +39,8 @@ export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions, name = 
 
 /**
  * What an llm variant may set over the LLM settings: `llm:format=json:rate=0`,
- * `llm:events=elimination+respawn` (a '+' list, or all / none), `llm:persona=cautious`.
+ * `llm:events=elimination+respawn` (a '+' list, or all / none), `llm:persona=cautious`,
+ * `llm:adapter=none` (the local model without its adapter).
  */
 export const LLM_VARIANT = z.object({
   format: z.enum(ANSWER_FORMATS, { message: `must be one of ${ANSWER_FORMATS.join(', ')}` }).optional(),
@@ -57,6 +58,8 @@ export const LLM_VARIANT = z.object({
   skills: z.enum(['rl', 'scripted'], { message: 'must be rl or scripted' }).optional(),
   /** A pulled local model's id (gemma3-270m, smollm2-135m) or, with a server, its model name. */
   model: z.string().regex(/^[A-Za-z0-9._/-]{1,128}$/, { message: 'must be a model id or name (letters, digits, . _ / -)' }).optional(),
+  /** none: the local model alone, without the LoRA adapter it ships with (the untuned model). */
+  adapter: z.enum(['none'], { message: 'must be none (the local model without its adapter)' }).optional(),
 });
 type LlmVariant = z.infer<typeof LLM_VARIANT>;
 
@@ -100,9 +103,10 @@ export function llmStrategistOf(controller: TeamController): LlmStrategist | nul
 
 /** The platform's way to the model the variant names (its own model when it names none). */
 function accessFor(platform: Platform, variant: LlmVariant): LlmAccess {
-  if (!variant.model) return platform.llm;
-  if (!platform.llm.withModel) throw new TeamUnavailable('llm', `model=${variant.model}: this language model cannot be switched here (the page plays the server's model)`);
-  return platform.llm.withModel(variant.model);
+  if (!variant.model && !variant.adapter) return platform.llm;
+  const named = [variant.model && `model=${variant.model}`, variant.adapter && `adapter=${variant.adapter}`].filter(Boolean).join(':');
+  if (!platform.llm.withModel) throw new TeamUnavailable('llm', `${named}: this language model cannot be switched here (the page plays the server's model)`);
+  return platform.llm.withModel({ ...(variant.model ? { model: variant.model } : {}), ...(variant.adapter ? { adapter: variant.adapter } : {}) });
 }
 
 async function connect(ctx: TeamContext, variant: LlmVariant): Promise<LlmConnection> {

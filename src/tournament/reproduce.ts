@@ -1,7 +1,9 @@
 /**
- * The study, reproduced: its three matchups (bt vs llm, bt vs flat, llm vs flat) and the
- * ablations it lacked, each played as its own two-team tournament (sides swapped, records
- * on disk, resumable), then one report beside the study's figures (../shared/PAPER.md):
+ * The study, reproduced: its three matchups (bt vs llm, bt vs flat, llm vs flat), the best
+ * constant plan (every plan of the fixed team against the tree; then the tree and llm
+ * against the best), and the ablations it lacked, each played as its own two-team
+ * tournament (sides swapped, records on disk, resumable), then one report beside the
+ * study's figures (../shared/PAPER.md):
  * matchups with Wilson intervals and the study's z-test, the per-agent table, skill use and
  * skill-transition entropy, how each side of every row played (skills, K/D, the language
  * model's decisions and the cache's share of them), plots, and what the run was (model and
@@ -15,6 +17,7 @@ import { toCsv } from '../report/csv';
 import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatform } from '../teams/nodePlatform';
+import { type ProportionInterval, wilsonInterval } from '../stats/wilson';
 import type { EpisodeRecord } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
@@ -55,6 +58,42 @@ export const ABLATION_ROWS: readonly Row[] = [
   { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
 ];
 
+/** The ablation that needs the local model with its adapter: what the teaching is worth. */
+export const TUNED_ROW: Row = { name: 'the tuned model vs the model alone', first: 'llm', second: 'llm:adapter=none' };
+
+/**
+ * Every constant plan of two agents (the fixed team), one per unordered pair of skills: the
+ * agents start alike, so secure+combat and combat+secure are one plan.
+ */
+export const CONSTANT_PLANS: readonly string[] = SKILL_IDS.flatMap((a, i) => SKILL_IDS.slice(i).map((b) => `fixed:skills=${a}+${b}`));
+
+/** Each plan against the tree, the plan second: how the best constant plan is found. */
+const planRows = (plans: readonly string[]): Row[] => plans.map((plan) => ({ name: `bt vs ${plan}`, first: 'bt', second: plan }));
+export const PLAN_ROWS: readonly Row[] = planRows(CONSTANT_PLANS);
+
+/** The rows against the best plan, once it is known: a strategist should beat no strategy. */
+export function bestPlanRows(plan: string): Row[] {
+  return ['bt', 'llm'].map((first) => ({ name: `${first} vs the best constant plan (${plan})`, first, second: plan }));
+}
+
+/** What the best constant plan must concede: llm takes at least this share of the decisive games against it. */
+export const BEST_PLAN_TARGET = 0.55;
+
+/**
+ * The plan that does best against the tree: the most points (a win 1, a draw 1/2), then the
+ * most wins; ties to the earlier plan in CONSTANT_PLANS.
+ */
+export function bestPlan(rows: readonly MatchupResult[]): string {
+  const points = (m: MatchupResult) => m.secondWins + m.draws / 2;
+  return rows.reduce((best, m) => (points(m) > points(best) || (points(m) === points(best) && m.secondWins > best.secondWins) ? m : best)).second;
+}
+
+/** The first team's share of the decisive games, with its 95% Wilson interval (null without any). */
+export function decisiveShare(m: Pick<MatchupResult, 'firstWins' | 'secondWins'>): ProportionInterval | null {
+  const decisive = m.firstWins + m.secondWins;
+  return decisive > 0 ? wilsonInterval(m.firstWins, decisive) : null;
+}
+
 export interface ReproduceOptions {
   /** Episodes per study matchup. */
   readonly episodes: number;
@@ -66,6 +105,12 @@ export interface ReproduceOptions {
   readonly workers: number;
   readonly llmConcurrency?: number;
   readonly ablations: boolean;
+  /** The local model runs with a LoRA adapter: the ablations add the row that takes it away (TUNED_ROW). */
+  readonly tuned?: boolean;
+  /** Episodes each constant plan plays against the tree; default the ablations'. */
+  readonly planEpisodes?: number;
+  /** The constant plans tried (fixed team ids); default every one (CONSTANT_PLANS). */
+  readonly plans?: readonly string[];
   /** The command line as typed, recorded in the report. */
   readonly command: string;
   /** The source's commit (and whether it had changes), where the entry point can tell. */
@@ -111,11 +156,16 @@ export interface Reproduction {
   readonly episodesPerMatchup: number;
   readonly episodesPerAblation: number;
   readonly matchups: readonly MatchupResult[];
+  /** Every constant plan against the tree (PLAN_ROWS), then the tree and llm against the best. */
+  readonly plans: { readonly episodesPerPlan: number; readonly rows: readonly MatchupResult[]; readonly best?: string; readonly againstBest: readonly MatchupResult[] };
   readonly ablations: readonly MatchupResult[];
   readonly agents: readonly TeamSummary[];
   /** The rows still to play, in a report written while the run goes on; absent once it is whole. */
   readonly pending?: readonly string[];
 }
+
+/** Where each stage's tournaments go under runs/: a plan plays the tree twice, once to be ranked and once as the best, apart. */
+const STAGE_DIRS = { study: '', plan: 'plans', best: 'best-plan', ablation: '' } as const;
 
 const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
 
@@ -144,18 +194,39 @@ export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
 
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
   const ablationEpisodes = options.ablationEpisodes ?? options.episodes;
-  const rows = [...STUDY_ROWS.map((row) => ({ row, episodes: options.episodes })), ...(options.ablations ? ABLATION_ROWS : []).map((row) => ({ row, episodes: ablationEpisodes }))];
-  const total = rows.reduce((sum, r) => sum + r.episodes, 0);
-  const results: MatchupResult[] = [];
+  const planEpisodes = options.planEpisodes ?? ablationEpisodes;
+  const ablationRows = options.ablations ? [...ABLATION_ROWS, ...(options.tuned ? [TUNED_ROW] : [])] : [];
+  // The best plan is known once the plans have played: its rows are named for the plan till then.
+  const stages = [
+    { kind: 'study', rows: STUDY_ROWS, episodes: options.episodes },
+    { kind: 'plan', rows: options.plans ? planRows(options.plans) : PLAN_ROWS, episodes: planEpisodes },
+    { kind: 'best', rows: bestPlanRows('to be found'), episodes: options.episodes },
+    { kind: 'ablation', rows: ablationRows, episodes: ablationEpisodes },
+  ] as const;
+  const total = stages.reduce((sum, s) => sum + s.rows.length * s.episodes, 0);
+  const played: Record<(typeof stages)[number]['kind'], MatchupResult[]> = { study: [], plan: [], best: [], ablation: [] };
   const records: EpisodeRecord[] = [];
   const fingerprints: Record<string, string> = {};
   let code: Manifest['code'] = { version: 'unknown' };
+  let best: string | undefined;
   mkdirSync(options.out, { recursive: true });
   let before = 0;
-  for (const { row, episodes } of rows) {
-    const out = join(options.out, 'runs', slug(row));
-    const offset = before;
-    before += episodes;
+  for (const stage of stages) {
+    const rows = stage.kind === 'best' ? bestPlanRows((best = bestPlan(played.plan))) : stage.rows;
+    for (const row of rows) {
+      played[stage.kind].push(await playRow(row, stage.episodes, before, STAGE_DIRS[stage.kind]));
+      before += stage.episodes;
+      // The report so far after every row: a long run shows its finished rows and names the rest.
+      const pending = stages.flatMap((s) => s.rows.slice(played[s.kind].length).map((r) => r.name));
+      if (pending.length) await writeReport(build(pending));
+    }
+  }
+  const reproduction = build([]);
+  await writeReport(reproduction);
+  return reproduction;
+
+  async function playRow(row: Row, episodes: number, offset: number, stageDir: string): Promise<MatchupResult> {
+    const out = join(options.out, 'runs', stageDir, slug(row));
     const result = await runTournament({
       settings: { teams: [row.first, row.second], episodes, seed: 1 },
       platform: options.platform,
@@ -172,7 +243,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     records.push(...result.records);
     const m = result.summary.matchups[0]!;
     const study = STUDY.matchups.find((s) => s.first === row.first && s.second === row.second);
-    results.push({
+    return {
       name: row.name,
       first: row.first,
       second: row.second,
@@ -188,18 +259,11 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       pDecisive: m.pDecisive,
       pTwoProportion: m.pTwoProportion,
       ...(study ? { study } : {}),
-    });
-    // The report so far after every row: a long run shows its finished rows and names the rest.
-    const pending = rows.slice(results.length).map((r) => r.row.name);
-    if (pending.length) await writeReport(build(pending));
+    };
   }
-  const reproduction = build([]);
-  await writeReport(reproduction);
-  return reproduction;
 
   function build(pending: readonly string[]): Reproduction {
     const studyRecords = records.filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
-    const isStudyRow = (m: MatchupResult) => m.study !== undefined;
     return {
       format: 'hillmind-reproduction',
       version: 1,
@@ -210,8 +274,9 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
       episodesPerMatchup: options.episodes,
       episodesPerAblation: options.ablations ? ablationEpisodes : 0,
-      matchups: results.filter(isStudyRow),
-      ablations: results.filter((m) => !isStudyRow(m)),
+      matchups: played.study,
+      plans: { episodesPerPlan: planEpisodes, rows: played.plan, ...(best ? { best } : {}), againstBest: played.best },
+      ablations: played.ablation,
       agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
       ...(pending.length ? { pending } : {}),
     };
@@ -305,10 +370,11 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     'Data: [agents.csv](agents.csv), [sides.csv](sides.csv) (how each side of every row played), [skills.csv](skills.csv) (the plot\'s, with its Vega-Lite spec [skills.vl.json](skills.vl.json)).',
     '',
+    ...plansSection(r.plans),
     ...(r.ablations.length
       ? ['## Ablations the study lacked', '', table(['row', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study', 'beside the study'], matchupRows(r.ablations)), '']
       : []),
-    ...sidesSection([...r.matchups, ...r.ablations]),
+    ...sidesSection(allRows(r)),
     '## The run',
     '',
     `- Language model: ${llm.ok ? `${llm.model} (${llm.provider})` : `none (${llm.reason ?? 'not configured'})`}${llm.settings ? `; settings ${JSON.stringify(llm.settings)}` : ''}.`,
@@ -319,9 +385,58 @@ export function reproductionMarkdown(r: Reproduction): string {
   ].join('\n')}`;
 }
 
+/** Every row the report holds, in its order: the study's, the plans', those against the best plan, the ablations. */
+function allRows(r: Reproduction): MatchupResult[] {
+  return [...r.matchups, ...r.plans.rows, ...r.plans.againstBest, ...r.ablations];
+}
+
+/** What kind of row it is in rows.csv. */
+function rowKind(r: Reproduction, m: MatchupResult): string {
+  if (r.matchups.includes(m)) return 'study';
+  if (r.plans.rows.includes(m)) return 'plan';
+  return r.plans.againstBest.includes(m) ? 'best plan' : 'ablation';
+}
+
+/**
+ * The best constant plan: every plan against the tree (the plan's points: a win 1, a draw
+ * 1/2), then the tree and llm against the best, each with its share of the decisive games
+ * beside the target a strategist should reach against no strategy.
+ */
+function plansSection(plans: Reproduction['plans']): string[] {
+  if (!plans.rows.length) return [];
+  const points = (m: MatchupResult) => (m.episodes ? (m.secondWins + m.draws / 2) / m.episodes : Number.NaN);
+  const ranked = [...plans.rows].sort((a, b) => points(b) - points(a));
+  const share = (m: MatchupResult) => {
+    const d = decisiveShare(m);
+    return d ? ci(d) : '-';
+  };
+  return [
+    '## The best constant plan',
+    '',
+    `A constant plan gives each agent one skill for the whole game (the \`fixed\` team): a baseline without a strategist, which the study lacked. Each of the ${CONSTANT_PLANS.length} plans played the tree over ${plans.episodesPerPlan} episodes; the best is the one with the most points against it (a win 1, a draw 1/2). A strategist should beat no strategy: llm's target is at least ${pct(BEST_PLAN_TARGET)} of the decisive games against the best plan, with the tree's own figure beside it.`,
+    '',
+    table(
+      ['plan', 'episodes', 'tree wins', 'plan wins', 'draws', "plan's points"],
+      ranked.map((m) => [m.second.replace('fixed:skills=', ''), String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), pct(points(m))]),
+    ),
+    '',
+    ...(plans.againstBest.length
+      ? [
+          `Against the best plan, \`${plans.best}\`:`,
+          '',
+          table(
+            ['row', 'episodes', 'first wins', 'plan wins', 'draws', "first's share of decisive games", 'target'],
+            plans.againstBest.map((m) => [m.name, String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), share(m), m.first === 'llm' ? `at least ${pct(BEST_PLAN_TARGET)}` : '-']),
+          ),
+          '',
+        ]
+      : []),
+  ];
+}
+
 /** The report's tables as data (full precision): every row, the per-agent figures, each row's two sides. */
 export function reproductionTables(r: Reproduction): Map<string, string> {
-  const rows = [...r.matchups, ...r.ablations];
+  const rows = allRows(r);
   const skillColumns = SKILL_IDS.map((k) => `share_${k}`);
   const teamFigures = (t: TeamSummary) => [t.agentEpisodes, t.kills, t.deaths, t.kd, t.shotsPerEpisode, t.accuracy, t.pickupsPerEpisode, ...SKILL_IDS.map((k) => t.skillShare[k] ?? null), t.transitionEntropyBits];
   const teamColumns = ['agent_episodes', 'kills', 'deaths', 'kd', 'shots_per_episode', 'accuracy', 'pickups_per_episode', ...skillColumns, 'transition_entropy_bits'];
@@ -330,7 +445,7 @@ export function reproductionTables(r: Reproduction): Map<string, string> {
       'rows.csv',
       toCsv(
         ['row', 'kind', 'first', 'second', 'episodes', 'first_wins', 'second_wins', 'draws', 'first_win_rate', 'first_win_lower', 'first_win_upper', 'second_win_rate', 'second_win_lower', 'second_win_upper', 'draw_rate', 'draw_lower', 'draw_upper', 'p_decisive', 'p_two_proportion', 'study_first_wins', 'study_second_wins', 'study_draws', 'study_p', 'beside_the_study'],
-        rows.map((m) => [m.name, m.study ? 'study' : 'ablation', m.first, m.second, m.episodes, m.firstWins, m.secondWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pDecisive, m.pTwoProportion, m.study?.firstWins, m.study?.secondWins, m.study?.draws, m.study?.p, agreement(m)]),
+        rows.map((m) => [m.name, rowKind(r, m), m.first, m.second, m.episodes, m.firstWins, m.secondWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pDecisive, m.pTwoProportion, m.study?.firstWins, m.study?.secondWins, m.study?.draws, m.study?.p, agreement(m)]),
       ),
     ],
     [

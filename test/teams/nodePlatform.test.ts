@@ -123,7 +123,7 @@ describe("the platform's close()", () => {
     });
     const platform = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'first' }), createClient }) });
     await platform.llm.connect();
-    await platform.llm.withModel!('second').connect();
+    await platform.llm.withModel!({ model: 'second' }).connect();
     await platform.close();
     expect(closed.sort()).toEqual(['first', 'second']);
   });

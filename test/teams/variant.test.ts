@@ -138,3 +138,45 @@ describe('llm:model=', () => {
     await expect(createTeam('llm:model=other', { ...ctx, platform: fixed })).rejects.toThrow(/model=other: this language model cannot be switched here/);
   });
 });
+
+describe('llm:adapter=none', () => {
+  it('runs the local model without its adapter, asked in the default format; a server refuses it by name', async () => {
+    const { nodeLlmAccess } = await import('../../src/llm/node');
+    const { parseLlmSpec } = await import('../../src/llm');
+    const { createPlatform, createTeam, teamAvailability: available } = await import('../../src/teams');
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'hillmind-adapter-'));
+    const gguf = join(dir, 'model.gguf');
+    const adapter = join(dir, 'adapter.gguf');
+    writeFileSync(gguf, 'not a model');
+    writeFileSync(adapter, 'not an adapter');
+    const opened: { adapter: string | null; format: string }[] = [];
+    try {
+      const access = nodeLlmAccess({
+        spec: parseLlmSpec({ HILLMIND_LLM_GGUF: gguf, LLM_ADAPTER: adapter, LLM_SKILLS: 'scripted' }),
+        openLocal: async (settings) => {
+          opened.push({ adapter: settings.adapter, format: settings.format });
+          return new RuleChatClient(settings.model);
+        },
+      });
+      const platform = createPlatform({ llm: access });
+      const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
+      await createTeam('llm', ctx);
+      await createTeam('llm:adapter=none', ctx);
+      expect(opened).toEqual([
+        { adapter, format: 'compact' },
+        { adapter: null, format: 'compact' },
+      ]);
+      await platform.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const server = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_SKILLS: 'scripted' }) }) });
+    const probe = await available('llm:adapter=none', server);
+    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=none names the local model without its LoRA adapter/);
+    expect(() => resolveTeam('llm:adapter=yes')).toThrow(/adapter: must be none/);
+  });
+});
+

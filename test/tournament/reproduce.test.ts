@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ABLATION_ROWS, type MatchupResult, STUDY, agreement, reproduce } from '../../src/tournament/reproduce';
+import { ABLATION_ROWS, type MatchupResult, STUDY, agreement, bestPlan, decisiveShare, reproduce } from '../../src/tournament/reproduce';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
 import { createOpenAiClient, nodeLlmAccess } from '../../src/llm/node';
@@ -46,6 +46,7 @@ describe('npm run reproduce', () => {
       platform,
       workers: 1,
       ablations: true,
+      plans: ['fixed:skills=secure+secure', 'fixed:skills=navigate+retreat'],
       command: 'npm run reproduce -- --episodes 2',
       commit: 'abc123',
       llm: { ok: true as const, model: 'fake-gemma', provider: 'test', settings: { format: 'compact' } as never },
@@ -59,7 +60,15 @@ describe('npm run reproduce', () => {
       },
     });
     expect(interim!.matchups.map((m) => m.name)).toEqual(['bt vs llm']);
-    expect(interim!.pending).toEqual(['bt vs flat', 'llm vs flat', ...ABLATION_ROWS.map((r) => r.name)]);
+    expect(interim!.pending).toEqual([
+      'bt vs flat',
+      'llm vs flat',
+      'bt vs fixed:skills=secure+secure',
+      'bt vs fixed:skills=navigate+retreat',
+      'bt vs the best constant plan (to be found)',
+      'llm vs the best constant plan (to be found)',
+      ...ABLATION_ROWS.map((r) => r.name),
+    ]);
     expect(first.pending).toBeUndefined();
     expect(first.matchups.map((m) => [m.first, m.second])).toEqual(STUDY.matchups.map((m) => [m.first, m.second]));
     expect(first.ablations.map((m) => m.name)).toEqual(ABLATION_ROWS.map((r) => r.name));
@@ -67,6 +76,17 @@ describe('npm run reproduce', () => {
       expect(m.episodes).toBe(2);
       expect(m.firstWins + m.secondWins + m.draws).toBe(2);
     }
+    // Each plan played the tree; the best then played the tree and llm over the study's episodes.
+    expect(first.plans.rows.map((m) => [m.first, m.second, m.episodes])).toEqual([
+      ['bt', 'fixed:skills=secure+secure', 1],
+      ['bt', 'fixed:skills=navigate+retreat', 1],
+    ]);
+    expect(first.plans.best).toBe(bestPlan(first.plans.rows));
+    expect(first.plans.againstBest.map((m) => [m.first, m.second, m.episodes])).toEqual([
+      ['bt', first.plans.best, 2],
+      ['llm', first.plans.best, 2],
+    ]);
+    // A server's model has no adapter to take away: no untuned row.
     for (const m of first.ablations) {
       expect(m.episodes).toBe(1);
       expect(m.firstWins + m.secondWins + m.draws).toBe(1);
@@ -79,7 +99,7 @@ describe('npm run reproduce', () => {
     expect(opened).toBe(1);
     // Each row's sides, first team then second; the llm side's decisions are the calls the
     // model heard, less one reachability probe per llm row (the cache is off).
-    const rows = [...first.matchups, ...first.ablations];
+    const rows = [...first.matchups, ...first.plans.rows, ...first.plans.againstBest, ...first.ablations];
     expect(rows.map((m) => m.sides!.map((t) => t.team))).toEqual(rows.map((m) => [m.first, m.second]));
     expect(first.matchups[0]!.sides![0]!.llm).toEqual({ requests: 0, cacheHits: 0, failed: 0 });
     const llmSideRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
@@ -94,6 +114,9 @@ describe('npm run reproduce', () => {
     expect(md).toContain('| bt vs llm | 2 |');
     expect(md).toContain('51.5% / 46.4% / 2.1% (p=0.103)');
     expect(md).toContain('## Ablations the study lacked');
+    expect(md).toContain('## The best constant plan');
+    expect(md).toContain(`Against the best plan, \`${first.plans.best}\``);
+    expect(md).toMatch(/\| llm vs the best constant plan \(fixed:skills=[a-z+]+\) \| 2 \| .* \| at least 55\.0% \|/);
     expect(md).toContain('2 episodes per matchup and 1 per ablation');
     const matchupsSvg = readFileSync(join(out, 'matchups.svg'), 'utf8');
     expect(matchupsSvg).toMatch(/^<svg/);
@@ -110,9 +133,10 @@ describe('npm run reproduce', () => {
     expect(skills.match(/,the study,/g)).toHaveLength(4);
     expect(readFileSync(join(out, 'skills.svg'), 'utf8')).toContain('share of skill time');
     // Every table as data: the rows (study and ablations), the agents, each row's sides.
-    expect(readFileSync(join(out, 'rows.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 3 + ABLATION_ROWS.length);
+    expect(readFileSync(join(out, 'rows.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + rows.length);
+    expect(readFileSync(join(out, 'rows.csv'), 'utf8')).toContain(`bt vs fixed:skills=secure+secure,plan,bt,fixed:skills=secure+secure,1,`);
     expect(readFileSync(join(out, 'agents.csv'), 'utf8')).toMatch(/\r\nbt,8,/);
-    expect(readFileSync(join(out, 'sides.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 2 * (3 + ABLATION_ROWS.length));
+    expect(readFileSync(join(out, 'sides.csv'), 'utf8').trim().split('\r\n')).toHaveLength(1 + 2 * rows.length);
     expect(md).toContain('![skill use beside the study](skills.svg)');
     expect(md).toContain('(commit abc123)');
     expect(md).toContain('## How each side played');
@@ -122,12 +146,12 @@ describe('npm run reproduce', () => {
     // row's one reachability probe), the figures are the same.
     const calls = fake.calls.length;
     const again = await reproduce(options);
-    const llmRows = [...first.matchups, ...first.ablations].filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
+    const llmRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     expect(fake.calls.length - calls).toBe(llmRows);
     expect(again.matchups).toEqual(first.matchups);
     expect(opened).toBe(1);
     await platform.close();
-    // Nine small tournaments, each starting its worker thread: 46 to 58 s on a shared 2-core machine.
+    // Thirteen small tournaments, each starting its worker thread.
   }, 180_000);
 });
 
@@ -154,5 +178,24 @@ describe('agreement with the study', () => {
     expect(agreement(result(0.55, 0.1, 0.35, 0.05))).toBe("same winner; the study's first wins 72.2% above ours, second wins 16.8% above ours, draws 11.0% below ours");
     expect(agreement(result(0.2, 0.7, 0.1, 0.05))).toBe("differs; the study's first wins 72.2% above ours, second wins 16.8% below ours");
     expect(agreement({ ...result(0.7, 0.18, 0.12, 0.05), study: undefined })).toBe('-');
+  });
+});
+
+describe('the best constant plan', () => {
+  const row = (second: string, firstWins: number, secondWins: number, draws: number) => ({ name: `bt vs ${second}`, first: 'bt', second, firstWins, secondWins, draws });
+  it('is the plan with the most points against the tree (a draw half a win), then the most wins, then the earlier', () => {
+    const plans = [row('fixed:skills=a+a', 50, 20, 30), row('fixed:skills=b+b', 40, 25, 35), row('fixed:skills=c+c', 45, 30, 25), row('fixed:skills=d+d', 40, 30, 30)] as MatchupResult[];
+    // Points: a 35, b 42.5, c 42.5 (more wins than b), d 45.
+    expect(bestPlan(plans)).toBe('fixed:skills=d+d');
+    expect(bestPlan(plans.slice(0, 3))).toBe('fixed:skills=c+c');
+    expect(bestPlan([plans[1]!, { ...plans[1]!, second: 'fixed:skills=e+e' }])).toBe('fixed:skills=b+b');
+  });
+
+  it("gives the first team's share of the decisive games with its Wilson interval, none without decisive games", () => {
+    const share = decisiveShare({ firstWins: 55, secondWins: 45 })!;
+    expect(share.estimate).toBeCloseTo(0.55);
+    expect(share.lower).toBeLessThan(0.55);
+    expect(share.upper).toBeGreaterThan(0.55);
+    expect(decisiveShare({ firstWins: 0, secondWins: 0 })).toBeNull();
   });
 });
