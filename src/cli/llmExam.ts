@@ -84,7 +84,9 @@ runCli(async () => {
   mkdirSync(out, { recursive: true });
 
   const reports = await withPlatform(commandPlatformSpec(), async (platform) => {
-    const access = values.model ? (platform.llm.withModel?.({ model: values.model }) ?? platform.llm) : platform.llm;
+    // Asked in another format than the model's own, a local model runs without the adapter taught that one.
+    const choice = { ...(values.model ? { model: values.model } : {}), ...(values.format ? { format: values.format as AnswerFormat } : {}) };
+    const access = Object.keys(choice).length ? (platform.llm.withModel?.(choice) ?? platform.llm) : platform.llm;
     const connection = await access.connect();
     const asked = (values.format as AnswerFormat | undefined) ?? connection.settings.format;
     const taken: ExamReport[] = [];

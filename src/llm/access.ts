@@ -66,6 +66,11 @@ export interface ModelChoice {
   readonly model?: string;
   /** 'none': the local model alone, without its LoRA adapter (the untuned model). */
   readonly adapter?: 'none';
+  /**
+   * The answer format it is asked in: a local model's shipped adapter runs only in the format
+   * it was taught (asked another, the model runs alone, as LLM_FORMAT would have it).
+   */
+  readonly format?: AnswerFormat;
 }
 
 export interface LlmAccess {

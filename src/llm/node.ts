@@ -29,6 +29,7 @@ import {
   publicBaseUrl,
   strategistSettings,
   withEngine,
+  withLlmFlags,
 } from './settings';
 
 export { OpenAiChatClient } from './openaiClient';
@@ -121,16 +122,22 @@ export interface NodeLlmOptions {
  * serves the default model); closing it closes them all.
  */
 export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
-  const access = nodeLlmAccessOnce(options, llmSettingsOf(options.spec));
+  const defaults = llmSettingsOf(options.spec);
+  const access = nodeLlmAccessOnce(options, defaults);
   const others = new Map<string, LlmAccess>();
-  return {
+  const ours: LlmAccess = {
     ...access,
     withModel(choice) {
-      const key = `${choice.model ?? ''}|${choice.adapter ?? ''}`;
+      // A server's model is the same whatever format the strategist asks in (a variant sets that).
+      if (options.spec.server && !choice.model && !choice.adapter) return ours;
+      const settings = chosenSettings(options.spec, choice);
+      // A choice that changes nothing (a format the model is already asked in) is this access.
+      const key = JSON.stringify(settings);
+      if (key === JSON.stringify(defaults)) return ours;
       let other = others.get(key);
       if (!other) {
         const { engineChannel: _channel, ...rest } = options;
-        others.set(key, (other = nodeLlmAccessOnce(rest, chosenSettings(options.spec, choice))));
+        others.set(key, (other = nodeLlmAccessOnce(rest, settings)));
       }
       return other;
     },
@@ -140,15 +147,21 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
       await Promise.all(all.map((a) => a.close()));
     },
   };
+  return ours;
 }
 
-/** The settings of a chosen model: adapter=none runs the local model alone (a server's model has no adapter here). */
+/**
+ * The settings of a chosen model: asked in its format (a local model's shipped adapter runs
+ * only in the format it was taught); adapter=none runs the local model alone (a server's
+ * model has no adapter here).
+ */
 function chosenSettings(spec: LlmSpec, choice: ModelChoice): SettingsResult {
-  if (choice.adapter !== 'none') return llmSettingsOf(spec, choice.model);
+  const asked = choice.format ? withLlmFlags(spec, { format: choice.format }) : spec;
+  if (choice.adapter !== 'none') return llmSettingsOf(asked, choice.model);
   if (spec.server) {
     return { ok: false, configured: true, error: "adapter=none names the local model without its LoRA adapter; a server's model has no adapter here", help: LLM_SETUP_HELP };
   }
-  return llmSettingsOf(withEngine(spec, { adapter: null }), choice.model);
+  return llmSettingsOf(withEngine(asked, { adapter: null }), choice.model);
 }
 
 function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): LlmAccess {

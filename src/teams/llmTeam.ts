@@ -103,10 +103,14 @@ export function llmStrategistOf(controller: TeamController): LlmStrategist | nul
 
 /** The platform's way to the model the variant names (its own model when it names none). */
 function accessFor(platform: Platform, variant: LlmVariant): LlmAccess {
-  if (!variant.model && !variant.adapter) return platform.llm;
-  const named = [variant.model && `model=${variant.model}`, variant.adapter && `adapter=${variant.adapter}`].filter(Boolean).join(':');
+  const { model, adapter, format } = variant;
+  if (!model && !adapter) {
+    // Only a local model's adapter cares about the format; where the model cannot be switched the variant asks it as it is.
+    return format && platform.llm.withModel ? platform.llm.withModel({ format }) : platform.llm;
+  }
+  const named = [model && `model=${model}`, adapter && `adapter=${adapter}`].filter(Boolean).join(':');
   if (!platform.llm.withModel) throw new TeamUnavailable('llm', `${named}: this language model cannot be switched here (the page plays the server's model)`);
-  return platform.llm.withModel({ ...(variant.model ? { model: variant.model } : {}), ...(variant.adapter ? { adapter: variant.adapter } : {}) });
+  return platform.llm.withModel({ ...(model ? { model } : {}), ...(adapter ? { adapter } : {}), ...(format ? { format } : {}) });
 }
 
 async function connect(ctx: TeamContext, variant: LlmVariant): Promise<LlmConnection> {

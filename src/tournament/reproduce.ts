@@ -53,7 +53,7 @@ export const ABLATION_ROWS: readonly Row[] = [
   { name: 'random skill choice (vs flat)', first: 'random', second: 'flat' },
   { name: 'the tree over scripted skills (vs flat)', first: 'bt-scripted', second: 'flat' },
   { name: 'event-triggered vs fixed-rate decisions', first: 'llm', second: 'llm:events=none' },
-  { name: 'compact vs json answers', first: 'llm', second: 'llm:format=json' },
+  { name: 'default vs json answers', first: 'llm', second: 'llm:format=json' },
   { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
   { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
 ];

@@ -3,9 +3,9 @@
  * team against opponents, sides swapped every other game (train/evaluate.ts planGames), in
  * this process. The round keeps each game's replay; the card keeps the counts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Match, runMatch } from '../match';
+import { type Match, parseReplay, runMatch } from '../match';
 import { type Platform, llmStrategistOf } from '../teams';
 import { type WinningSide, countWins, planGames, summarizeWinRate } from '../train/evaluate';
 import type { GameRow } from '../llm/adapterCard';
@@ -28,12 +28,17 @@ export async function playSeries(platform: Platform, team: string, opponents: re
     const games = planGames(team, opponent, options.games, options.seed);
     const winners: WinningSide[] = [];
     for (const game of games) {
-      const match = await runMatch({ blue: game.blue, red: game.red, seed: game.seed }, { platform, record: options.replays !== undefined });
-      winners.push(match.summary().winner);
-      if (options.replays) {
-        const file = join(options.replays, `game-${opponent.replace(/[^A-Za-z0-9._-]+/g, '_')}-${String(game.index).padStart(4, '0')}.json`);
-        writeFileSync(file, JSON.stringify(match.replay()));
-        writeFileSync(askedPathOf(file), JSON.stringify(askedOf(match)));
+      const file = options.replays && join(options.replays, `game-${opponent.replace(/[^A-Za-z0-9._-]+/g, '_')}-${String(game.index).padStart(4, '0')}.json`);
+      const kept = file ? keptWinner(file, game) : null;
+      if (kept) winners.push(kept);
+      else {
+        const match = await runMatch({ blue: game.blue, red: game.red, seed: game.seed }, { platform, record: file !== undefined });
+        winners.push(match.summary().winner);
+        if (file) {
+          // The answers first: a replay on disk means its game is whole (a stopped round resumes after it).
+          writeFileSync(askedPathOf(file), JSON.stringify(askedOf(match)));
+          writeFileSync(file, JSON.stringify(match.replay()));
+        }
       }
       options.onGame?.(++done, options.games * opponents.length);
     }
@@ -49,6 +54,21 @@ export async function playSeries(platform: Platform, team: string, opponents: re
     });
   }
   return rows;
+}
+
+/**
+ * The winner of a game a stopped round already played: its replay, if it is on disk with
+ * its answers, is for this game (teams and seed) and finished; else null, and it is played.
+ */
+function keptWinner(file: string, game: { readonly blue: string; readonly red: string; readonly seed: number }): WinningSide | null {
+  if (!existsSync(file) || !existsSync(askedPathOf(file))) return null;
+  try {
+    const replay = parseReplay(readFileSync(file, 'utf8'), file);
+    const same = replay.seed === game.seed && replay.teams.blue === game.blue && replay.teams.red === game.red;
+    return same && replay.outcome !== 'unfinished' ? replay.outcome : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Every answer the match's language-model strategists gave, changed skills or not. */

@@ -4,6 +4,7 @@ import { parseReplay, runMatch, verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { PERSONAS, STUDY_TREE, formatTeamSpec, llmStrategistOf, parseTeamSpec, resolveTeam, teamAvailability, teamName, treeParameters } from '../../src/teams';
 import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
+import { describeWithLocalModel } from '../helpers/localModel';
 
 describe('team variants', () => {
   it('parse id:key=value pairs and name themselves canonically (keys in alphabetical order)', () => {
@@ -177,6 +178,34 @@ describe('llm:adapter=none', () => {
     const probe = await available('llm:adapter=none', server);
     expect(probe.ok ? '' : probe.reason).toMatch(/adapter=none names the local model without its LoRA adapter/);
     expect(() => resolveTeam('llm:adapter=yes')).toThrow(/adapter: must be none/);
+  });
+});
+
+describeWithLocalModel('llm:format= on the local model')('llm:format= on the local model', () => {
+  it("asks the model alone in a format its shipped adapter was not taught, and shares the model's own access otherwise", async () => {
+    const { nodeLlmAccess } = await import('../../src/llm/node');
+    const { parseLlmSpec } = await import('../../src/llm');
+    const { createPlatform, createTeam } = await import('../../src/teams');
+    const opened: { adapter: string | null; format: string }[] = [];
+    const access = nodeLlmAccess({
+      spec: parseLlmSpec({ LLM_SKILLS: 'scripted' }),
+      openLocal: async (settings) => {
+        opened.push({ adapter: settings.adapter, format: settings.format });
+        return new RuleChatClient(settings.model);
+      },
+    });
+    const platform = createPlatform({ llm: access });
+    const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
+    await createTeam('llm', ctx);
+    await createTeam('llm:format=terse', ctx);
+    await createTeam('llm:format=json', ctx);
+    // The shipped adapter answers terse, the format it was taught; json is the model's alone.
+    expect(opened).toEqual([
+      { adapter: expect.stringMatching(/strategist-gemma3-270m\.gguf$/), format: 'terse' },
+      { adapter: null, format: 'json' },
+    ]);
+    expect(access.withModel!({ format: 'terse' })).toBe(access);
+    await platform.close();
   });
 });
 
