@@ -140,6 +140,22 @@ describe('llm:model=', () => {
   });
 });
 
+/** A platform on the local engine's settings from `env`, whose engine is a rule client recording what each load was asked. */
+async function recordingPlatform(env: Record<string, string>) {
+  const { nodeLlmAccess } = await import('../../src/llm/node');
+  const { parseLlmSpec } = await import('../../src/llm');
+  const { createPlatform } = await import('../../src/teams');
+  const opened: { adapter: string | null; format: string }[] = [];
+  const access = nodeLlmAccess({
+    spec: parseLlmSpec(env),
+    openLocal: async (settings) => {
+      opened.push({ adapter: settings.adapter, format: settings.format });
+      return new RuleChatClient(settings.model);
+    },
+  });
+  return { platform: createPlatform({ llm: access }), opened };
+}
+
 describe('llm:adapter=none', () => {
   it('runs the local model without its adapter, asked in the default format; a server refuses it by name', async () => {
     const { nodeLlmAccess } = await import('../../src/llm/node');
@@ -153,16 +169,8 @@ describe('llm:adapter=none', () => {
     const adapter = join(dir, 'adapter.gguf');
     writeFileSync(gguf, 'not a model');
     writeFileSync(adapter, 'not an adapter');
-    const opened: { adapter: string | null; format: string }[] = [];
     try {
-      const access = nodeLlmAccess({
-        spec: parseLlmSpec({ HILLMIND_LLM_GGUF: gguf, LLM_ADAPTER: adapter, LLM_SKILLS: 'scripted' }),
-        openLocal: async (settings) => {
-          opened.push({ adapter: settings.adapter, format: settings.format });
-          return new RuleChatClient(settings.model);
-        },
-      });
-      const platform = createPlatform({ llm: access });
+      const { platform, opened } = await recordingPlatform({ HILLMIND_LLM_GGUF: gguf, LLM_ADAPTER: adapter, LLM_SKILLS: 'scripted' });
       const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
       await createTeam('llm', ctx);
       await createTeam('llm:adapter=none', ctx);
@@ -183,18 +191,9 @@ describe('llm:adapter=none', () => {
 
 describeWithLocalModel('llm:format= on the local model')('llm:format= on the local model', () => {
   it("asks the model alone in a format its shipped adapter was not taught, and shares the model's own access otherwise", async () => {
-    const { nodeLlmAccess } = await import('../../src/llm/node');
-    const { parseLlmSpec } = await import('../../src/llm');
-    const { createPlatform, createTeam } = await import('../../src/teams');
-    const opened: { adapter: string | null; format: string }[] = [];
-    const access = nodeLlmAccess({
-      spec: parseLlmSpec({ LLM_SKILLS: 'scripted' }),
-      openLocal: async (settings) => {
-        opened.push({ adapter: settings.adapter, format: settings.format });
-        return new RuleChatClient(settings.model);
-      },
-    });
-    const platform = createPlatform({ llm: access });
+    const { createTeam } = await import('../../src/teams');
+    const { platform, opened } = await recordingPlatform({ LLM_SKILLS: 'scripted' });
+    const access = platform.llm;
     const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
     await createTeam('llm', ctx);
     await createTeam('llm:format=terse', ctx);
