@@ -203,6 +203,15 @@ runCli(async () => {
       ...spec,
       llm: withEngine(withLlmFlags(spec.llm, { temperature: playTemperature, format }), { adapter: imitation.adapter, compact: 'sample', sequences: 1, threads: 1 }),
     };
+    // A stopped round resumes after its last whole game, but only the same round: the games
+    // of another adapter or temperature must not be mixed into this one's lessons.
+    const round = { adapter: await sha256File(imitation.adapter), temperature: playTemperature, format, games: playGames, seed: PLAY_SEED };
+    const roundFile = join(replays, 'round.json');
+    if (existsSync(roundFile) && readFileSync(roundFile, 'utf8') !== JSON.stringify(round)) {
+      throw new UsageError(`${replays} holds the games of another round (${readFileSync(roundFile, 'utf8')}); this one is ${JSON.stringify(round)}: delete the folder to play it`);
+    }
+    mkdirSync(replays, { recursive: true });
+    writeFileSync(roundFile, JSON.stringify(round));
     if (!existsSync(join(replays, 'done'))) {
       const bar = new ProgressBar(playGames * PLAY_OPPONENTS.length, 'games');
       await withPlatform(playing, (platform) => playSeries(platform, 'llm', PLAY_OPPONENTS, { games: playGames, seed: PLAY_SEED, replays, onGame: (d, t) => bar.update(d, `${d} of ${t} games`) }));

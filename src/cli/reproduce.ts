@@ -9,8 +9,8 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { llmSettingsOf } from '../llm';
-import { reproduce } from '../tournament/reproduce';
+import { llmSettingsOf, runsAdapter } from '../llm';
+import { allRows, reproduce } from '../tournament/reproduce';
 import { tournamentSpec } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, llmFlagsOf, withPlatform } from './platform';
@@ -27,7 +27,7 @@ const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N
   --llm-concurrency llm episodes in flight at once (default 8)
   --llm-timing      when an answer applies (default lockstep: the study's, as if the model answered at once)
   --llm-cache       the decision cache (default use)
-  --no-ablations    only the study's three matchups
+  --no-ablations    no ablations: the study's three matchups and the constant plans only
   -h, --help        this text`;
 
 /** The checkout's commit, with "+changes" where the working tree differs from it; undefined outside git. */
@@ -77,8 +77,7 @@ runCli(async () => {
   // One platform for every row: one local engine, loaded once and freed at the end.
   const spec = tournamentSpec(commandPlatformSpec({ ...flags, ...lockstepTimeout }), llmConcurrency, availableParallelism());
   const commit = sourceCommit();
-  const model = llmSettingsOf(spec.llm);
-  const tuned = model.ok && model.settings.source === 'local' && model.settings.adapter !== null;
+  const tuned = runsAdapter(llmSettingsOf(spec.llm));
   let bar: ProgressBar | null = null;
   const result = await withPlatform(spec, async (platform) =>
     reproduce({
@@ -101,7 +100,7 @@ runCli(async () => {
       },
     }),
   );
-  const rows = [...result.matchups, ...result.plans.rows, ...result.plans.againstBest, ...result.ablations];
+  const rows = allRows(result);
   (bar as ProgressBar | null)?.done(`${rows.length} matchups`);
   for (const m of rows) {
     const share = (n: number) => `${((100 * n) / Math.max(1, m.episodes)).toFixed(1)}%`;

@@ -60,7 +60,7 @@ export interface LlmConnection {
   readonly secrets?: readonly string[];
 }
 
-/** A model other than the configured one, as an llm variant names it. */
+/** What an llm variant asks of the model: another model, the local model without its adapter, or another answer format. */
 export interface ModelChoice {
   /** A pulled local model's id, or a server's model name; default the configured model. */
   readonly model?: string;
@@ -79,9 +79,11 @@ export interface LlmAccess {
   /** The shared connection; rejects with an LlmUnavailable when no model is configured. */
   connect(): Promise<LlmConnection>;
   /**
-   * The same way to a model, for another model (`llm:model=smollm2-135m`) or the local model
-   * without its adapter (`llm:adapter=none`). Absent where the model cannot be chosen (the
-   * page's proxy serves the server's model only).
+   * The same way to the model a variant asks for: another model (`llm:model=smollm2-135m`),
+   * the local model without its adapter (`llm:adapter=none`), or the model that answers a
+   * format (`llm:format=json`: the local model alone where its adapter was taught another).
+   * This access itself where the choice opens the same model. Absent where the model cannot
+   * be chosen (the page's proxy serves the server's model only).
    */
   withModel?(choice: ModelChoice): LlmAccess;
   /**

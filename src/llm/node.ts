@@ -128,12 +128,11 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
   const ours: LlmAccess = {
     ...access,
     withModel(choice) {
-      // A server's model is the same whatever format the strategist asks in (a variant sets that).
-      if (options.spec.server && !choice.model && !choice.adapter) return ours;
       const settings = chosenSettings(options.spec, choice);
-      // A choice that changes nothing (a format the model is already asked in) is this access.
-      const key = JSON.stringify(settings);
-      if (key === JSON.stringify(defaults)) return ours;
+      // A choice that opens the same model (a format that keeps the adapter, or any format
+      // of a server's model or of a model alone) is this access: the variant sets its format.
+      const key = modelKey(settings);
+      if (key === modelKey(defaults)) return ours;
       let other = others.get(key);
       if (!other) {
         const { engineChannel: _channel, ...rest } = options;
@@ -148,6 +147,11 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
     },
   };
   return ours;
+}
+
+/** What decides the model a connection opens: its settings but the answer format, which the strategist sets per request. */
+function modelKey(result: SettingsResult): string {
+  return JSON.stringify(result.ok ? { ...result.settings, format: null } : result);
 }
 
 /**

@@ -321,6 +321,11 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
   return { ok: true, settings: { ...spec.asking.value, format, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
 }
 
+/** Whether the settings run the local model with a LoRA adapter (the reproduction then plays it against the model alone). */
+export function runsAdapter(result: SettingsResult): boolean {
+  return result.ok && result.settings.source === 'local' && result.settings.adapter !== null;
+}
+
 /** The format a local model is asked in when LLM_FORMAT is unset: its shipped adapter's where that adapter runs, else the default. */
 function taughtFormat(local: LocalModelSpec | undefined, adapter: string | null): AnswerFormat {
   const shipped = local ? shippedAdapterPath(local) : null;

@@ -48,18 +48,25 @@ export interface Row {
 
 export const STUDY_ROWS: readonly Row[] = STUDY.matchups.map((m) => ({ name: `${m.first} vs ${m.second}`, first: m.first, second: m.second }));
 
-/** The ablations the study lacked, as rows of the same report. */
-export const ABLATION_ROWS: readonly Row[] = [
-  { name: 'random skill choice (vs flat)', first: 'random', second: 'flat' },
-  { name: 'the tree over scripted skills (vs flat)', first: 'bt-scripted', second: 'flat' },
-  { name: 'event-triggered vs fixed-rate decisions', first: 'llm', second: 'llm:events=none' },
-  { name: 'default vs json answers', first: 'llm', second: 'llm:format=json' },
-  { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
-  { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
-];
-
-/** The ablation that needs the local model with its adapter: what the teaching is worth. */
-export const TUNED_ROW: Row = { name: 'the tuned model vs the model alone', first: 'llm', second: 'llm:adapter=none' };
+/**
+ * The ablations the study lacked, as rows of the same report. `tuned`: the local model runs
+ * with its adapter, which was taught one format: the format row then compares compact with
+ * json on the model alone (so it measures the format, not the adapter), and a row plays the
+ * tuned model against the model alone (what the teaching is worth).
+ */
+export function ablationRows(tuned: boolean): Row[] {
+  return [
+    { name: 'random skill choice (vs flat)', first: 'random', second: 'flat' },
+    { name: 'the tree over scripted skills (vs flat)', first: 'bt-scripted', second: 'flat' },
+    { name: 'event-triggered vs fixed-rate decisions', first: 'llm', second: 'llm:events=none' },
+    tuned
+      ? { name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none', second: 'llm:adapter=none:format=json' }
+      : { name: 'default vs json answers', first: 'llm', second: 'llm:format=json' },
+    { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
+    { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
+    ...(tuned ? [{ name: 'the tuned model vs the model alone (each in its own format)', first: 'llm', second: 'llm:adapter=none' }] : []),
+  ];
+}
 
 /**
  * Every constant plan of two agents (the fixed team), one per unordered pair of skills: the
@@ -68,8 +75,9 @@ export const TUNED_ROW: Row = { name: 'the tuned model vs the model alone', firs
 export const CONSTANT_PLANS: readonly string[] = SKILL_IDS.flatMap((a, i) => SKILL_IDS.slice(i).map((b) => `fixed:skills=${a}+${b}`));
 
 /** Each plan against the tree, the plan second: how the best constant plan is found. */
-const planRows = (plans: readonly string[]): Row[] => plans.map((plan) => ({ name: `bt vs ${plan}`, first: 'bt', second: plan }));
-export const PLAN_ROWS: readonly Row[] = planRows(CONSTANT_PLANS);
+export function planRows(plans: readonly string[] = CONSTANT_PLANS): Row[] {
+  return plans.map((plan) => ({ name: `bt vs ${plan}`, first: 'bt', second: plan }));
+}
 
 /** The rows against the best plan, once it is known: a strategist should beat no strategy. */
 export function bestPlanRows(plan: string): Row[] {
@@ -80,12 +88,22 @@ export function bestPlanRows(plan: string): Row[] {
 export const BEST_PLAN_TARGET = 0.55;
 
 /**
- * The plan that does best against the tree: the most points (a win 1, a draw 1/2), then the
- * most wins; ties to the earlier plan in CONSTANT_PLANS.
+ * The tournament seed of the rows against the best plan: not the plans' (1), so the tree
+ * meets the best plan in games other than those that made it the best.
  */
-export function bestPlan(rows: readonly MatchupResult[]): string {
-  const points = (m: MatchupResult) => m.secondWins + m.draws / 2;
-  return rows.reduce((best, m) => (points(m) > points(best) || (points(m) === points(best) && m.secondWins > best.secondWins) ? m : best)).second;
+const BEST_PLAN_SEED = 2;
+
+/** A plan's points against the tree, per episode: a win 1, a draw 1/2. */
+export function planPoints(m: MatchupResult): number {
+  return m.episodes ? (m.secondWins + m.draws / 2) / m.episodes : Number.NaN;
+}
+
+/** Plans best first: the most points against the tree, then the most wins; else in their given order. */
+export function rankPlans(rows: readonly MatchupResult[]): MatchupResult[] {
+  return rows
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => planPoints(b.m) - planPoints(a.m) || b.m.bRate.estimate - a.m.bRate.estimate || a.i - b.i)
+    .map(({ m }) => m);
 }
 
 /** The first team's share of the decisive games, with its 95% Wilson interval (null without any). */
@@ -132,8 +150,12 @@ export interface LlmDecisions {
   readonly failed: number;
 }
 
+/** What a row is: one of the study's, a constant plan against the tree, against the best plan, an ablation. */
+export type RowKind = 'study' | 'plan' | 'best plan' | 'ablation';
+
 export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 'drawRate' | 'pDecisive' | 'pTwoProportion'> {
   readonly name: string;
+  readonly kind: RowKind;
   readonly first: string;
   readonly second: string;
   readonly episodes: number;
@@ -147,7 +169,8 @@ export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 
 
 export interface Reproduction {
   readonly format: 'hillmind-reproduction';
-  readonly version: 1;
+  /** 2: with the constant plans (plans) and each row's kind. */
+  readonly version: 2;
   readonly command: string;
   readonly date: string;
   readonly code: Manifest['code'] & { readonly commit?: string };
@@ -165,7 +188,7 @@ export interface Reproduction {
 }
 
 /** Where each stage's tournaments go under runs/: a plan plays the tree twice, once to be ranked and once as the best, apart. */
-const STAGE_DIRS = { study: '', plan: 'plans', best: 'best-plan', ablation: '' } as const;
+const STAGE_DIRS: Record<RowKind, string> = { study: '', plan: 'plans', 'best plan': 'best-plan', ablation: '' };
 
 const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
 
@@ -195,26 +218,24 @@ export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
   const ablationEpisodes = options.ablationEpisodes ?? options.episodes;
   const planEpisodes = options.planEpisodes ?? ablationEpisodes;
-  const ablationRows = options.ablations ? [...ABLATION_ROWS, ...(options.tuned ? [TUNED_ROW] : [])] : [];
-  // The best plan is known once the plans have played: its rows are named for the plan till then.
-  const stages = [
-    { kind: 'study', rows: STUDY_ROWS, episodes: options.episodes },
-    { kind: 'plan', rows: options.plans ? planRows(options.plans) : PLAN_ROWS, episodes: planEpisodes },
-    { kind: 'best', rows: bestPlanRows('to be found'), episodes: options.episodes },
-    { kind: 'ablation', rows: ablationRows, episodes: ablationEpisodes },
-  ] as const;
+  // The best plan is known once the plans have played: its rows are named for the plan then.
+  const stages: { readonly kind: RowKind; rows: readonly Row[]; readonly episodes: number; readonly seed: number }[] = [
+    { kind: 'study', rows: STUDY_ROWS, episodes: options.episodes, seed: 1 },
+    { kind: 'plan', rows: planRows(options.plans), episodes: planEpisodes, seed: 1 },
+    { kind: 'best plan', rows: bestPlanRows('to be found'), episodes: options.episodes, seed: BEST_PLAN_SEED },
+    { kind: 'ablation', rows: options.ablations ? ablationRows(options.tuned ?? false) : [], episodes: ablationEpisodes, seed: 1 },
+  ];
   const total = stages.reduce((sum, s) => sum + s.rows.length * s.episodes, 0);
-  const played: Record<(typeof stages)[number]['kind'], MatchupResult[]> = { study: [], plan: [], best: [], ablation: [] };
+  const played: Record<RowKind, MatchupResult[]> = { study: [], plan: [], 'best plan': [], ablation: [] };
   const records: EpisodeRecord[] = [];
   const fingerprints: Record<string, string> = {};
   let code: Manifest['code'] = { version: 'unknown' };
-  let best: string | undefined;
   mkdirSync(options.out, { recursive: true });
   let before = 0;
   for (const stage of stages) {
-    const rows = stage.kind === 'best' ? bestPlanRows((best = bestPlan(played.plan))) : stage.rows;
-    for (const row of rows) {
-      played[stage.kind].push(await playRow(row, stage.episodes, before, STAGE_DIRS[stage.kind]));
+    if (stage.kind === 'best plan') stage.rows = played.plan.length ? bestPlanRows(rankPlans(played.plan)[0]!.second) : [];
+    for (const row of stage.rows) {
+      played[stage.kind].push(await playRow(row, stage, before));
       before += stage.episodes;
       // The report so far after every row: a long run shows its finished rows and names the rest.
       const pending = stages.flatMap((s) => s.rows.slice(played[s.kind].length).map((r) => r.name));
@@ -225,10 +246,10 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
   await writeReport(reproduction);
   return reproduction;
 
-  async function playRow(row: Row, episodes: number, offset: number, stageDir: string): Promise<MatchupResult> {
-    const out = join(options.out, 'runs', stageDir, slug(row));
+  async function playRow(row: Row, stage: { readonly kind: RowKind; readonly episodes: number; readonly seed: number }, offset: number): Promise<MatchupResult> {
+    const out = join(options.out, 'runs', STAGE_DIRS[stage.kind], slug(row));
     const result = await runTournament({
-      settings: { teams: [row.first, row.second], episodes, seed: 1 },
+      settings: { teams: [row.first, row.second], episodes: stage.episodes, seed: stage.seed },
       platform: options.platform,
       out,
       workers: options.workers,
@@ -245,6 +266,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     const study = STUDY.matchups.find((s) => s.first === row.first && s.second === row.second);
     return {
       name: row.name,
+      kind: stage.kind,
       first: row.first,
       second: row.second,
       episodes: m.episodes,
@@ -266,7 +288,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     const studyRecords = records.filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
     return {
       format: 'hillmind-reproduction',
-      version: 1,
+      version: 2,
       command: options.command,
       date: new Date().toISOString(),
       code: { ...code, ...(options.commit ? { commit: options.commit } : {}) },
@@ -275,7 +297,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       episodesPerMatchup: options.episodes,
       episodesPerAblation: options.ablations ? ablationEpisodes : 0,
       matchups: played.study,
-      plans: { episodesPerPlan: planEpisodes, rows: played.plan, ...(best ? { best } : {}), againstBest: played.best },
+      plans: { episodesPerPlan: planEpisodes, rows: played.plan, ...(played['best plan'][0] ? { best: played['best plan'][0].second } : {}), againstBest: played['best plan'] },
       ablations: played.ablation,
       agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
       ...(pending.length ? { pending } : {}),
@@ -386,15 +408,8 @@ export function reproductionMarkdown(r: Reproduction): string {
 }
 
 /** Every row the report holds, in its order: the study's, the plans', those against the best plan, the ablations. */
-function allRows(r: Reproduction): MatchupResult[] {
+export function allRows(r: Reproduction): MatchupResult[] {
   return [...r.matchups, ...r.plans.rows, ...r.plans.againstBest, ...r.ablations];
-}
-
-/** What kind of row it is in rows.csv. */
-function rowKind(r: Reproduction, m: MatchupResult): string {
-  if (r.matchups.includes(m)) return 'study';
-  if (r.plans.rows.includes(m)) return 'plan';
-  return r.plans.againstBest.includes(m) ? 'best plan' : 'ablation';
 }
 
 /**
@@ -404,8 +419,7 @@ function rowKind(r: Reproduction, m: MatchupResult): string {
  */
 function plansSection(plans: Reproduction['plans']): string[] {
   if (!plans.rows.length) return [];
-  const points = (m: MatchupResult) => (m.episodes ? (m.secondWins + m.draws / 2) / m.episodes : Number.NaN);
-  const ranked = [...plans.rows].sort((a, b) => points(b) - points(a));
+  const ranked = rankPlans(plans.rows);
   const share = (m: MatchupResult) => {
     const d = decisiveShare(m);
     return d ? ci(d) : '-';
@@ -413,11 +427,11 @@ function plansSection(plans: Reproduction['plans']): string[] {
   return [
     '## The best constant plan',
     '',
-    `A constant plan gives each agent one skill for the whole game (the \`fixed\` team): a baseline without a strategist, which the study lacked. Each of the ${CONSTANT_PLANS.length} plans played the tree over ${plans.episodesPerPlan} episodes; the best is the one with the most points against it (a win 1, a draw 1/2). A strategist should beat no strategy: llm's target is at least ${pct(BEST_PLAN_TARGET)} of the decisive games against the best plan, with the tree's own figure beside it.`,
+    `A constant plan gives each agent one skill for the whole game (the \`fixed\` team): a baseline without a strategist, which the study lacked. Each of the ${CONSTANT_PLANS.length} plans played the tree over ${plans.episodesPerPlan} episodes; the best is the one with the most points against it (a win 1, a draw 1/2; then the most wins), and it then plays the tree and llm in games of its own (tournament seed ${BEST_PLAN_SEED}), not those that made it the best. A strategist should beat no strategy: llm's target is at least ${pct(BEST_PLAN_TARGET)} of the decisive games against the best plan, with the tree's own figure beside it.`,
     '',
     table(
       ['plan', 'episodes', 'tree wins', 'plan wins', 'draws', "plan's points"],
-      ranked.map((m) => [m.second.replace('fixed:skills=', ''), String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), pct(points(m))]),
+      ranked.map((m) => [m.second.replace('fixed:skills=', ''), String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), pct(planPoints(m))]),
     ),
     '',
     ...(plans.againstBest.length
@@ -445,7 +459,7 @@ export function reproductionTables(r: Reproduction): Map<string, string> {
       'rows.csv',
       toCsv(
         ['row', 'kind', 'first', 'second', 'episodes', 'first_wins', 'second_wins', 'draws', 'first_win_rate', 'first_win_lower', 'first_win_upper', 'second_win_rate', 'second_win_lower', 'second_win_upper', 'draw_rate', 'draw_lower', 'draw_upper', 'p_decisive', 'p_two_proportion', 'study_first_wins', 'study_second_wins', 'study_draws', 'study_p', 'beside_the_study'],
-        rows.map((m) => [m.name, rowKind(r, m), m.first, m.second, m.episodes, m.firstWins, m.secondWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pDecisive, m.pTwoProportion, m.study?.firstWins, m.study?.secondWins, m.study?.draws, m.study?.p, agreement(m)]),
+        rows.map((m) => [m.name, m.kind, m.first, m.second, m.episodes, m.firstWins, m.secondWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pDecisive, m.pTwoProportion, m.study?.firstWins, m.study?.secondWins, m.study?.draws, m.study?.p, agreement(m)]),
       ),
     ],
     [

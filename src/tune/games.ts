@@ -28,7 +28,7 @@ export async function playSeries(platform: Platform, team: string, opponents: re
     const games = planGames(team, opponent, options.games, options.seed);
     const winners: WinningSide[] = [];
     for (const game of games) {
-      const file = options.replays && join(options.replays, `game-${opponent.replace(/[^A-Za-z0-9._-]+/g, '_')}-${String(game.index).padStart(4, '0')}.json`);
+      const file = options.replays ? join(options.replays, `game-${opponent.replace(/[^A-Za-z0-9._-]+/g, '_')}-${String(game.index).padStart(4, '0')}.json`) : undefined;
       const kept = file ? keptWinner(file, game) : null;
       if (kept) winners.push(kept);
       else {

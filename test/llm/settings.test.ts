@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings } from '../../src/llm';
+import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings, runsAdapter } from '../../src/llm';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
@@ -38,6 +38,12 @@ describe('LLM settings', () => {
     expect(readLlmSettings({ HILLMIND_LLM_GGUF: '/w/other.gguf' })).toMatchObject({ ok: true, settings: { adapter: null } });
     expect(readLlmSettings({ HILLMIND_LLM_GGUF: '/w/other.gguf', LLM_ADAPTER: '/w/other-lora.gguf' })).toMatchObject({ ok: true, settings: { adapter: '/w/other-lora.gguf' } });
     expect(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.pt' })).toMatchObject({ ok: false, error: expect.stringContaining('LLM_ADAPTER must be none or the path of a .gguf LoRA adapter') });
+    // Whether an adapter runs (the reproduction then plays the model alone against it).
+    expect(runsAdapter(readLlmSettings({}))).toBe(true);
+    expect(runsAdapter(readLlmSettings({ LLM_FORMAT: 'json' }))).toBe(false);
+    expect(runsAdapter(readLlmSettings({ LLM_ADAPTER: 'none' }))).toBe(false);
+    expect(runsAdapter(readLlmSettings({ OPENAI_BASE_URL: 'http://localhost:8080/v1', LLM_MODEL: 'gemma-3-27b' }))).toBe(false);
+    expect(runsAdapter(readLlmSettings({ LLM_ADAPTER: 'runs/tuned.pt' }))).toBe(false);
   });
 
   it("asks the pulled model in the format its shipped adapter was taught, unless LLM_FORMAT says otherwise; others in compact", () => {

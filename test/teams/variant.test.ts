@@ -174,6 +174,9 @@ describe('llm:adapter=none', () => {
       const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
       await createTeam('llm', ctx);
       await createTeam('llm:adapter=none', ctx);
+      // A named adapter is kept in any format; the model alone is one access whatever it is asked in.
+      expect(platform.llm.withModel!({ format: 'json' })).toBe(platform.llm);
+      expect(platform.llm.withModel!({ adapter: 'none' })).toBe(platform.llm.withModel!({ adapter: 'none', format: 'json' }));
       expect(opened).toEqual([
         { adapter, format: 'compact' },
         { adapter: null, format: 'compact' },
@@ -183,6 +186,11 @@ describe('llm:adapter=none', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     const server = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_SKILLS: 'scripted' }) }) });
+    // A choice that opens the same model is the same access: any format of a server's model, its own name.
+    const llm = server.llm;
+    expect([llm.withModel!({ format: 'json' }), llm.withModel!({ model: 'm' }), llm.withModel!({ model: 'm', format: 'json' })].every((a) => a === llm)).toBe(true);
+    expect(llm.withModel!({ model: 'other' })).not.toBe(llm);
+    expect(llm.withModel!({ model: 'other' })).toBe(llm.withModel!({ model: 'other', format: 'json' }));
     const probe = await available('llm:adapter=none', server);
     expect(probe.ok ? '' : probe.reason).toMatch(/adapter=none names the local model without its LoRA adapter/);
     expect(() => resolveTeam('llm:adapter=yes')).toThrow(/adapter: must be none/);

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ABLATION_ROWS, type MatchupResult, STUDY, agreement, bestPlan, decisiveShare, reproduce } from '../../src/tournament/reproduce';
+import { type MatchupResult, STUDY, ablationRows, agreement, decisiveShare, rankPlans, reproduce } from '../../src/tournament/reproduce';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
 import { createOpenAiClient, nodeLlmAccess } from '../../src/llm/node';
@@ -67,11 +67,13 @@ describe('npm run reproduce', () => {
       'bt vs fixed:skills=navigate+retreat',
       'bt vs the best constant plan (to be found)',
       'llm vs the best constant plan (to be found)',
-      ...ABLATION_ROWS.map((r) => r.name),
+      ...ablationRows(false).map((r) => r.name),
     ]);
     expect(first.pending).toBeUndefined();
     expect(first.matchups.map((m) => [m.first, m.second])).toEqual(STUDY.matchups.map((m) => [m.first, m.second]));
-    expect(first.ablations.map((m) => m.name)).toEqual(ABLATION_ROWS.map((r) => r.name));
+    // A server's model has no adapter to take away: no untuned row, and the format row asks the model itself.
+    expect(first.ablations.map((m) => [m.first, m.second])).toEqual(ablationRows(false).map((r) => [r.first, r.second]));
+    expect(first.ablations.map((m) => m.second)).toContain('llm:format=json');
     for (const m of first.matchups) {
       expect(m.episodes).toBe(2);
       expect(m.firstWins + m.secondWins + m.draws).toBe(2);
@@ -81,12 +83,16 @@ describe('npm run reproduce', () => {
       ['bt', 'fixed:skills=secure+secure', 1],
       ['bt', 'fixed:skills=navigate+retreat', 1],
     ]);
-    expect(first.plans.best).toBe(bestPlan(first.plans.rows));
-    expect(first.plans.againstBest.map((m) => [m.first, m.second, m.episodes])).toEqual([
-      ['bt', first.plans.best, 2],
-      ['llm', first.plans.best, 2],
+    expect(first.plans.best).toBe(rankPlans(first.plans.rows)[0]!.second);
+    expect(first.plans.againstBest.map((m) => [m.kind, m.first, m.second, m.episodes])).toEqual([
+      ['best plan', 'bt', first.plans.best, 2],
+      ['best plan', 'llm', first.plans.best, 2],
     ]);
-    // A server's model has no adapter to take away: no untuned row.
+    // The tree meets the best plan in games of their own, not those that ranked the plan.
+    const seeds = (dir: string) => readFileSync(join(out, 'runs', dir, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { seed: number }).seed);
+    const plansDir = `plans/bt--vs--${first.plans.best!.replace(':', '_')}`;
+    const bestDir = `best-plan/bt--vs--${first.plans.best!.replace(':', '_')}`;
+    expect(seeds(bestDir).filter((seed) => seeds(plansDir).includes(seed))).toEqual([]);
     for (const m of first.ablations) {
       expect(m.episodes).toBe(1);
       expect(m.firstWins + m.secondWins + m.draws).toBe(1);
@@ -159,6 +165,7 @@ describe('agreement with the study', () => {
   const interval = (estimate: number, half: number) => ({ estimate, lower: estimate - half, upper: estimate + half });
   const result = (first: number, second: number, draws: number, half: number): MatchupResult => ({
     name: 'bt vs flat',
+    kind: 'study',
     first: 'bt',
     second: 'flat',
     episodes: 100,
@@ -182,13 +189,27 @@ describe('agreement with the study', () => {
 });
 
 describe('the best constant plan', () => {
-  const row = (second: string, firstWins: number, secondWins: number, draws: number) => ({ name: `bt vs ${second}`, first: 'bt', second, firstWins, secondWins, draws });
-  it('is the plan with the most points against the tree (a draw half a win), then the most wins, then the earlier', () => {
-    const plans = [row('fixed:skills=a+a', 50, 20, 30), row('fixed:skills=b+b', 40, 25, 35), row('fixed:skills=c+c', 45, 30, 25), row('fixed:skills=d+d', 40, 30, 30)] as MatchupResult[];
+  const interval = (estimate: number) => ({ estimate, lower: estimate, upper: estimate });
+  const row = (second: string, firstWins: number, secondWins: number, draws: number): MatchupResult => ({
+    name: `bt vs ${second}`,
+    kind: 'plan',
+    first: 'bt',
+    second,
+    episodes: firstWins + secondWins + draws,
+    firstWins,
+    secondWins,
+    draws,
+    aRate: interval(firstWins / 100),
+    bRate: interval(secondWins / 100),
+    drawRate: interval(draws / 100),
+    pDecisive: null,
+    pTwoProportion: null,
+  });
+  it('ranks the plans by points against the tree (a draw half a win), then wins, then their order', () => {
+    const plans = [row('fixed:skills=a+a', 50, 20, 30), row('fixed:skills=b+b', 40, 25, 35), row('fixed:skills=c+c', 45, 30, 25), row('fixed:skills=d+d', 40, 30, 30)];
     // Points: a 35, b 42.5, c 42.5 (more wins than b), d 45.
-    expect(bestPlan(plans)).toBe('fixed:skills=d+d');
-    expect(bestPlan(plans.slice(0, 3))).toBe('fixed:skills=c+c');
-    expect(bestPlan([plans[1]!, { ...plans[1]!, second: 'fixed:skills=e+e' }])).toBe('fixed:skills=b+b');
+    expect(rankPlans(plans).map((m) => m.second)).toEqual(['fixed:skills=d+d', 'fixed:skills=c+c', 'fixed:skills=b+b', 'fixed:skills=a+a']);
+    expect(rankPlans([plans[1]!, { ...plans[1]!, second: 'fixed:skills=e+e' }])[0]!.second).toBe('fixed:skills=b+b');
   });
 
   it("gives the first team's share of the decisive games with its Wilson interval, none without decisive games", () => {
@@ -197,5 +218,12 @@ describe('the best constant plan', () => {
     expect(share.lower).toBeLessThan(0.55);
     expect(share.upper).toBeGreaterThan(0.55);
     expect(decisiveShare({ firstWins: 0, secondWins: 0 })).toBeNull();
+  });
+
+  it('plays the format ablation on the model alone where the local model runs with its adapter, and adds the untuned row', () => {
+    const tuned = ablationRows(true);
+    expect(tuned.find((r) => r.name.startsWith('compact vs json'))).toEqual({ name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none', second: 'llm:adapter=none:format=json' });
+    expect(tuned.at(-1)).toMatchObject({ first: 'llm', second: 'llm:adapter=none' });
+    expect(ablationRows(false).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
   });
 });
