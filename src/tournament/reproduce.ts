@@ -218,10 +218,11 @@ export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
   const ablationEpisodes = options.ablationEpisodes ?? options.episodes;
   const planEpisodes = options.planEpisodes ?? ablationEpisodes;
-  // The best plan is known once the plans have played: its rows are named for the plan then.
+  // The plans first: they need no language model, so their figures come within minutes of a
+  // run that takes hours. The best plan is known once they have played: its rows are named then.
   const stages: { readonly kind: RowKind; rows: readonly Row[]; readonly episodes: number; readonly seed: number }[] = [
-    { kind: 'study', rows: STUDY_ROWS, episodes: options.episodes, seed: 1 },
     { kind: 'plan', rows: planRows(options.plans), episodes: planEpisodes, seed: 1 },
+    { kind: 'study', rows: STUDY_ROWS, episodes: options.episodes, seed: 1 },
     { kind: 'best plan', rows: bestPlanRows('to be found'), episodes: options.episodes, seed: BEST_PLAN_SEED },
     { kind: 'ablation', rows: options.ablations ? ablationRows(options.tuned ?? false) : [], episodes: ablationEpisodes, seed: 1 },
   ];

@@ -52,19 +52,19 @@ describe('npm run reproduce', () => {
       llm: { ok: true as const, model: 'fake-gemma', provider: 'test', settings: { format: 'compact' } as never },
     };
     // While the run goes on, the report holds the rows played so far and names the rest.
-    let interim: { matchups: { name: string }[]; pending?: string[] } | null = null;
+    let interim: { matchups: { name: string }[]; plans: { rows: { second: string }[] }; pending?: string[] } | null = null;
     const first = await reproduce({
       ...options,
       onProgress(_done: number, _total: number, row: string) {
         if (row === 'bt vs flat' && !interim) interim = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8'));
       },
     });
+    // The plans play first (no language model): they are in the report before the study's rows.
     expect(interim!.matchups.map((m) => m.name)).toEqual(['bt vs llm']);
+    expect(interim!.plans.rows.map((m) => m.second)).toEqual(['fixed:skills=secure+secure', 'fixed:skills=navigate+retreat']);
     expect(interim!.pending).toEqual([
       'bt vs flat',
       'llm vs flat',
-      'bt vs fixed:skills=secure+secure',
-      'bt vs fixed:skills=navigate+retreat',
       'bt vs the best constant plan (to be found)',
       'llm vs the best constant plan (to be found)',
       ...ablationRows(false).map((r) => r.name),
