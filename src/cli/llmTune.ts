@@ -207,8 +207,9 @@ runCli(async () => {
     // of another adapter or temperature must not be mixed into this one's lessons.
     const round = { adapter: await sha256File(imitation.adapter), temperature: playTemperature, format, games: playGames, seed: PLAY_SEED };
     const roundFile = join(replays, 'round.json');
-    if (existsSync(roundFile) && readFileSync(roundFile, 'utf8') !== JSON.stringify(round)) {
-      throw new UsageError(`${replays} holds the games of another round (${readFileSync(roundFile, 'utf8')}); this one is ${JSON.stringify(round)}: delete the folder to play it`);
+    const kept = existsSync(roundFile) ? readFileSync(roundFile, 'utf8') : null;
+    if (kept !== null && kept !== JSON.stringify(round)) {
+      throw new UsageError(`${replays} holds the games of another round (${kept}); this one is ${JSON.stringify(round)}: delete the folder to play it`);
     }
     mkdirSync(replays, { recursive: true });
     writeFileSync(roundFile, JSON.stringify(round));

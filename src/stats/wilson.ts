@@ -45,3 +45,9 @@ export function wilsonInterval(successes: number, n: number, confidence = 0.95):
     upper: successes === n ? 1 : Math.min(1, center + halfWidth),
   };
 }
+
+/** The first side's share of the decisive games (wins, not draws) with its Wilson interval; null without any. */
+export function decisiveShare(firstWins: number, secondWins: number, confidence = 0.95): ProportionInterval | null {
+  const decisive = firstWins + secondWins;
+  return decisive > 0 ? wilsonInterval(firstWins, decisive, confidence) : null;
+}

@@ -17,7 +17,7 @@ import { toCsv } from '../report/csv';
 import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatform } from '../teams/nodePlatform';
-import { type ProportionInterval, wilsonInterval } from '../stats/wilson';
+import { decisiveShare } from '../stats/wilson';
 import type { EpisodeRecord } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
@@ -106,12 +106,6 @@ export function rankPlans(rows: readonly MatchupResult[]): MatchupResult[] {
     .map(({ m }) => m);
 }
 
-/** The first team's share of the decisive games, with its 95% Wilson interval (null without any). */
-export function decisiveShare(m: Pick<MatchupResult, 'firstWins' | 'secondWins'>): ProportionInterval | null {
-  const decisive = m.firstWins + m.secondWins;
-  return decisive > 0 ? wilsonInterval(m.firstWins, decisive) : null;
-}
-
 export interface ReproduceOptions {
   /** Episodes per study matchup. */
   readonly episodes: number;
@@ -123,7 +117,7 @@ export interface ReproduceOptions {
   readonly workers: number;
   readonly llmConcurrency?: number;
   readonly ablations: boolean;
-  /** The local model runs with a LoRA adapter: the ablations add the row that takes it away (TUNED_ROW). */
+  /** The local model runs with a LoRA adapter: the ablations add the row that takes it away (ablationRows). */
   readonly tuned?: boolean;
   /** Episodes each constant plan plays against the tree; default the ablations'. */
   readonly planEpisodes?: number;
@@ -179,7 +173,7 @@ export interface Reproduction {
   readonly episodesPerMatchup: number;
   readonly episodesPerAblation: number;
   readonly matchups: readonly MatchupResult[];
-  /** Every constant plan against the tree (PLAN_ROWS), then the tree and llm against the best. */
+  /** Every constant plan tried against the tree (planRows), then the tree and llm against the best. */
   readonly plans: { readonly episodesPerPlan: number; readonly rows: readonly MatchupResult[]; readonly best?: string; readonly againstBest: readonly MatchupResult[] };
   readonly ablations: readonly MatchupResult[];
   readonly agents: readonly TeamSummary[];
@@ -422,13 +416,13 @@ function plansSection(plans: Reproduction['plans']): string[] {
   if (!plans.rows.length) return [];
   const ranked = rankPlans(plans.rows);
   const share = (m: MatchupResult) => {
-    const d = decisiveShare(m);
+    const d = decisiveShare(m.firstWins, m.secondWins);
     return d ? ci(d) : '-';
   };
   return [
     '## The best constant plan',
     '',
-    `A constant plan gives each agent one skill for the whole game (the \`fixed\` team): a baseline without a strategist, which the study lacked. Each of the ${CONSTANT_PLANS.length} plans played the tree over ${plans.episodesPerPlan} episodes; the best is the one with the most points against it (a win 1, a draw 1/2; then the most wins), and it then plays the tree and llm in games of its own (tournament seed ${BEST_PLAN_SEED}), not those that made it the best. A strategist should beat no strategy: llm's target is at least ${pct(BEST_PLAN_TARGET)} of the decisive games against the best plan, with the tree's own figure beside it.`,
+    `A constant plan gives each agent one skill for the whole game (the \`fixed\` team): a baseline without a strategist, which the study lacked. Each of the ${plans.rows.length} plans played the tree over ${plans.episodesPerPlan} episodes; the best is the one with the most points against it (a win 1, a draw 1/2; then the most wins), and it then plays the tree and llm in games of its own (tournament seed ${BEST_PLAN_SEED}), not those that made it the best. A strategist should beat no strategy: llm's target is at least ${pct(BEST_PLAN_TARGET)} of the decisive games against the best plan, with the tree's own figure beside it.`,
     '',
     table(
       ['plan', 'episodes', 'tree wins', 'plan wins', 'draws', "plan's points"],

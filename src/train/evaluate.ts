@@ -16,7 +16,7 @@ import { type Action, OBS_SIZE, deriveSeed, idleAction } from '../sim';
 import { type Policy, SCRIPTED_SKILLS, type SkillContext, type SkillId } from '../skills';
 import { runMatch } from '../match/match';
 import type { MatchSummary } from '../match/metrics';
-import { type ProportionInterval, wilsonInterval } from '../stats';
+import { type ProportionInterval, decisiveShare, wilsonInterval } from '../stats';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import type { Platform } from '../teams/platform';
 import { teamNeeds } from '../teams/registry';
@@ -296,7 +296,7 @@ export function summarizeWinRate(rate: WinRate, confidence = CONFIDENCE): WinRat
     secondWin: wilsonInterval(secondWins, episodes, confidence),
     draw: wilsonInterval(draws, episodes, confidence),
     decisive,
-    firstShareOfDecisive: decisive > 0 ? wilsonInterval(firstWins, decisive, confidence) : null,
+    firstShareOfDecisive: decisiveShare(firstWins, secondWins, confidence),
     ...(rate.combat ? { combat: rate.combat, firstCombat: summarizeCombat(rate.combat.first, confidence), secondCombat: summarizeCombat(rate.combat.second, confidence) } : {}),
   };
 }

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MatchupResult, STUDY, ablationRows, agreement, decisiveShare, rankPlans, reproduce } from '../../src/tournament/reproduce';
+import { type MatchupResult, STUDY, ablationRows, agreement, rankPlans, reproduce } from '../../src/tournament/reproduce';
+import { decisiveShare } from '../../src/stats/wilson';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
 import { createOpenAiClient, nodeLlmAccess } from '../../src/llm/node';
@@ -213,11 +214,11 @@ describe('the best constant plan', () => {
   });
 
   it("gives the first team's share of the decisive games with its Wilson interval, none without decisive games", () => {
-    const share = decisiveShare({ firstWins: 55, secondWins: 45 })!;
+    const share = decisiveShare(55, 45)!;
     expect(share.estimate).toBeCloseTo(0.55);
     expect(share.lower).toBeLessThan(0.55);
     expect(share.upper).toBeGreaterThan(0.55);
-    expect(decisiveShare({ firstWins: 0, secondWins: 0 })).toBeNull();
+    expect(decisiveShare(0, 0)).toBeNull();
   });
 
   it('plays the format ablation on the model alone where the local model runs with its adapter, and adds the untuned row', () => {
