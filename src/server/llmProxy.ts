@@ -5,7 +5,8 @@
  * server's own pages as JSON (403 for another origin, 415 for another content type), are
  * validated (shape, 32 KiB, a prompt of at most so many tokens), rate-limited per client,
  * admitted to the model a few at a time with a bounded queue (llmProxyGate.ts), given a
- * token bound where they set none, and sent with the server's model; a request whose
+ * token bound where they set none, and sent with the server's model (a json request to the
+ * model that answers json: a local model alone where its adapter was taught compact); a request whose
  * caller gives up (or times out) stops the model's work on it. Answers and errors never
  * carry the key.
  *
@@ -137,11 +138,12 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
       },
       async (request, reply) => {
         const parsed = validBody(chatRequestSchema, request.body);
-        const availability = await access.availability();
+        const model = modelFor(parsed);
+        const availability = await model.availability();
         if (!availability.ok) throw new ApiError(503, availability.reason, availability.help ? { help: availability.help } : {});
         let connection: LlmConnection;
         try {
-          connection = await access.connect();
+          connection = await model.connect();
         } catch (err) {
           throw new ApiError(503, (err as Error).message);
         }
@@ -156,6 +158,15 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
 
     app.get(LLM_STATUS_PATH, async () => llmStatus(await access.availability()));
   };
+
+  /**
+   * The model that answers this request's format: a json request (the page's json format)
+   * goes where llm:format=json would, so a local model whose adapter was taught the compact
+   * format answers it alone rather than through the adapter (which answers no json).
+   */
+  function modelFor(request: ChatRequest): LlmAccess {
+    return request.responseFormat && access.withModel ? access.withModel({ format: 'json' }) : access;
+  }
 
   /** Wait for a place at the model, ask it, and answer; the answer and errors without the key. */
   async function ask(client: ChatClient, connection: LlmConnection, request: ChatRequest, clientKey: string, reply: FastifyReply): Promise<unknown> {

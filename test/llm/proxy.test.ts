@@ -100,6 +100,23 @@ describe('the LLM proxy', () => {
     expect(match.replay().decisions.some((d) => d.source === 'llm')).toBe(true);
   });
 
+  it("sends a json request to the model that answers json (the local model alone where its adapter was taught compact)", async () => {
+    const compact = nodeLlmAccess({ spec: parseLlmSpec({ ...configured(), LLM_MODEL: 'taught-compact' }) });
+    const json = nodeLlmAccess({ spec: parseLlmSpec({ ...configured(), LLM_MODEL: 'alone' }) });
+    const asked: unknown[] = [];
+    const access = { ...compact, withModel: (choice: unknown) => (asked.push(choice), json), close: async () => void (await Promise.all([compact.close(), json.close()])) };
+    const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access })] }), 0);
+    servers.push(running);
+    const base = `http://127.0.0.1:${running.port}`;
+    fake.behaviour = { kind: 'answer' };
+    fake.calls.length = 0;
+    const situation = teamSituation(createWorld(1), 0);
+    expect((await call(base, buildRequest(situation, ['navigate', 'navigate'], { format: 'json', temperature: 0.1 }))).status).toBe(200);
+    expect((await call(base, request())).status).toBe(200);
+    expect(fake.calls.map((c) => (c.body as { model: string }).model)).toEqual(['alone', 'taught-compact']);
+    expect(asked).toEqual([{ format: 'json' }]);
+  });
+
   it('rejects malformed, oversized and unexpected requests', async () => {
     const base = await proxy(configured());
     expect((await call(base, '{not json')).status).toBe(400);
