@@ -41,9 +41,6 @@ function sourceCommit(): string | undefined {
   }
 }
 
-/** The call timeout of a lockstep reproduction where LLM_TIMEOUT_MS sets none. */
-const LOCKSTEP_TIMEOUT_MS = 60_000;
-
 runCli(async () => {
   const argv = process.argv.slice(2);
   const { values } = parseCommandLine(
@@ -69,13 +66,9 @@ runCli(async () => {
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
   const flags = llmFlagsOf(values, { kind: 'lockstep' });
   const out = values.out ?? join('results', 'reproduction');
-  // In lockstep the game waits for every answer, so a slow answer costs time, never the
-  // decision: a busy CPU (every llm team of 8 episodes in flight on one model) must not turn
-  // into lost decisions under the 2 s call timeout. LLM_TIMEOUT_MS, where set, wins.
-  const lockstepTimeout = flags.timing?.kind === 'lockstep' && process.env.LLM_TIMEOUT_MS === undefined ? { timeoutMs: LOCKSTEP_TIMEOUT_MS } : {};
   const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8, 256));
   // One platform for every row: one local engine, loaded once and freed at the end.
-  const spec = tournamentSpec(commandPlatformSpec({ ...flags, ...lockstepTimeout }), llmConcurrency, availableParallelism());
+  const spec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, availableParallelism());
   const commit = sourceCommit();
   const tuned = runsAdapter(llmSettingsOf(spec.llm));
   let bar: ProgressBar | null = null;

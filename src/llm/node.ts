@@ -151,7 +151,10 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
 
 /** What decides the model a connection opens: its settings but the answer format, which the strategist sets per request. */
 function modelKey(result: SettingsResult): string {
-  return JSON.stringify(result.ok ? { ...result.settings, format: null } : result);
+  if (!result.ok) return JSON.stringify(result);
+  const settings: Record<string, unknown> = { ...result.settings, format: null };
+  // In one order of keys: settings resolved along different paths (a variant's format over the spec's) list them differently.
+  return JSON.stringify(Object.keys(settings).sort().map((key) => [key, settings[key]]));
 }
 
 /**

@@ -30,7 +30,8 @@
  *                     answer to the state in one-token codes, for small local models); default
  *                     the format the local model's shipped adapter was taught in (terse for
  *                     gemma3-270m), else compact
- *   LLM_TIMEOUT_MS    per call, default 2000
+ *   LLM_TIMEOUT_MS    per call, default 2000, or 60000 where the game waits for answers
+ *                     (LLM_TIMING lockstep or ticks:N: a slow answer costs time, not the decision)
  *   LLM_RATE_HZ       fixed decision rate, default 2 (0: events only)
  *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health
  *   LLM_MAX_TOKENS    answer bound, default 16 (compact) or 120 (json); 0 sends none
@@ -45,7 +46,7 @@ import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
-import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, parseEventTriggers, parseHeadlessTiming } from './timing';
+import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 /** How the local engine chooses a compact answer's numbers (LLM_COMPACT; llamaClient.ts). */
 export const COMPACT_DECODINGS = ['scores', 'sample'] as const;
@@ -55,8 +56,9 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** An OpenAI-compatible server. */
 /** The settings a model was chosen with: its format resolved (the model's own where none was given). */
-interface ResolvedAsking extends Omit<AskingSettings, 'format'> {
+interface ResolvedAsking extends Omit<AskingSettings, 'format' | 'timeoutMs'> {
   readonly format: AnswerFormat;
+  readonly timeoutMs: number;
 }
 
 export interface ServerLlmSettings extends ResolvedAsking {
@@ -120,7 +122,7 @@ const integer = (name: string, min: number, max: number) =>
 const askingFromEnv = z.object({
   temperature: number('LLM_TEMPERATURE', 0, 2).default(STRATEGIST_DEFAULTS.temperature),
   format: z.enum(ANSWER_FORMATS, { message: `LLM_FORMAT must be one of ${ANSWER_FORMATS.join(', ')}` }).optional(),
-  timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).default(STRATEGIST_DEFAULTS.timeoutMs),
+  timeoutMs: number('LLM_TIMEOUT_MS', 1, 600_000).optional(),
   rateHz: number('LLM_RATE_HZ', 0, 50).default(STRATEGIST_DEFAULTS.rateHz),
   events: z
     .string()
@@ -176,7 +178,8 @@ const askingSpec = z.object({
   temperature: z.number(),
   /** undefined: the model's own (the format its shipped adapter was taught in, else compact). */
   format: z.enum(ANSWER_FORMATS).optional(),
-  timeoutMs: z.number(),
+  /** undefined: the timing's own (defaultTimeoutMs). */
+  timeoutMs: z.number().optional(),
   rateHz: z.number(),
   events: z.array(z.enum(EVENT_TRIGGERS)),
   maxTokens: z.number().optional(),
@@ -292,7 +295,7 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
     if (!name) return { ok: false, configured: false, error: 'no language model is configured (LLM_MODEL not set)', help: LLM_SETUP_HELP };
     const issues = issuesOf(spec.asking, spec.server);
     if (!spec.asking.ok || !spec.server.ok) return invalid(issues);
-    return { ok: true, settings: { ...spec.asking.value, format: spec.asking.value.format ?? STRATEGIST_DEFAULTS.format, source: 'server', ...spec.server.value, model: name } };
+    return { ok: true, settings: { ...resolvedAsking(spec.asking.value), format: spec.asking.value.format ?? STRATEGIST_DEFAULTS.format, source: 'server', ...spec.server.value, model: name } };
   }
   const gguf = model === undefined ? spec.gguf : undefined;
   const adapter = (shipped: string | null) => (spec.engine.ok && spec.engine.value.adapter !== undefined ? spec.engine.value.adapter : shipped);
@@ -318,7 +321,12 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
   if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));
   const { sequences, adapter: _named, ...engine } = spec.engine.value;
   const format = spec.asking.value.format ?? taughtFormat(local, where.adapter);
-  return { ok: true, settings: { ...spec.asking.value, format, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
+  return { ok: true, settings: { ...resolvedAsking(spec.asking.value), format, source: 'local', ...where, ...engine, sequences: sequences ?? DEFAULT_SEQUENCES } };
+}
+
+/** The asking settings with the call timeout resolved: the given one, else the timing's own. */
+function resolvedAsking(asking: AskingSettings): AskingSettings & { readonly timeoutMs: number } {
+  return { ...asking, timeoutMs: asking.timeoutMs ?? defaultTimeoutMs(asking.timing, STRATEGIST_DEFAULTS.timeoutMs) };
 }
 
 /** Whether the settings run the local model with a LoRA adapter (the reproduction then plays it against the model alone). */

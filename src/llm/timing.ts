@@ -43,6 +43,18 @@ export function fixedDelayTicks(mode: TimingMode): number | null {
   return null;
 }
 
+/**
+ * Where the game waits for answers (lockstep, ticks:N), a slow answer costs time, never the
+ * decision: a busy CPU (a tournament's episodes in flight on one local model) must not turn
+ * into lost decisions under the live call timeout.
+ */
+export const WAITING_TIMEOUT_MS = 60_000;
+
+/** A call's timeout where none is set: WAITING_TIMEOUT_MS where the game waits for answers, else `liveMs` (a later answer is stale). */
+export function defaultTimeoutMs(mode: TimingMode, liveMs: number): number {
+  return fixedDelayTicks(mode) === null ? liveMs : WAITING_TIMEOUT_MS;
+}
+
 /** Game ticks that `ms` of wall-clock latency spans at 1x: at least one (an answer arrives after its request). */
 export function latencyTicks(ms: number, tickHz: number): number {
   return Math.max(1, Math.ceil((Math.max(0, ms) * tickHz) / 1000 - 1e-9));

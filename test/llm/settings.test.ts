@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings, runsAdapter } from '../../src/llm';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { nodeLlmAccess } from '../../src/llm/node';
-import { parseLlmSpec } from '../../src/llm/settings';
+import { llmSettingsOf, parseLlmSpec, withLlmFlags } from '../../src/llm/settings';
 import { LOCAL_MODELS } from '../../src/llm/localModels';
 import { createPlatform, createTeam, llmStrategistOf, teamAvailability } from '../../src/teams';
 import { FakeOpenAiServer } from './fakeOpenAiServer';
@@ -105,6 +105,20 @@ describe('LLM settings', () => {
       cache: 'use',
       skills: 'rl',
     });
+  });
+
+  it('where the game waits for answers (lockstep, ticks:N) a call may take 60 s unless LLM_TIMEOUT_MS says otherwise', () => {
+    const timeout = (env: Record<string, string>, flags = {}) => {
+      const r = llmSettingsOf(withLlmFlags(parseLlmSpec({ OPENAI_BASE_URL: 'http://h/v1', LLM_MODEL: 'm', ...env }), flags));
+      return r.ok ? r.settings.timeoutMs : null;
+    };
+    expect(timeout({ LLM_TIMING: 'lockstep' })).toBe(60_000);
+    expect(timeout({ LLM_TIMING: 'ticks:3' })).toBe(60_000);
+    expect(timeout({ LLM_TIMING: 'realtime' })).toBe(2000);
+    expect(timeout({ LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '700' })).toBe(700);
+    // A command line's timing (npm run reproduce's lockstep) sets the default as the environment's does.
+    expect(timeout({}, { timing: { kind: 'lockstep' } })).toBe(60_000);
+    expect(timeout({ LLM_TIMEOUT_MS: '900' }, { timing: { kind: 'lockstep' } })).toBe(900);
   });
 
   it('reads every setting and rejects bad values with a message naming the variable', () => {
