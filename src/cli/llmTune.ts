@@ -4,7 +4,8 @@
  * (python/tune/tune_strategist.py, torch) writes a LoRA adapter the local engine loads; the
  * strategist exam and games judge it; its card goes beside it. Optionally a round of
  * learning from play: the tuned model plays with sampled decisions, the decisions of games
- * it won join the lessons, it is tuned again, and the better of the two is kept.
+ * it won join the lessons, it is tuned again, and the adapter after play is kept only where
+ * the card's games show it better, game by game (tune/games.ts pairedGames).
  *
  * Every stage leaves its result in the work folder, and the tuner resumes from its
  * checkpoint, so a stopped run goes on where it stopped.
@@ -33,7 +34,7 @@ import { GAME_SEED } from '../train/evaluate';
 import type { PlatformSpec } from '../teams/nodePlatform';
 import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../llm/adapterCard';
 import { tuningRows, writeTuningSet } from '../tune/dataset';
-import { overallWinShare, playSeries } from '../tune/games';
+import { overallWinShare, pairedGames, playSeries, shownBetter } from '../tune/games';
 import { type Lesson, TEACHER_HELP, type Teacher, parseTeacher, replaysTeacher } from '../tune/teachers';
 import { DEFAULT_TUNER, TUNE_SETUP_HELP, type TunerMetrics, type TunerSettings, defaultPython, runTuner, setupTuner } from '../tune/tuner';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
@@ -223,8 +224,11 @@ runCli(async () => {
     const won = await withPlatform(baseSpec, (platform) => lessonsOf(wonTeacher, platform, work));
     const tuned = await tune('after-play', [...lessons, ...won]);
     const afterPlay: Tuned & Judged = { ...tuned, ...(await judge(tuned.adapter, cardGames)) };
+    // The card's games are the same seeded games for both adapters: compare them game by game.
+    const paired = pairedGames(shipped.games, afterPlay.games);
+    const better = shownBetter(paired);
     const [before, after] = [overallWinShare(shipped.games), overallWinShare(afterPlay.games)];
-    const better = after > before || (after === before && (afterPlay.exam.kappa ?? 0) > (shipped.exam.kappa ?? 0));
+    const counts = `after play it won ${pct(after)} of the card games against ${pct(before)} for imitation alone; game by game it did better in ${paired.better} and worse in ${paired.worse} of ${paired.games} (sign test p = ${paired.p.toFixed(3)})`;
     fromPlay = {
       games: playGames * PLAY_OPPONENTS.length,
       won: new Set(won.map((l) => l.from.split(', tick')[0])).size,
@@ -233,9 +237,7 @@ runCli(async () => {
       imitation: { exam: shipped.exam, games: shipped.games },
       afterPlay: { exam: afterPlay.exam, games: afterPlay.games },
       shipped: better ? 'after-play' : 'imitation',
-      why: better
-        ? `after play it won ${pct(after)} of the card games against ${pct(before)} for imitation alone`
-        : `after play it won ${pct(after)} of the card games, imitation alone ${pct(before)}: the round did not help, so imitation is shipped`,
+      why: better ? counts : `${counts}: the round was not shown to help, so imitation is shipped`,
     };
     if (better) shipped = afterPlay;
   }

@@ -34,6 +34,8 @@ const gameRow = z.object({
   winRate: z.object({ estimate: z.number(), lower: z.number(), upper: z.number() }),
   /** Share of the decisive games won. */
   decisiveShare: z.number().nullable(),
+  /** The team's result in each game, in the plan's order (W, L or D): two adapters that played the same games compare game by game. */
+  outcomes: z.string().regex(/^[WLD]*$/).optional(),
 });
 export type GameRow = z.infer<typeof gameRow>;
 
