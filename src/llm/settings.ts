@@ -33,7 +33,7 @@
  *   LLM_TIMEOUT_MS    per call, default 2000, or 60000 where the game waits for answers
  *                     (LLM_TIMING lockstep or ticks:N: a slow answer costs time, not the decision)
  *   LLM_RATE_HZ       fixed decision rate, default 2 (0: events only)
- *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health
+ *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health,situation
  *   LLM_MAX_TOKENS    answer bound, default 16 (compact) or 120 (json); 0 sends none
  *   LLM_TIMING        headless timing: realtime (default), ticks:N or lockstep
  *   LLM_CACHE         decision cache: use (default), refresh or off
@@ -46,7 +46,7 @@ import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
-import { EVENT_TRIGGERS, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
+import { EVENT_TRIGGERS, EVENT_TRIGGERS_TEXT, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 /** How the local engine chooses a compact answer's numbers (LLM_COMPACT; llamaClient.ts). */
 export const COMPACT_DECODINGS = ['scores', 'sample'] as const;
@@ -129,7 +129,7 @@ const askingFromEnv = z.object({
     .default('all')
     .transform((v, ctx) => {
       const parsed = parseEventTriggers(v);
-      if (!parsed) ctx.addIssue({ code: 'custom', message: 'LLM_EVENTS must be all, none or a list of elimination, respawn, contested, low-health' });
+      if (!parsed) ctx.addIssue({ code: 'custom', message: `LLM_EVENTS must be all, none or a list of ${EVENT_TRIGGERS_TEXT}` });
       return parsed ?? [];
     }),
   maxTokens: number('LLM_MAX_TOKENS', 0, 100_000).optional(),

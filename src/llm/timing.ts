@@ -65,8 +65,18 @@ export function ticksToMs(ticks: number, tickHz: number): number {
   return (ticks * 1000) / tickHz;
 }
 
-/** What can ask for a decision besides the fixed rate. */
-export const EVENT_TRIGGERS = ['elimination', 'respawn', 'contested', 'low-health'] as const;
+/**
+ * What can ask for a decision besides the fixed rate. `situation`: a fact of an own agent's
+ * line changed (alive, health band, zone band, in the zone, an enemy or a pickup seen and
+ * its band), which is all the tree's rules read. At 2 Hz alone a strategist that answers
+ * exactly by those rules took 32% of the decisive games against bt (24-51-25 over 100
+ * games); asked every tick it took 48% (32-35-33), so a strategist should hear of every
+ * change, not only of the next half second.
+ */
+export const EVENT_TRIGGERS = ['elimination', 'respawn', 'contested', 'low-health', 'situation'] as const;
+
+/** The trigger names as a help text's list: "elimination, respawn, ...". */
+export const EVENT_TRIGGERS_TEXT = EVENT_TRIGGERS.join(', ');
 export type EventTrigger = (typeof EVENT_TRIGGERS)[number];
 export type Trigger = 'periodic' | EventTrigger;
 

@@ -4,7 +4,7 @@
  * OpenAI SDK for a configured server; in the page the product's proxy; a test double), and
  * turns the answer into one skill per agent. It asks at a fixed rate (2 Hz by default) and
  * when events happen (an elimination, a respawn, the zone becoming contested, an own
- * agent's health dropping LOW). At most one call is out at a time; what falls due meanwhile
+ * agent's health dropping LOW, any fact of an own agent's line changing). At most one call is out at a time; what falls due meanwhile
  * is folded into the next request.
  *
  * When an answer applies follows the timing mode (see src/llm/timing.ts): in live play at
@@ -152,6 +152,8 @@ export class LlmStrategist implements Strategist {
   private prevAlive: boolean[] = [];
   private prevLow: boolean[] = [];
   private prevZone: ZoneStatus | null = null;
+  /** The own agents' facts at the last tick (situationKey), for the `situation` trigger. */
+  private prevFacts: string | null = null;
   private disposed = false;
 
   constructor(private readonly options: LlmStrategistOptions) {
@@ -242,6 +244,11 @@ export class LlmStrategist implements Strategist {
     }
     if (world.zoneStatus === 'contested' && this.prevZone !== null && this.prevZone !== 'contested') this.event('contested');
     this.prevZone = world.zoneStatus;
+    if (this.events.has('situation')) {
+      const facts = situationKey(world, team);
+      if (this.prevFacts !== null && facts !== this.prevFacts) this.event('situation');
+      this.prevFacts = facts;
+    }
   }
 
   private event(trigger: EventTrigger): void {
@@ -436,3 +443,7 @@ export class LlmStrategist implements Strategist {
   }
 }
 
+/** The own agents' discretised facts (what their prompt lines and the tree's rules read) as one comparable string. */
+export function situationKey(world: World, team: Team): string {
+  return JSON.stringify(teamSituation(world, team).agents);
+}

@@ -6,7 +6,7 @@
  * one) and in the page (the product's proxy).
  */
 import { z } from 'zod';
-import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, parseEventTriggers } from '../llm';
+import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, EVENT_TRIGGERS_TEXT, parseEventTriggers } from '../llm';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillSet } from '../skills';
 import type { TeamContext, TeamController } from './controller';
 import { type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
@@ -49,7 +49,7 @@ export const LLM_VARIANT = z.object({
     .string()
     .transform((v, ctx) => {
       const parsed = parseEventTriggers(v.replaceAll('+', ','));
-      if (!parsed) ctx.addIssue({ code: 'custom', message: 'must be all, none or a + list of elimination, respawn, contested, low-health' });
+      if (!parsed) ctx.addIssue({ code: 'custom', message: `must be all, none or a + list of ${EVENT_TRIGGERS_TEXT}` });
       return parsed ?? [];
     })
     .optional(),

@@ -100,7 +100,7 @@ describe('LLM settings', () => {
       format: 'compact',
       timeoutMs: 2000,
       rateHz: 2,
-      events: ['elimination', 'respawn', 'contested', 'low-health'],
+      events: ['elimination', 'respawn', 'contested', 'low-health', 'situation'],
       timing: { kind: 'realtime' },
       cache: 'use',
       skills: 'rl',
@@ -160,7 +160,7 @@ describe('LLM settings', () => {
     expect(parseTimingMode('ticks:-1')).toBeNull();
     expect(parseTimingMode('ticks')).toBeNull();
     expect(parseEventTriggers('none')).toEqual([]);
-    expect(parseEventTriggers('all')).toHaveLength(4);
+    expect(parseEventTriggers('all')).toEqual(['elimination', 'respawn', 'contested', 'low-health', 'situation']);
     expect(parseEventTriggers('respawn,nope')).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import { verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG, type SimEvent, createWorld, teamAgents, teamSituation } from '../../src/sim';
 import { SCRIPTED_SKILLS } from '../../src/skills';
 import type { Team, World } from '../../src/sim';
-import { type Decision, type DecisionSource, HierarchicalController, type Strategist, type StrategistAnswer, type TimedDecision, llmStrategistOf } from '../../src/teams';
+import { type Decision, type DecisionSource, HierarchicalController, type Strategist, type StrategistAnswer, type TimedDecision, llmStrategistOf, situationKey } from '../../src/teams';
 import { TEST_PLATFORM } from '../helpers/platform';
 import { TestClient, careful, createLlmMatch, delayed, hang, playLlm } from './helpers';
 
@@ -86,8 +86,10 @@ describe('LlmStrategist timing', () => {
     const first = await playLlm({ client: new TestClient((_i, r, _s, clock) => delayed(r, 45, clock)), timing: { kind: 'realtime' }, cache: { store, mode: 'use' } }, { seed: 4, config });
     const offline = new TestClient(() => Promise.reject(new ChatError('network', 'offline')));
     const again = await playLlm({ client: offline, timing: { kind: 'realtime' }, cache: { store, mode: 'use' } }, { seed: 4, config });
-    expect(offline.requests.length).toBe(0);
-    expect(again.strategist.stats()).toMatchObject({ calls: 0, cacheHits: first.strategist.stats().requests, failed: 0 });
+    // Only a request still out when the first match ended was never answered, so never cached.
+    const before = first.strategist.stats();
+    expect(offline.requests.length).toBe(before.abandoned);
+    expect(again.strategist.stats()).toMatchObject({ calls: before.abandoned, cacheHits: before.answers, failed: 0 });
     expect(again.strategist.records.map((r) => [r.requestTick, r.applyTick])).toEqual(first.strategist.records.map((r) => [r.requestTick, r.applyTick]));
     expect(again.match.summary().hash).toBe(first.match.summary().hash);
   });
@@ -141,6 +143,28 @@ describe('LlmStrategist events', () => {
     expect(s.requests).toBe(client.requests.length);
     const triggers = strategist.records.map((r) => r.trigger);
     expect(triggers.some((t) => t.includes('elimination'))).toBe(true);
+  });
+
+  it('asks whenever a fact of an own agent\'s line changes (the situation trigger), and only then', async () => {
+    const client = new TestClient();
+    const { match, strategist } = await createLlmMatch({ client, timing: { kind: 'lockstep' }, rateHz: 0, events: ['situation'], eventGapTicks: 0 }, { seed: 2, red: 'heuristic' });
+    // The world each tick's decision reads is the one before the tick is played.
+    let changes = 0;
+    let previous: string | null = null;
+    while (!match.done) {
+      const facts = situationKey(match.world, 0);
+      if (previous !== null && facts !== previous) changes++;
+      previous = facts;
+      const pending = match.advance();
+      if (pending) await pending;
+    }
+    strategist.dispose();
+    const s = strategist.stats();
+    expect(changes).toBeGreaterThan(5);
+    expect(s.triggers.situation).toBe(changes);
+    expect(s.triggers.periodic + s.triggers.elimination + s.triggers['low-health']).toBe(0);
+    // Lockstep with no gap: every change was asked about at its own tick.
+    expect(s.requests).toBe(changes);
   });
 
   it('events can be switched off one by one; the fixed rate is configurable', async () => {
