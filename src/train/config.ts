@@ -250,8 +250,12 @@ export const FLAT_LEAGUE: LeagueSettings = {
  *   the smaller step keeps each update from overfitting the opponents of one rollout.
  * - gaeLambda 0.99 (was 0.95): the study's. A win (+-5) comes seconds after the fights and
  *   zone time that earn it; 0.99 carries it further back before trusting the value.
- * - phases: the study's floor, 15M steps, then 15M against the heuristic team; the first 15M
- *   against FLAT_LEAGUE instead of plain self-play (the issue asks for a league).
+ * - phases: 10M steps against FLAT_LEAGUE (a league instead of plain self-play), then 20M
+ *   against the heuristic team. Over 1,000 games against the heuristic team, the study's
+ *   split (15M league, then 15M) won 55.0% with 37.1% draws, K/D 1.84, accuracy 59.4%; this
+ *   one wins 89.5% with 7.5% draws, K/D 3.66, accuracy 64.3%: the league teaches aim and
+ *   fights within 10M, and the zone is learnt only against the team that holds it. Both
+ *   still lose 99.5% to bt.
  * - shotCost 0.1, rising linearly from 0 over the first half (shotCostRamp 0.5): a hit earns
  *   0.2 (0.02 per damage point, 10 a hit) and a kill 0.5, so at the full cost a shot pays
  *   from about 40% accuracy; the old flat sprayed 101 shots per episode at 33.7%. The
@@ -265,7 +269,7 @@ export const FLAT_LEAGUE: LeagueSettings = {
 const FLAT_TRAINING: ModelTrainingConfig = {
   ppo: { ...PPO_DEFAULTS, seed: 5, totalSteps: 30_000_000, hidden: [128, 128], learningRate: 3e-4, gaeLambda: 0.99 },
   phases: [
-    { opponents: { league: FLAT_LEAGUE }, until: 0.5 },
+    { opponents: { league: FLAT_LEAGUE }, until: 1 / 3 },
     { opponents: ['heuristic'], until: 1 },
   ],
   teacher: null,

@@ -141,8 +141,9 @@ export const SCENARIOS: Readonly<Record<ModelName, Scenario>> = {
         if (e.type === 'win') r += e.team === mine ? 5 : -5;
       }
       // Sole occupancy is what wins: reward the team's progress and punish the enemy's. At
-      // 0.2 (the study's 30M schedule, seed 5) flat stopped firing and lost 96.8% of 1,000
-      // games to the heuristic team (0.05: 55.0% wins, 7.9% losses), so 0.05 stays.
+      // 0.2 (30M steps, 15M of league then 15M against the heuristic team, seed 5) flat
+      // stopped firing and lost 96.8% of 1,000 games to the heuristic team (0.05 on the same
+      // schedule: 55.0% wins, 7.9% losses), so 0.05 stays.
       if (world.zoneStatus === (mine === 0 ? 'blue' : 'red')) r += 0.05;
       else if (world.zoneStatus === (mine === 0 ? 'red' : 'blue')) r -= 0.05;
       if (agent.inZone) r += 0.01;
