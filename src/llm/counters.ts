@@ -44,6 +44,27 @@ export interface LlmCountersSnapshot {
   readonly abandoned: number;
   readonly latencyMs: LatencySummary;
   readonly tokens: { readonly prompt: number; readonly completion: number };
+  /** How the applied answers compare with the tree's rules on the situations they answered. */
+  readonly rules: RulesAgreement;
+}
+
+/**
+ * The strategist exam taken in play: per living agent of every applied answer, whether the
+ * model chose what the tree's rules choose in that situation (teams/behaviorTree.ts
+ * rulesChoice), overall and where the current skill differs from the rules' choice (there
+ * keeping the skill scores nothing). The exam's situations come from other teams' matches;
+ * these are the ones the model's own choices led to, which an imitator meets less well.
+ */
+export interface RulesAgreement {
+  readonly choices: number;
+  readonly agreed: number;
+  readonly heldOut: { readonly choices: number; readonly agreed: number };
+}
+
+/** What the rules chose for a request's situation, beside the skills then current (eliminated agents: null). */
+export interface RulesLabel {
+  readonly rules: readonly (string | null)[];
+  readonly current: readonly string[];
 }
 
 /** A team's counters with the model that answered and who served it (match summaries, tournament records). */
@@ -70,6 +91,21 @@ export class LlmCounters {
   readonly failures: Record<FailureKind, number> = zeros(FAILURE_KINDS);
   readonly triggers: Record<Trigger, number> = zeros(['periodic', ...EVENT_TRIGGERS] as const);
   private readonly latencies: number[] = [];
+  private readonly rules = { choices: 0, agreed: 0, heldOut: { choices: 0, agreed: 0 } };
+
+  /** Count an applied answer against the rules' choice for the situation it answered. */
+  agreement(chosen: readonly string[], label: RulesLabel): void {
+    label.rules.forEach((rule, slot) => {
+      if (rule === null) return;
+      const agreed = chosen[slot] === rule ? 1 : 0;
+      this.rules.choices++;
+      this.rules.agreed += agreed;
+      if (label.current[slot] !== rule) {
+        this.rules.heldOut.choices++;
+        this.rules.heldOut.agreed += agreed;
+      }
+    });
+  }
 
   fail(kind: FailureKind): void {
     this.failures[kind]++;
@@ -109,6 +145,7 @@ export class LlmCounters {
         max: round(sorted.length ? sorted[sorted.length - 1]! : null),
       },
       tokens: { prompt: this.promptTokens, completion: this.completionTokens },
+      rules: { ...this.rules, heldOut: { ...this.rules.heldOut } },
     };
   }
 }
@@ -125,5 +162,13 @@ export function formatCounters(label: string, s: LlmCountersSnapshot | LlmTeamRe
     `${who}${s.requests} requests (${triggers.join(', ') || 'none'}), ${s.calls} calls, ${s.cacheHits} cache hits, ${s.answers} valid answers${valid}, ${s.applied} applied`,
     `  failures: ${s.failed}${failures.length ? ` (${failures.join(', ')})` : ''}; coalesced ${s.coalesced}, backed off ${s.backedOff}, abandoned ${s.abandoned}${s.formatFallbacks ? `, format fallbacks ${s.formatFallbacks}` : ''}`,
     `  latency p50 ${ms(s.latencyMs.p50)}, p95 ${ms(s.latencyMs.p95)} over ${s.latencyMs.samples} calls; tokens: prompt ${s.tokens.prompt}, completion ${s.tokens.completion}`,
+    ...(s.rules.choices > 0 ? [`  ${rulesAgreementText(s.rules)}`] : []),
   ].join('\n');
+}
+
+/** "agrees with the tree's rules on 79.2% of 10,921 choices in play; 60.0% of 3,238 where the current skill differs" */
+export function rulesAgreementText(r: RulesAgreement): string {
+  const share = (agreed: number, choices: number) => `${((100 * agreed) / choices).toFixed(1)}% of ${choices.toLocaleString('en-US')}`;
+  const held = r.heldOut.choices > 0 ? `; ${share(r.heldOut.agreed, r.heldOut.choices)} where the current skill differs` : '';
+  return `agrees with the tree's rules on ${share(r.agreed, r.choices)} choices in play${held}`;
 }

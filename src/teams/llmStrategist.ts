@@ -34,6 +34,7 @@ import {
   type LlmCountersSnapshot,
   type LlmTeamReport,
   type ParsedAnswer,
+  type RulesLabel,
   SYSTEM_CLOCK,
   type TimingMode,
   type Trigger,
@@ -47,6 +48,7 @@ import {
 import { type Team, type World, type ZoneStatus, healthLevel, teamSituation } from '../sim';
 import type { SkillId } from '../skills';
 import { andThen } from './controller';
+import { rulesChoice } from './behaviorTree';
 import type { DecisionTiming, Strategist, StrategistAnswer } from './hierarchical';
 
 export interface LlmStrategistOptions {
@@ -110,6 +112,8 @@ interface Pending {
   readonly abort: AbortController | null;
   /** Where the answer goes in the decision cache once it applies; null when it is not stored. */
   readonly cacheKey: CacheKey | null;
+  /** The rules' choice for the situation asked, to count the answer against (LlmCounters.agreement). */
+  readonly label: RulesLabel;
   outcome: CallOutcome | null;
   readonly done: Promise<void>;
 }
@@ -312,6 +316,8 @@ export class LlmStrategist implements Strategist {
     this.counters.requests++;
     const situation = teamSituation(world, team);
     const agentCount = situation.agents.length;
+    const rules = rulesChoice(situation, current);
+    const label: RulesLabel = { rules: situation.agents.map((a, slot) => (a.alive ? rules[slot]! : null)), current: [...current] };
     const request = buildRequest(situation, current, {
       format: this.format,
       temperature: this.temperature,
@@ -329,7 +335,7 @@ export class LlmStrategist implements Strategist {
       const parsed = parseAnswer(hit.text, agentCount);
       this.counters.tokens(hit.promptTokens, hit.completionTokens);
       const outcome: CallOutcome = { kind: 'answer', elapsedMs: hit.latencyMs, latencyMs: hit.latencyMs, cached: true, parsed };
-      this.inFlight = { requestTick: t, sentAt, trigger, abort: null, cacheKey: null, outcome, done: Promise.resolve() };
+      this.inFlight = { requestTick: t, sentAt, trigger, abort: null, cacheKey: null, label, outcome, done: Promise.resolve() };
       return;
     }
 
@@ -346,6 +352,7 @@ export class LlmStrategist implements Strategist {
       trigger,
       abort,
       cacheKey: key,
+      label,
       outcome: null,
       // (A client that throws instead of rejecting fails the call, not the match.)
       done: new Promise<ChatResponse>((resolve) => resolve(this.options.client.complete(request, abort.signal)))
@@ -423,6 +430,7 @@ export class LlmStrategist implements Strategist {
     }
     this.counters.answers++;
     this.counters.applied++;
+    this.counters.agreement(parsed.skills, f.label);
     if (f.cacheKey && outcome.response) this.storeAnswer(f.cacheKey, outcome.response, outcome.latencyMs);
     this.record({ ...base, latencyMs, cached: outcome.cached, ok: true, skills: parsed.skills, ...(parsed.rationale ? { rationale: parsed.rationale } : {}) });
     const timing: DecisionTiming = { requestTick: f.requestTick, latencyMs, trigger: f.trigger, ...(outcome.cached ? { cached: true } : {}) };

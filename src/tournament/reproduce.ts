@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LlmAvailability } from '../llm';
+import type { LlmAvailability, RulesAgreement } from '../llm';
 import { interval as ci, markdownTable as table, num, pValue as p, pct } from '../report/format';
 import { toCsv } from '../report/csv';
 import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
@@ -142,6 +142,8 @@ export interface LlmDecisions {
   readonly requests: number;
   readonly cacheHits: number;
   readonly failed: number;
+  /** The applied answers against the tree's rules on the situations they answered (llm/counters.ts). */
+  readonly rules: RulesAgreement;
 }
 
 /** What a row is: one of the study's, a constant plan against the tree, against the best plan, an ablation. */
@@ -191,16 +193,22 @@ export function llmDecisions(records: readonly EpisodeRecord[], team?: string): 
   let requests = 0;
   let cacheHits = 0;
   let failed = 0;
+  const rules = { choices: 0, agreed: 0, heldOut: { choices: 0, agreed: 0 } };
   for (const r of records) {
     for (const [side, figures] of Object.entries(r.llm ?? {})) {
       if (team !== undefined && r[side as 'blue' | 'red'] !== team) continue;
-      const f = figures as { requests?: number; cacheHits?: number; failed?: number };
+      const f = figures as { requests?: number; cacheHits?: number; failed?: number; rules?: RulesAgreement };
       requests += f.requests ?? 0;
       cacheHits += f.cacheHits ?? 0;
       failed += f.failed ?? 0;
+      // Records written before the count was kept have none.
+      rules.choices += f.rules?.choices ?? 0;
+      rules.agreed += f.rules?.agreed ?? 0;
+      rules.heldOut.choices += f.rules?.heldOut.choices ?? 0;
+      rules.heldOut.agreed += f.rules?.heldOut.agreed ?? 0;
     }
   }
-  return { requests, cacheHits, failed };
+  return { requests, cacheHits, failed, rules };
 }
 
 /** The share of decisions the cache answered, over every llm side of every record. */
@@ -481,14 +489,18 @@ export function reproductionTables(r: Reproduction): Map<string, string> {
 function sidesSection(rows: readonly MatchupResult[]): string[] {
   const played = rows.filter((m) => m.sides?.length);
   if (!played.length) return [];
-  const decisions = (d: LlmDecisions) => (d.requests ? [d.requests.toLocaleString('en-US'), pct(d.cacheHits / d.requests), d.failed.toLocaleString('en-US')] : ['-', '-', '-']);
+  const share = (agreed: number, choices: number) => (choices ? pct(agreed / choices) : '-');
+  const decisions = (d: LlmDecisions) =>
+    d.requests
+      ? [d.requests.toLocaleString('en-US'), pct(d.cacheHits / d.requests), d.failed.toLocaleString('en-US'), share(d.rules.agreed, d.rules.choices), share(d.rules.heldOut.agreed, d.rules.heldOut.choices)]
+      : ['-', '-', '-', '-', '-'];
   return [
     '## How each side played',
     '',
-    'Skill use is each side\'s share of skill time. Decisions are the language model\'s answers the side asked for; the cache answers a prompt it has seen before with the answer the model gave then.',
+    'Skill use is each side\'s share of skill time. Decisions are the language model\'s answers the side asked for; the cache answers a prompt it has seen before with the answer the model gave then. Rules agreement is the strategist exam taken in play: the share of the applied choices that are the tree\'s rules\' choice for the situation answered, overall and where the current skill differs from it.',
     '',
     table(
-      ['row', 'side', ...SKILL_IDS, 'transition entropy (bits)', 'K/D', 'accuracy', 'llm decisions', 'from the cache', 'failed'],
+      ['row', 'side', ...SKILL_IDS, 'transition entropy (bits)', 'K/D', 'accuracy', 'llm decisions', 'from the cache', 'failed', 'rules agreement in play', 'where the current skill differs'],
       played.flatMap((m) =>
         m.sides!.map((t) => [m.name, t.team, ...SKILL_IDS.map((k) => pct(t.skillShare[k])), num(t.transitionEntropyBits ?? undefined), num(t.kd, 3), pct(t.accuracy), ...decisions(t.llm)]),
       ),

@@ -167,6 +167,21 @@ describe('LlmStrategist events', () => {
     expect(s.requests).toBe(changes);
   });
 
+  it('counts its applied answers against the tree\'s rules in play: a careful model agrees far more than a constant one', async () => {
+    const constant = new TestClient(() => Promise.resolve({ text: '1,1' }));
+    const [rulesLike, fixed] = await Promise.all([playLlm({ client: new TestClient(), timing: { kind: 'lockstep' } }, { seed: 2, red: 'bt' }), playLlm({ client: constant, timing: { kind: 'lockstep' } }, { seed: 2, red: 'bt' })]);
+    for (const { strategist } of [rulesLike, fixed]) {
+      const s = strategist.stats();
+      // Every applied answer counts each living agent: two, or one while the other is out.
+      expect(s.rules.choices).toBeGreaterThanOrEqual(s.applied);
+      expect(s.rules.choices).toBeLessThanOrEqual(2 * s.applied);
+      expect(s.rules.heldOut.choices).toBeLessThan(s.rules.choices);
+    }
+    const share = (p: typeof fixed) => p.strategist.stats().rules.agreed / p.strategist.stats().rules.choices;
+    expect(share(rulesLike)).toBeGreaterThan(0.8);
+    expect(share(fixed)).toBeLessThan(0.5);
+  });
+
   it('events can be switched off one by one; the fixed rate is configurable', async () => {
     const { strategist } = await playLlm({ client: new TestClient(), timing: { kind: 'lockstep' }, rateHz: 1, events: ['elimination'] }, { seed: 2, red: 'heuristic' });
     const s = strategist.stats();

@@ -108,7 +108,11 @@ describe('npm run reproduce', () => {
     // model heard, less one reachability probe per llm row (the cache is off).
     const rows = [...first.matchups, ...first.plans.rows, ...first.plans.againstBest, ...first.ablations];
     expect(rows.map((m) => m.sides!.map((t) => t.team))).toEqual(rows.map((m) => [m.first, m.second]));
-    expect(first.matchups[0]!.sides![0]!.llm).toEqual({ requests: 0, cacheHits: 0, failed: 0 });
+    expect(first.matchups[0]!.sides![0]!.llm).toEqual({ requests: 0, cacheHits: 0, failed: 0, rules: { choices: 0, agreed: 0, heldOut: { choices: 0, agreed: 0 } } });
+    // The llm side's answers were counted against the tree's rules (the fake model answers carefully).
+    const inPlay = first.matchups[0]!.sides![1]!.llm.rules;
+    expect(inPlay.choices).toBeGreaterThan(0);
+    expect(inPlay.agreed / inPlay.choices).toBeGreaterThan(0.8);
     const llmSideRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     const decided = rows.flatMap((m) => m.sides!).reduce((sum, t) => sum + t.llm.requests - t.llm.cacheHits, 0);
     expect(decided).toBe(fake.calls.length - llmSideRows);
