@@ -4,7 +4,8 @@
  * (python/tune/tune_strategist.py, torch) writes a LoRA adapter the local engine loads; the
  * strategist exam and games judge it; its card goes beside it. Optionally a round of
  * learning from play: the tuned model plays with sampled decisions, the decisions of games
- * it won join the lessons, it is tuned again, and the adapter after play is kept only where
+ * it won join the lessons (or, with --play-labels rules, every situation it asked about,
+ * labelled by the rules: DAgger), it is tuned again, and the adapter after play is kept only where
  * the card's games show it better, game by game (tune/games.ts pairedGames).
  *
  * Every stage leaves its result in the work folder, and the tuner resumes from its
@@ -67,6 +68,8 @@ const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--w
   --play-games    the round of learning from play: games per opponent (${PLAY_OPPONENTS.join(', ')}) with
                   sampled decisions; 0 skips the round (default 0)
   --play-temperature  the round's sampling temperature (default 0.7)
+  --play-labels   what the round teaches: won (the model's own decisions in the games it won, default)
+                  or rules (the rules' choices on every situation it asked about, won or lost: DAgger)
   --python        the Python that runs the tuner (default ${'.venv-train/bin/python'})
   --setup         install the tuner's packages into .venv-train and stop
   ${TUNE_SETUP_HELP}`;
@@ -97,6 +100,7 @@ runCli(async () => {
       games: { type: 'string' },
       'play-games': { type: 'string' },
       'play-temperature': { type: 'string' },
+      'play-labels': { type: 'string' },
       python: { type: 'string' },
       setup: { type: 'boolean' },
     },
@@ -128,6 +132,8 @@ runCli(async () => {
   const cardGames = integerOption('games', values.games, 20, { min: 0, max: 100_000 });
   const playGames = integerOption('play-games', values['play-games'], 0, { min: 0, max: 100_000 });
   const playTemperature = float('play-temperature', values['play-temperature'], 0.7);
+  const playLabels = values['play-labels'] ?? 'won';
+  if (playLabels !== 'won' && playLabels !== 'rules') throw new UsageError(`--play-labels must be won or rules, got '${playLabels}'`);
 
   // The base model, alone: what the adapter is tuned on, and what tokenises the lessons.
   const spec = commandPlatformSpec({ cache: 'off', timing: { kind: 'lockstep' } });
@@ -220,9 +226,9 @@ runCli(async () => {
       bar.done('the round played');
       writeFileSync(join(replays, 'done'), '');
     }
-    const wonTeacher = replaysTeacher(replays, { source: 'llm', wonOnly: true });
-    const won = await withPlatform(baseSpec, (platform) => lessonsOf(wonTeacher, platform, work));
-    const tuned = await tune('after-play', [...lessons, ...won]);
+    const playTeacher = playLabels === 'rules' ? replaysTeacher(replays, { source: 'llm', wonOnly: false, labels: 'rules' }) : replaysTeacher(replays, { source: 'llm', wonOnly: true });
+    const won = await withPlatform(baseSpec, (platform) => lessonsOf(playTeacher, platform, work));
+    const tuned = await tune(playLabels === 'rules' ? 'after-play-rules' : 'after-play', [...lessons, ...won]);
     const afterPlay: Tuned & Judged = { ...tuned, ...(await judge(tuned.adapter, cardGames)) };
     // The card's games are the same seeded games for both adapters: compare them game by game.
     const paired = pairedGames(shipped.games, afterPlay.games);
@@ -234,6 +240,7 @@ runCli(async () => {
       won: new Set(won.map((l) => l.from.split(', tick')[0])).size,
       lessons: won.length,
       temperature: playTemperature,
+      labels: playLabels,
       imitation: { exam: shipped.exam, games: shipped.games },
       afterPlay: { exam: afterPlay.exam, games: afterPlay.games },
       shipped: better ? 'after-play' : 'imitation',

@@ -66,9 +66,12 @@ export const adapterCardSchema = z.object({
   fromPlay: z
     .object({
       games: z.number().int(),
+      /** Games the round's lessons came from: those won (labels won), or every one that asked (labels rules). */
       won: z.number().int(),
       lessons: z.number().int(),
       temperature: z.number(),
+      /** What the round taught: its own decisions in games won, or the rules' choices on every situation asked (DAgger); absent: won. */
+      labels: z.enum(['won', 'rules']).optional(),
       imitation: z.object({ exam: examSummary, games: z.array(gameRow) }),
       afterPlay: z.object({ exam: examSummary, games: z.array(gameRow) }),
       shipped: z.enum(['imitation', 'after-play']),

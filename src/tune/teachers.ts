@@ -55,7 +55,7 @@ export interface Teacher {
   lessons(ctx: TeacherContext): Promise<Lesson[]>;
 }
 
-export const TEACHER_HELP = 'rules, personas, cache:<model>[@<cache dir>], replays:<dir of replay files>[:won] or study:<study database>';
+export const TEACHER_HELP = 'rules, personas, cache:<model>[@<cache dir>], replays:<dir of replay files>[:won][:rules] or study:<study database>';
 
 const allTaught = (n: number) => Array.from({ length: n }, () => true);
 
@@ -173,10 +173,22 @@ export function recordedDecisions(replay: ReplayFile, source: string): AskedDeci
 }
 
 /**
- * Decisions as lessons: the situation the strategist saw (at the tick it asked), the skills
- * its team ran then, and what it chose. With `wonOnly`, only the decisions of a team that won.
+ * Whose choice a replay's lesson teaches: the strategist's own (`own`), or the tree's rules
+ * on the situation it asked about (`rules`: DAgger, Ross et al. 2011; an imitator's mistakes
+ * lead it to situations its teacher's games seldom reach, and there it is taught again).
  */
-export function replayLessons(replay: ReplayFile, asked: readonly AskedDecision[], options: { readonly wonOnly: boolean; readonly from: string; readonly weight?: number }): Lesson[] {
+export type ReplayLabels = 'own' | 'rules';
+
+/**
+ * Decisions as lessons: the situation the strategist saw (at the tick it asked), the skills
+ * its team ran then, and what it chose (or, with labels `rules`, what the rules choose
+ * there). With `wonOnly`, only the decisions of a team that won.
+ */
+export function replayLessons(
+  replay: ReplayFile,
+  asked: readonly AskedDecision[],
+  options: { readonly wonOnly: boolean; readonly from: string; readonly weight?: number; readonly labels?: ReplayLabels },
+): Lesson[] {
   const wanted = asked.filter((d) => !options.wonOnly || replay.outcome === TEAM_NAMES[d.team]);
   if (wanted.length === 0) return [];
   const byTick = new Map<number, AskedDecision[]>();
@@ -194,7 +206,8 @@ export function replayLessons(replay: ReplayFile, asked: readonly AskedDecision[
     for (const d of byTick.get(world.tick) ?? []) {
       const situation = teamSituation(world, d.team);
       const current = running[d.team] ?? situation.agents.map(() => INITIAL_SKILL);
-      lessons.push(lessonOf(situation, current, d.skills, `${options.from}, tick ${world.tick}`, options.weight));
+      const choice = options.labels === 'rules' ? rulesChoice(situation, current) : d.skills;
+      lessons.push(lessonOf(situation, current, choice, `${options.from}, tick ${world.tick}`, options.weight));
     }
   }
   return lessons;
@@ -203,10 +216,13 @@ export function replayLessons(replay: ReplayFile, asked: readonly AskedDecision[
 /** The asked-decisions file beside a replay (game-x.json: game-x.asked.json). */
 export const askedPathOf = (replayPath: string) => replayPath.replace(/\.json$/, '.asked.json');
 
-export function replaysTeacher(dir: string, options: { readonly source: string; readonly wonOnly: boolean; readonly weight?: number }): Teacher {
+export function replaysTeacher(dir: string, options: { readonly source: string; readonly wonOnly: boolean; readonly weight?: number; readonly labels?: ReplayLabels }): Teacher {
+  const rules = options.labels === 'rules';
   return {
-    name: `replays:${dir}${options.wonOnly ? ':won' : ''}`,
-    describe: `the ${options.source} decisions in the replays of ${dir}${options.wonOnly ? ', games won only' : ''}`,
+    name: `replays:${dir}${options.wonOnly ? ':won' : ''}${rules ? ':rules' : ''}`,
+    describe: rules
+      ? `the rules' choices on the situations the ${options.source} strategist asked about in the replays of ${dir}${options.wonOnly ? ', games won only' : ''}`
+      : `the ${options.source} decisions in the replays of ${dir}${options.wonOnly ? ', games won only' : ''}`,
     async lessons(ctx) {
       if (!existsSync(dir)) throw new Error(`replays:${dir}: no such folder (expected a folder of .json replay files)`);
       const files = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.asked.json')).sort();
@@ -357,8 +373,14 @@ export function parseTeacher(text: string, defaults: { readonly rulesSize: numbe
     return at > 0 ? cacheTeacher(rest.slice(0, at), rest.slice(at + 1)) : cacheTeacher(rest, defaults.cacheDir);
   }
   if (kind === 'replays' && rest) {
-    const won = rest.endsWith(':won');
-    return replaysTeacher(won ? rest.slice(0, -4) : rest, { source: 'llm', wonOnly: won });
+    // replays:<dir>[:won][:rules]: games won only; the rules' choices on the situations asked.
+    let dir = rest;
+    const rules = dir.endsWith(':rules');
+    if (rules) dir = dir.slice(0, -':rules'.length);
+    const won = dir.endsWith(':won');
+    if (won) dir = dir.slice(0, -':won'.length);
+    if (!dir) throw new Error(`teacher '${text}' names no folder: expected replays:<dir of replay files>[:won][:rules]`);
+    return replaysTeacher(dir, { source: 'llm', wonOnly: won, labels: rules ? 'rules' : 'own' });
   }
   if (kind === 'study' && rest) return studyTeacher(rest);
   throw new Error(`unknown teacher '${text}': expected ${TEACHER_HELP}`);

@@ -12,6 +12,7 @@ import { askedOf } from '../../src/tune/games';
 import { PERSONAS, personaByName } from '../../src/teams';
 import { type AskedDecision, askedPathOf, cacheTeacher, closestSkill, parseTeacher, personasTeacher, recordedDecisions, replayLessons, replaysTeacher } from '../../src/tune/teachers';
 import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
+import { TestClient } from '../llm/helpers';
 
 /** A client that answers as the rules do and keeps every state it was asked about. */
 class RecordingClient extends RuleChatClient {
@@ -41,6 +42,22 @@ describe('the replays teacher', () => {
     expect(lessons.map((l) => l.prompt)).toEqual(prompts);
     expect(lessons.map((l) => l.choice)).toEqual(asked.map((d) => d.skills));
     expect(lessons.every((l) => l.taught.every(Boolean) && l.weight === 1)).toBe(true);
+  });
+
+  it("with labels 'rules', the same situations taught with the rules' choice instead of the strategist's own (DAgger)", async () => {
+    const own = replayLessons(replay, asked, { wonOnly: false, from: 'test' });
+    const relabelled = replayLessons(replay, asked, { wonOnly: false, from: 'test', labels: 'rules' });
+    expect(relabelled.map((l) => l.prompt)).toEqual(own.map((l) => l.prompt));
+    // This match's model answered carefully, much as the rules do.
+    const same = relabelled.filter((l, i) => l.choice.join() === own[i]!.choice.join()).length;
+    expect(same / own.length).toBeGreaterThan(0.8);
+    // A model that always navigates is taught what the rules would have done instead.
+    const constant = new TestClient(() => Promise.resolve({ text: '1,1' }));
+    const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 4 }, { platform: llmPlatform(constant, { timing: { kind: 'lockstep' } }) });
+    const played = askedOf(match);
+    expect(new Set(replayLessons(match.replay(), played, { wonOnly: false, from: 'test' }).flatMap((l) => l.choice))).toEqual(new Set(['navigate']));
+    const taught = new Set(replayLessons(match.replay(), played, { wonOnly: false, from: 'test', labels: 'rules' }).flatMap((l) => l.choice));
+    expect(taught.has('combat') || taught.has('secure')).toBe(true);
   });
 
   it('from a replay alone, the answers that changed skills; only games won when asked', () => {
@@ -132,6 +149,11 @@ describe('teacher names', () => {
     expect(parseTeacher('cache:gemma3:27b', defaults).describe).toContain('gemma3:27b made, read from the decision cache in .cache/llm');
     expect(parseTeacher('cache:gemma3:27b@/tmp/c', defaults).describe).toContain('in /tmp/c');
     expect(parseTeacher('replays:runs/play:won', defaults).describe).toContain('games won only');
+    const dagger = parseTeacher('replays:runs/play:won:rules', defaults);
+    expect(dagger.name).toBe('replays:runs/play:won:rules');
+    expect(dagger.describe).toBe("the rules' choices on the situations the llm strategist asked about in the replays of runs/play, games won only");
+    expect(parseTeacher('replays:runs/play:rules', defaults).describe).not.toContain('won');
+    expect(() => parseTeacher('replays::rules', defaults)).toThrow('expected replays:<dir of replay files>[:won][:rules]');
     expect(parseTeacher('study:data/studies.sqlite', defaults).name).toBe('study:data/studies.sqlite');
     expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, cache:<model>");
     expect(() => parseTeacher('cache:', defaults)).toThrow(/unknown teacher/);
