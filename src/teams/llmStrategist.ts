@@ -4,8 +4,9 @@
  * OpenAI SDK for a configured server; in the page the product's proxy; a test double), and
  * turns the answer into one skill per agent. It asks at a fixed rate (2 Hz by default) and
  * when events happen (an elimination, a respawn, the zone becoming contested, an own
- * agent's health dropping LOW, any fact of an own agent's line changing). At most one call is out at a time; what falls due meanwhile
- * is folded into the next request.
+ * agent's health dropping LOW, any fact of an own agent's line changing). At most one call
+ * is out at a time; what falls due meanwhile is folded into the next request. Each applied
+ * answer is counted against the tree's rules on the situation it answered (the exam in play).
  *
  * When an answer applies follows the timing mode (see src/llm/timing.ts): in live play at
  * the tick it arrives; headless at the tick real-time play would have reached
