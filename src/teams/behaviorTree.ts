@@ -112,9 +112,23 @@ interface Blackboard {
  * agent keeps its skill.
  */
 export function rulesChoice(situation: TeamSituation, current: readonly SkillId[], params: TreeParameters = STUDY_TREE): SkillId[] {
+  return rulesJudge(params)(situation, current);
+}
+
+/** What rulesChoice computes, for many situations, from one tree: each call begins from its own claims, so the answers are rulesChoice's. */
+export type RulesJudge = (situation: TeamSituation, current: readonly SkillId[]) => SkillId[];
+
+/**
+ * rulesChoice kept ready for repeated use (the llm strategist labels every request with it):
+ * building the tree parses its definition, about 280 us a call, where a built one answers
+ * in a few.
+ */
+export function rulesJudge(params: TreeParameters = STUDY_TREE): RulesJudge {
   const tree = new BehaviorTreeStrategist(1, { ...params, reactionTicks: 0, noise: 0 });
-  tree.claimFrom(situation, current);
-  return tree.chooseFor(situation, current);
+  return (situation, current) => {
+    tree.claimFrom(situation, current);
+    return tree.chooseFor(situation, current);
+  };
 }
 
 export class BehaviorTreeStrategist implements Strategist {

@@ -49,7 +49,7 @@ import {
 import { type Team, type World, type ZoneStatus, healthLevel, teamSituation } from '../sim';
 import type { SkillId } from '../skills';
 import { andThen } from './controller';
-import { rulesChoice } from './behaviorTree';
+import { rulesJudge } from './behaviorTree';
 import type { DecisionTiming, Strategist, StrategistAnswer } from './hierarchical';
 
 export interface LlmStrategistOptions {
@@ -157,6 +157,8 @@ export class LlmStrategist implements Strategist {
   private prevAlive: boolean[] = [];
   private prevLow: boolean[] = [];
   private prevZone: ZoneStatus | null = null;
+  /** The tree's rules, to count each answer against (the exam in play). */
+  private readonly rules = rulesJudge();
   /** The own agents' facts at the last tick (situationKey), for the `situation` trigger. */
   private prevFacts: string | null = null;
   private disposed = false;
@@ -317,7 +319,7 @@ export class LlmStrategist implements Strategist {
     this.counters.requests++;
     const situation = teamSituation(world, team);
     const agentCount = situation.agents.length;
-    const rules = rulesChoice(situation, current);
+    const rules = this.rules(situation, current);
     const label: RulesLabel = { rules: situation.agents.map((a, slot) => (a.alive ? rules[slot]! : null)), current: [...current] };
     const request = buildRequest(situation, current, {
       format: this.format,

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { EXAM_SET_PATH, parseExamSet } from '../../src/llm';
 import { DEFAULT_CONFIG, type World, createWorld, idleAction, step } from '../../src/sim';
 import type { SkillId } from '../../src/skills';
-import { BehaviorTreeStrategist, createTeam } from '../../src/teams';
+import { BehaviorTreeStrategist, createTeam, rulesChoice, rulesJudge } from '../../src/teams';
 import { ZONE, place, remove, scenario } from '../helpers/world';
 import { TEST_PLATFORM } from '../helpers/platform';
 
@@ -178,5 +180,16 @@ describe('rulesChoice (the strategist exam\'s labels)', () => {
     }
     expect(compared).toBeGreaterThan(300);
     expect(mismatches).toEqual([]);
+  });
+});
+
+describe('rulesJudge', () => {
+  it("gives rulesChoice's answer on every exam situation, one tree reused in order", () => {
+    const set = parseExamSet(readFileSync(EXAM_SET_PATH, 'utf8'), EXAM_SET_PATH);
+    const judge = rulesJudge();
+    const reused = set.items.map((item) => judge(item.situation, item.current));
+    expect(reused).toEqual(set.items.map((item) => rulesChoice(item.situation, item.current)));
+    // The set's labels are the rules' choices, so both must give them.
+    expect(reused).toEqual(set.items.map((item) => item.rules));
   });
 });
