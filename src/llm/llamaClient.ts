@@ -98,8 +98,14 @@ export function stringBound(maxLength: number, maxTokens: number | undefined): n
   return maxTokens ? Math.max(8, Math.min(maxLength, maxTokens - JSON_SKELETON_TOKENS)) : maxLength;
 }
 
-/** Tokens of a decision's JSON beside its rationale's text: braces, keys, quotes and skill names. */
-const JSON_SKELETON_TOKENS = 40;
+/**
+ * Tokens of a decision's JSON beside its rationale's text: braces, keys, quotes, skill names
+ * and the whitespace the grammar allows, even where the model writes them a character a
+ * token (two agents: 49 characters without whitespace). At 40, a tuned model wrote
+ * '{ "skills": [ "secure", "combat"\n    ], "rationale": " ( 43333…' and its 120 tokens ran
+ * out 78 characters into the rationale, the answer unclosed.
+ */
+const JSON_SKELETON_TOKENS = 64;
 
 /** The schema with a length bound on every string that has none, so answers end within their token budget. */
 export function boundStrings(schema: unknown, maxLength: number): unknown {

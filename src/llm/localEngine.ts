@@ -1,14 +1,17 @@
 /**
  * The embedded local engine: llama.cpp in this process (node-llama-cpp, its CPU build) on
  * one GGUF file, loaded once and shared by every match of the process. Its context holds
- * several sequences, so concurrent matches (tournament episodes, the page's two teams)
- * decide at once on one model, their tokens evaluated in shared batches. A sequence keeps
- * what it last evaluated, so a request that starts as the last one did evaluates only what
- * differs; a request goes to the free sequence that holds the longest start of its prompt.
- * That is the static system prompt at least, and often the same team's last situation too
- * (over 48 episodes of bt vs llm, 8 at once on 16 sequences, a decision evaluated 66.8 prompt
- * tokens where picking any sequence holding the system prompt evaluated 70.9: half of a
- * team's state words change between two decisions 0.5 s apart). Node only: node-llama-cpp is loaded when an engine starts (llamaClient.ts turns chat requests
+ * several sequences, one per team that decides on it (tournament episodes, the page's two
+ * teams), but evaluates one request at a time: tokens of two sequences evaluated in one batch
+ * come out with other sums, so an answer would depend on what else was asked at that moment
+ * (60 exam situations, two at a time: 13 to 22 got other probabilities, up to 0.012 apart,
+ * and one decision in about 180 flipped over 40 tournament games; one at a time, all were
+ * bit-identical whatever sequence and neighbour). Shared batches bought nothing measurable:
+ * 4.1 decisions/s four at once against 4.0 one at a time, on one thread. A sequence keeps
+ * what it last evaluated, and a request goes to the sequence holding the longest start of
+ * its prompt, so the system prompt is not evaluated again (llamaClient.ts evaluates the
+ * situation afresh every time, for the same reason: sums that depend on the batch). Node
+ * only: node-llama-cpp is loaded when an engine starts (llamaClient.ts turns chat requests
  * into generations on it).
  */
 import { existsSync, statSync } from 'node:fs';
@@ -225,12 +228,13 @@ export class LocalEngine {
   }
 
   /**
-   * A free sequence for `prompt` (promptKey), the one holding the longest start of it
-   * (pickSlot); waits for one where all are busy. Rejects when `signal` aborts.
+   * A sequence for `prompt` (promptKey), the one holding the longest start of it (pickSlot),
+   * once no other request holds one: requests take turns, first come first served, so each
+   * is evaluated alone (see the header). Rejects when `signal` aborts.
    */
   acquire(prompt: string, signal: AbortSignal): Promise<EngineSlot> {
     if (signal.aborted) return Promise.reject(new ChatError('aborted', 'the call was aborted'));
-    const slot = pickSlot(this.slots, prompt);
+    const slot = this.slots.some((s) => s.busy) ? undefined : pickSlot(this.slots, prompt);
     if (slot) return Promise.resolve(this.take(slot));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {

@@ -173,7 +173,7 @@ async function playLocked(
         });
       } else {
         // A model in this process (the local engine, loaded by the probe) is shared with the
-        // worker threads over a channel: one copy in memory, its sequences batched together.
+        // worker threads over a channel: one copy in memory, one sequence per episode in flight.
         const connection = llm ? await platform.llm.connect() : null;
         const channel = connection?.inProcess ? `hillmind-llm-${process.pid}-${randomUUID()}` : null;
         stopSharing = channel ? serveChatClient(connection!.client, channel) : null;

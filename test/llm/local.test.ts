@@ -126,6 +126,58 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
     for (const a of answers) expect(parseAnswer(a.text, 2).ok).toBe(true);
   }, 300_000);
 
+  it('decisions asked at once are evaluated one at a time, each read as it is read alone, bit for bit', async () => {
+    // Distinct situations, so each prompt's reads are its own.
+    const batch = [...new Map(requests('compact', 24, DEFAULT_CONFIG, 11).map((r) => [JSON.stringify(r.messages), r])).values()].slice(0, 16);
+    expect(batch.length).toBeGreaterThanOrEqual(8);
+    // Anything read once per model (an untuned model's priors) is read before counting.
+    await client.complete(batch[0]!, signal());
+    // What the model's probabilities were for each prompt (its first agent's, then its second's).
+    const read = new Map<string, number[][]>();
+    const scoring = client as unknown as { numberProbabilities: (slot: { held: string | null }, ...rest: unknown[]) => Promise<number[]> };
+    const numberProbabilities = scoring.numberProbabilities.bind(client);
+    let asking = '';
+    scoring.numberProbabilities = async (slot, ...rest) => {
+      const probabilities = await numberProbabilities(slot, ...rest);
+      read.set(asking, [...(read.get(asking) ?? []), probabilities]);
+      return probabilities;
+    };
+    const engine = client.engine;
+    const [acquire, release] = [engine.acquire.bind(engine), engine.release.bind(engine)];
+    let holding = 0;
+    let mostHeld = 0;
+    engine.acquire = async (prompt, s) => {
+      const slot = await acquire(prompt, s);
+      mostHeld = Math.max(mostHeld, ++holding);
+      asking = prompt;
+      return slot;
+    };
+    engine.release = (slot) => {
+      holding--;
+      release(slot);
+    };
+    try {
+      const alone: [string, number[][]][] = [];
+      for (const r of batch) {
+        read.clear();
+        await client.complete(r, signal());
+        alone.push(...read);
+      }
+      read.clear();
+      // Two matches at once, each on its own sequence: their requests interleave.
+      await Promise.all([0, 1].map(async (half) => {
+        for (const r of batch.filter((_, i) => i % 2 === half)) await client.complete(r, signal());
+      }));
+      expect(mostHeld).toBe(1);
+      expect(alone).toHaveLength(batch.length);
+      for (const [prompt, probabilities] of alone) expect(read.get(prompt)).toEqual(probabilities);
+    } finally {
+      delete (client as unknown as { numberProbabilities?: unknown }).numberProbabilities;
+      engine.acquire = acquire;
+      engine.release = release;
+    }
+  }, 300_000);
+
   it('aborts: before a call, while it waits for a sequence, and while it runs; the model answers the next one', async () => {
     // Compact calls hold the sequences (a few tokens each); a JSON call is long enough to abort while it runs.
     const [a, b, c] = requests('compact', 3);

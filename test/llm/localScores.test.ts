@@ -24,8 +24,8 @@ describe('calibration', () => {
 
 describe("a JSON answer's strings", () => {
   it('fit the token budget even at one token a character, so the answer always closes', () => {
-    // 120 tokens (the json default): 80 characters of rationale, and 40 for the rest of the object.
-    expect(stringBound(160, 120)).toBe(80);
+    // 120 tokens (the json default): 56 characters of rationale, and 64 for the rest of the object.
+    expect(stringBound(160, 120)).toBe(56);
     expect(stringBound(160, 1000)).toBe(160);
     expect(stringBound(160, undefined)).toBe(160);
     expect(stringBound(160, 20)).toBe(8);
