@@ -8,6 +8,7 @@ import { parseAnswer } from './answer';
 import type { ChatRequest } from './chat';
 import { percentile } from '../stats';
 import { LlamaChatClient } from './llamaClient';
+import type { EngineSlot } from './localEngine';
 import { localThreads, openLocalClient } from './node';
 import { type AnswerFormat, buildRequest, systemPrompt } from './prompt';
 import type { LocalLlmSettings } from './settings';
@@ -35,29 +36,65 @@ async function decide(client: LlamaChatClient, requests: readonly ChatRequest[],
   return { ms, valid };
 }
 
-/** Prompt evaluation and generation speed on one sequence, in tokens per second. */
-async function throughput(client: LlamaChatClient): Promise<{ prompt: number; generation: number }> {
-  const { engine } = client;
-  const slot = await engine.acquire('', new AbortController().signal);
+/** Both system prompts: about 1000 tokens of the model's own text, to evaluate. */
+const benchText = () => `${systemPrompt('json')}\n${systemPrompt('compact')}`;
+
+/** Run `measure` on a sequence of its own, emptied before and after. */
+async function onEmptySequence<T>(client: LlamaChatClient, measure: (sequence: EngineSlot['sequence']) => Promise<T>): Promise<T> {
+  const slot = await client.engine.acquire('', new AbortController().signal);
   try {
-    // Both system prompts: about 1000 tokens, within a sequence's context with room to generate.
-    const tokens = engine.model.tokenize(`${systemPrompt('json')}\n${systemPrompt('compact')}`).slice(0, Math.max(64, slot.sequence.contextSize - 64));
     await slot.sequence.clearHistory();
+    return await measure(slot.sequence);
+  } finally {
+    slot.held = null;
+    await slot.sequence.clearHistory();
+    client.engine.release(slot);
+  }
+}
+
+/** Prompt evaluation and generation speed on one sequence, in tokens per second. */
+function throughput(client: LlamaChatClient): Promise<{ prompt: number; generation: number }> {
+  return onEmptySequence(client, async (sequence) => {
+    // Within a sequence's context, with room to generate.
+    const tokens = client.engine.model.tokenize(benchText()).slice(0, Math.max(64, sequence.contextSize - 64));
     let t = performance.now();
-    await slot.sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1));
+    await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1));
     const prompt = (tokens.length - 1) / ((performance.now() - t) / 1000);
     let generated = 0;
     t = performance.now();
-    for await (const token of slot.sequence.evaluate(tokens.slice(-1), { temperature: 0 })) {
+    for await (const token of sequence.evaluate(tokens.slice(-1), { temperature: 0 })) {
       void token;
       if (++generated >= 48) break;
     }
     return { prompt, generation: generated / ((performance.now() - t) / 1000) };
-  } finally {
-    slot.held = null;
-    await slot.sequence.clearHistory();
-    engine.release(slot);
-  }
+  });
+}
+
+/** Batch sizes of `evaluationCost`: a token alone, a few, a terse decision's (about 24), a compact one's. */
+const EVALUATED_TOKENS = [1, 8, 24, 64] as const;
+
+/**
+ * What a decision's evaluation costs by the tokens it evaluates, after a 500-token prompt
+ * held (as the system prompt is): the median of 5 of each, in ms. Where a decision's time
+ * goes: at these sizes llama.cpp's CPU kernels pay for every token, unlike a long prompt's batches.
+ */
+function evaluationCost(client: LlamaChatClient): Promise<{ tokens: number; ms: number }[]> {
+  return onEmptySequence(client, async (sequence) => {
+    const tokens = client.engine.model.tokenize(benchText()).slice(0, 500 + EVALUATED_TOKENS[EVALUATED_TOKENS.length - 1]!);
+    await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, 500));
+    const costs: { tokens: number; ms: number }[] = [];
+    for (const n of EVALUATED_TOKENS) {
+      const ms: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        await sequence.eraseContextTokenRanges([{ start: 500, end: sequence.nextTokenIndex }]);
+        const t = performance.now();
+        await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(500, 500 + n));
+        ms.push(performance.now() - t);
+      }
+      costs.push({ tokens: n, ms: percentile([...ms].sort((a, b) => a - b), 50, 'nearest-rank') });
+    }
+    return costs;
+  });
 }
 
 /** The process's resident memory now, against the 1 GiB target. */
@@ -83,6 +120,9 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
   ];
   const speed = await throughput(client);
   rows.push({ name: 'local prompt evaluation, one sequence', value: speed.prompt, unit: 'tokens/s' }, { name: 'local generation, one sequence', value: speed.generation, unit: 'tokens/s' });
+  for (const { tokens, ms } of await evaluationCost(client)) {
+    rows.push({ name: `local evaluation of ${tokens} new token(s) after 500, one sequence (median of 5)`, value: ms, unit: 'ms' });
+  }
   for (const format of ['compact', 'json'] as const) {
     const requests = decisionRequests(format, 48);
     let answers = 0;
