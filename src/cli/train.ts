@@ -12,12 +12,14 @@ import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
-import { describeOpponents } from '../train/opponents';
+import { type TrainedSkillNetworks, describeOpponents, playsAgainst } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
 import { type IntegerRange, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
+import { SKILL_IDS } from '../skills';
+import { readTrainedNetwork } from '../skills/nodeModels';
 
 const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--workers N] [--resume] [--out models] [--runs runs]
 
@@ -99,7 +101,19 @@ runCli(async () => {
     state = createPolicyState(config);
   }
 
-  const plan: TrainingPlan = { scenario: name, config, phases: defaults.phases, teacher: defaults.teacher, ...(defaults.shotCost ? { shotCost: defaults.shotCost } : {}), ...(defaults.shotCostRamp ? { shotCostRamp: defaults.shotCostRamp } : {}) };
+  // A phase that plays bt plays the skills in the folder this run writes to, as they are now.
+  const trainedSkills = defaults.phases.some((p) => playsAgainst(p.opponents, 'bt'))
+    ? (Object.fromEntries(await Promise.all(SKILL_IDS.map(async (id) => [id, await readTrainedNetwork(outDir, id)] as const))) as TrainedSkillNetworks)
+    : undefined;
+  const plan: TrainingPlan = {
+    scenario: name,
+    config,
+    phases: defaults.phases,
+    teacher: defaults.teacher,
+    ...(defaults.shotCost ? { shotCost: defaults.shotCost } : {}),
+    ...(defaults.shotCostRamp ? { shotCostRamp: defaults.shotCostRamp } : {}),
+    ...(trainedSkills ? { trainedSkills } : {}),
+  };
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
   const wall = () => priorSeconds + (performance.now() - started) / 1000;

@@ -9,6 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
 import { type OrtModule, checkModelDigest, loadOnnxPolicy } from './onnxPolicy';
+import { type PolicyNetworkWeights, readPolicyNetwork } from './policyNetwork';
 
 /** Where shipped models live, relative to the working directory. */
 export const SHIPPED_MODEL_DIR = 'models';
@@ -64,4 +65,11 @@ export function nodeModelSource(dir: string): ModelSource {
       return existsSync(model) ? createHash('sha256').update(readFileSync(model)).digest('hex').slice(0, 16) : null;
     },
   };
+}
+
+/** A trained model's network, as weights (training's opponents play them), once its card's digest is checked. */
+export async function readTrainedNetwork(dir: string, name: string): Promise<PolicyNetworkWeights> {
+  await nodeModelSource(dir).check(name);
+  const model = join(dir, `${name}.onnx`);
+  return readPolicyNetwork(new Uint8Array(readFileSync(model)), model);
 }

@@ -20,7 +20,7 @@ import {
   outcomeSide,
   step,
 } from '../sim';
-import { type SkillContext, skillContext } from '../skills';
+import { type SkillContext, type SkillSet, skillContext } from '../skills';
 import { type League, episodeScore } from './league';
 import { type OpponentDriver, type Opponents, createOpponent, createPolicyOpponent } from './opponents';
 import type { Scenario } from './scenarios';
@@ -206,6 +206,8 @@ export class VecEnv {
     private readonly firstEnv = 0,
     /** The league that league opponents are drawn from (the trainer's; required for them). */
     private readonly league: League | null = null,
+    /** The skills bt plays (opponents.ts trainedSkillSet; required for it). */
+    private readonly trained: SkillSet | null = null,
   ) {
     if (Array.isArray(opponents) && opponents.length === 0) throw new Error("a VecEnv needs 'self', a league or at least one opponent");
     if (opponents !== 'self' && 'league' in opponents && !league) throw new Error('league opponents need the trainer\'s league');
@@ -319,8 +321,8 @@ export class VecEnv {
       const chosen = this.league.member(m);
       this.members[e] = m;
       this.drivers[e] =
-        chosen.kind === 'scripted' ? createOpponent(chosen.name, deriveSeed(seed, 'opponent'), skillEveryTicks) : createPolicyOpponent(this.league.snapshotPolicy(chosen.index));
-    } else this.drivers[e] = createOpponent(opponents[(this.firstEnv + e) % opponents.length]!, deriveSeed(seed, 'opponent'), skillEveryTicks);
+        chosen.kind === 'scripted' ? createOpponent(chosen.name, deriveSeed(seed, 'opponent'), skillEveryTicks, this.trained) : createPolicyOpponent(this.league.snapshotPolicy(chosen.index));
+    } else this.drivers[e] = createOpponent(opponents[(this.firstEnv + e) % opponents.length]!, deriveSeed(seed, 'opponent'), skillEveryTicks, this.trained);
     return env.reset(seed);
   }
 

@@ -18,7 +18,7 @@ import type { Collective } from './collective';
 import { type OpponentPhase, type PpoConfig, type TeacherName, opponentsAt, shotCostAt, teacherWeight } from './config';
 import { VecEnv, type VecEnvState } from './env';
 import { League, type LeagueState } from './league';
-import type { Opponents } from './opponents';
+import { type Opponents, type TrainedSkillNetworks, trainedSkillSet } from './opponents';
 import { BINARY, CONTINUOUS, type PolicyState, type UpdateStats, addTeacherGrad, gaussian, logProb, policyLossAndGrad, sigmoid } from './ppo';
 import { type ModelName, SCENARIOS, withShotCost } from './scenarios';
 
@@ -32,6 +32,8 @@ export interface TrainingPlan {
   readonly shotCost?: number;
   /** Share of the steps over which the shot cost rises from 0 (config.ts shotCostAt); absent: the full cost throughout. */
   readonly shotCostRamp?: number;
+  /** The trained skills' networks, where a phase plays bt (read by the entry point: cli/train.ts). */
+  readonly trainedSkills?: TrainedSkillNetworks;
 }
 
 /** One worker's part of the trainer's state: its random stream and its environments mid-episode. */
@@ -154,6 +156,7 @@ export class PpoLearner {
       { horizonSteps: config.horizonSteps },
       Math.floor((collective.rank * config.numEnvs) / collective.size),
       this.league,
+      plan.trainedSkills ? trainedSkillSet(plan.trainedSkills) : null,
     );
     this.teacher = plan.teacher && config.teacherCoef > 0 ? teacherPolicy(plan.teacher) : null;
     this.policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });

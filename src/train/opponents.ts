@@ -1,12 +1,16 @@
 /**
  * Who the learners play in training, by name, so a training config (and a worker thread
- * given one) says it as data: the heuristic team (the study's only training opponent) or
+ * given one) says it as data: the heuristic team (the study's only training opponent),
  * bt-scripted (the behavior tree over the scripted skills, the team a trained skill must
- * match inside bt). Each is the same controller a match runs, built afresh per episode so
- * a tree's memory never leaks from one episode into the next.
+ * match inside bt) or bt (the tree over the trained skills, the product's own team: the
+ * plan carries their networks, read by the entry point, as trainedSkills). Each is the same
+ * controller a match runs, built afresh per episode so a tree's memory never leaks from one
+ * episode into the next.
  */
 import type { Action, World } from '../sim';
-import { type Policy, SCRIPTED_SKILLS } from '../skills';
+import { type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet } from '../skills';
+import { networkPolicy } from '../skills/onnxPolicy';
+import { PolicyNetwork, type PolicyNetworkWeights } from '../skills/policyNetwork';
 import { BehaviorTreeStrategist } from '../teams/behaviorTree';
 import type { TeamController } from '../teams/controller';
 import { FlatController } from '../teams/flat';
@@ -15,7 +19,7 @@ import { HierarchicalController } from '../teams/hierarchical';
 import { STUDY_TREE } from '../teams/personas';
 import type { LeagueSettings } from './league';
 
-export const OPPONENT_NAMES = ['heuristic', 'bt-scripted'] as const;
+export const OPPONENT_NAMES = ['heuristic', 'bt-scripted', 'bt'] as const;
 export type OpponentName = (typeof OPPONENT_NAMES)[number];
 
 /**
@@ -31,18 +35,30 @@ export interface OpponentDriver {
   act(world: World, actions: Action[]): void;
 }
 
-function controller(name: OpponentName, seed: number, skillEveryTicks: number): TeamController {
+/** The trained skills' networks, as a plan carries them to worker threads (plain arrays, cloned). */
+export type TrainedSkillNetworks = Readonly<Record<SkillId, PolicyNetworkWeights>>;
+
+/** The skills that play the trained networks. */
+export function trainedSkillSet(networks: TrainedSkillNetworks): SkillSet {
+  return Object.fromEntries(Object.entries(networks).map(([id, weights]) => [id, networkPolicy(id, new PolicyNetwork(weights))])) as unknown as SkillSet;
+}
+
+function controller(name: OpponentName, seed: number, skillEveryTicks: number, trained: SkillSet | null): TeamController {
+  const tree = () => new BehaviorTreeStrategist(skillEveryTicks, STUDY_TREE, seed);
   switch (name) {
     case 'heuristic':
       return new FlatController(name, 1, HEURISTIC_POLICY);
     case 'bt-scripted':
-      return new HierarchicalController(name, 1, new BehaviorTreeStrategist(skillEveryTicks, STUDY_TREE, seed), SCRIPTED_SKILLS);
+      return new HierarchicalController(name, 1, tree(), SCRIPTED_SKILLS);
+    case 'bt':
+      if (!trained) throw new Error("training opponent 'bt' plays the trained skills: the plan must carry their networks (trainedSkills)");
+      return new HierarchicalController(name, 1, tree(), trained);
   }
 }
 
-/** A fresh opponent for an episode (its tree, if any, seeded by the episode). */
-export function createOpponent(name: OpponentName, seed: number, skillEveryTicks: number): OpponentDriver {
-  const team = controller(name, seed, skillEveryTicks);
+/** A fresh opponent for an episode (its tree, if any, seeded by the episode); `trained` plays bt's skills. */
+export function createOpponent(name: OpponentName, seed: number, skillEveryTicks: number, trained: SkillSet | null = null): OpponentDriver {
+  const team = controller(name, seed, skillEveryTicks, trained);
   return {
     act(world, actions) {
       // Both controllers are synchronous: scripted skills and a tree, no model to wait on.
@@ -59,6 +75,12 @@ export function createPolicyOpponent(policy: Policy): OpponentDriver {
       if (team.act(world, actions) instanceof Promise) throw new Error(`training opponent '${policy.name}' must act synchronously`);
     },
   };
+}
+
+/** Whether any of these opponents is `name`, as a fixed opponent or in a league. */
+export function playsAgainst(opponents: Opponents, name: OpponentName): boolean {
+  if (opponents === 'self') return false;
+  return 'league' in opponents ? opponents.league.scripted.includes(name) : opponents.includes(name);
 }
 
 export function describeOpponents(opponents: Opponents): string {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Action, type GameConfig, OBS, OBS_SIZE, createWorld, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
-import { SKILLS } from '../../src/skills';
+import { SKILLS, SKILL_IDS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
-import type { Opponents } from '../../src/train/opponents';
+import { type Opponents, type TrainedSkillNetworks, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
+import { readTrainedNetwork } from '../../src/skills/nodeModels';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
 import { PARKED, ZONE, place, remove, testConfig } from '../helpers/world';
@@ -448,6 +449,25 @@ describe('VecEnv', () => {
       expect(red.some((a) => a.stats.shots > 0 || Math.hypot(a.x - env.world.config.arena.width / 2, a.y - env.world.config.arena.height / 2) < 20)).toBe(true);
     }
     expect(vec.currentOpponents).toEqual(['heuristic', 'bt-scripted']);
+  });
+
+  it('bt: the tree over the trained skills, their networks read from models/; without them it is refused', async () => {
+    const trained = trainedSkillSet(Object.fromEntries(await Promise.all(SKILL_IDS.map(async (id) => [id, await readTrainedNetwork('models', id)] as const))) as TrainedSkillNetworks);
+    const redAfter = (opponent: 'bt' | 'bt-scripted') => {
+      const vec = new VecEnv(SCENARIOS.combat, 2, 11, [opponent], {}, 0, null, opponent === 'bt' ? trained : null);
+      vec.reset();
+      const actions = new Float32Array(vec.slots * 5);
+      for (let t = 0; t < 60; t++) vec.step(actions);
+      return vec.envs.flatMap((env) => env.world.agents.filter((a) => a.team === 1).map((a) => [a.x, a.y, a.stats.shots]));
+    };
+    const [bt, scripted] = [redAfter('bt'), redAfter('bt-scripted')];
+    // The same tree and seeds: only the skills differ, and the trained ones move the agents elsewhere.
+    expect(bt).not.toEqual(scripted);
+    expect(bt.some(([, , shots]) => shots! > 0)).toBe(true);
+    expect(() => new VecEnv(SCENARIOS.combat, 1, 11, ['bt']).reset()).toThrow(/trained skills.*trainedSkills/);
+    expect(playsAgainst(['heuristic', 'bt'], 'bt')).toBe(true);
+    expect(playsAgainst({ league: { snapshotEvery: 1, scripted: ['bt'], latestShare: 0.5, exponent: 2, decay: 1 } }, 'bt')).toBe(true);
+    expect(playsAgainst('self', 'bt')).toBe(false);
   });
 
   it('state() mid-episode and restore() into a new VecEnv continue exactly, a tree opponent included', () => {
