@@ -9,6 +9,8 @@
  * <name>.json and curve plot. Every option is checked before any file is read or written.
  */
 import { join } from 'node:path';
+import { SKILL_IDS } from '../skills';
+import { readTrainedNetwork } from '../skills/nodeModels';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
@@ -18,8 +20,6 @@ import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
 import { type IntegerRange, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
-import { SKILL_IDS } from '../skills';
-import { readTrainedNetwork } from '../skills/nodeModels';
 
 const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--workers N] [--resume] [--out models] [--runs runs]
 
@@ -103,7 +103,7 @@ runCli(async () => {
 
   // A phase that plays bt plays the skills in the folder this run writes to, as they are now.
   const trainedSkills = defaults.phases.some((p) => playsAgainst(p.opponents, 'bt'))
-    ? (Object.fromEntries(await Promise.all(SKILL_IDS.map(async (id) => [id, await readTrainedNetwork(outDir, id)] as const))) as TrainedSkillNetworks)
+    ? (Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork(outDir, id)])) as TrainedSkillNetworks)
     : undefined;
   const plan: TrainingPlan = {
     scenario: name,

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { parseModelCard } from './modelCard';
+import { type ModelCard, parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
 import { type OrtModule, checkModelDigest, loadOnnxPolicy } from './onnxPolicy';
 import { type PolicyNetworkWeights, readPolicyNetwork } from './policyNetwork';
@@ -39,37 +39,36 @@ export function missingModelMessage(dir: string, name: string, missingPath: stri
   );
 }
 
+/** A model's file (read whole) and its card, from `dir`; a missing one is named with what to do. */
+function readModel(dir: string, name: string): { readonly path: string; readonly bytes: Uint8Array; readonly card: ModelCard } {
+  const [path, cardPath] = [join(dir, `${name}.onnx`), join(dir, `${name}.json`)];
+  for (const file of [path, cardPath]) {
+    if (!existsSync(file)) throw new Error(missingModelMessage(dir, name, file));
+  }
+  return { path, card: parseModelCard(readFileSync(cardPath, 'utf8'), cardPath), bytes: new Uint8Array(readFileSync(path)) };
+}
+
 export function nodeModelSource(dir: string): ModelSource {
-  const paths = (name: string) => ({ model: join(dir, `${name}.onnx`), card: join(dir, `${name}.json`) });
-  const readCard = (name: string) => {
-    const { model, card } = paths(name);
-    for (const path of [model, card]) {
-      if (!existsSync(path)) throw new Error(missingModelMessage(dir, name, path));
-    }
-    return parseModelCard(readFileSync(card, 'utf8'), card);
-  };
   return {
     where: `${dir}/`,
     async load(name) {
-      const card = readCard(name);
-      const { model } = paths(name);
-      return loadOnnxPolicy(ort as unknown as OrtModule, new Uint8Array(readFileSync(model)), card, model, SESSION_OPTIONS);
+      const { path, bytes, card } = readModel(dir, name);
+      return loadOnnxPolicy(ort as unknown as OrtModule, bytes, card, path, SESSION_OPTIONS);
     },
     async check(name) {
-      const card = readCard(name);
-      const { model } = paths(name);
-      checkModelDigest(new Uint8Array(readFileSync(model)), card, model);
+      const { path, bytes, card } = readModel(dir, name);
+      checkModelDigest(bytes, card, path);
     },
     fingerprint(name) {
-      const { model } = paths(name);
-      return existsSync(model) ? createHash('sha256').update(readFileSync(model)).digest('hex').slice(0, 16) : null;
+      const path = join(dir, `${name}.onnx`);
+      return existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16) : null;
     },
   };
 }
 
 /** A trained model's network, as weights (training's opponents play them), once its card's digest is checked. */
-export async function readTrainedNetwork(dir: string, name: string): Promise<PolicyNetworkWeights> {
-  await nodeModelSource(dir).check(name);
-  const model = join(dir, `${name}.onnx`);
-  return readPolicyNetwork(new Uint8Array(readFileSync(model)), model);
+export function readTrainedNetwork(dir: string, name: string): PolicyNetworkWeights {
+  const { path, bytes, card } = readModel(dir, name);
+  checkModelDigest(bytes, card, path);
+  return readPolicyNetwork(bytes, path);
 }

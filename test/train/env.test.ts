@@ -451,8 +451,8 @@ describe('VecEnv', () => {
     expect(vec.currentOpponents).toEqual(['heuristic', 'bt-scripted']);
   });
 
-  it('bt: the tree over the trained skills, their networks read from models/; without them it is refused', async () => {
-    const trained = trainedSkillSet(Object.fromEntries(await Promise.all(SKILL_IDS.map(async (id) => [id, await readTrainedNetwork('models', id)] as const))) as TrainedSkillNetworks);
+  it('bt: the tree over the trained skills, their networks read from models/; without them it is refused', () => {
+    const trained = trainedSkillSet(Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork('models', id)])) as TrainedSkillNetworks);
     const redAfter = (opponent: 'bt' | 'bt-scripted') => {
       const vec = new VecEnv(SCENARIOS.combat, 2, 11, [opponent], {}, 0, null, opponent === 'bt' ? trained : null);
       vec.reset();
