@@ -214,8 +214,9 @@ runCli(async () => {
     // of another adapter or temperature must not be mixed into this one's lessons.
     const round = { adapter: await sha256File(imitation.adapter), temperature: playTemperature, format, games: playGames, seed: PLAY_SEED };
     // Beside the replays' folder, not in it: the replays teacher reads every .json file there as a replay.
+    // It names the games in that folder: with the folder deleted, it names none.
     const roundFile = join(work, 'play.round.json');
-    const kept = existsSync(roundFile) ? readFileSync(roundFile, 'utf8') : null;
+    const kept = existsSync(roundFile) && existsSync(replays) ? readFileSync(roundFile, 'utf8') : null;
     if (kept !== null && kept !== JSON.stringify(round)) {
       throw new UsageError(`${replays} holds the games of another round (${kept}); this one is ${JSON.stringify(round)}: delete the folder to play it`);
     }
