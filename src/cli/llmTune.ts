@@ -182,7 +182,8 @@ runCli(async () => {
     const metrics = await runTuner(python, dir, adapter, tuner, (e) => {
       if (e.event === 'step') bar.update(Number(e.step), `loss ${e.loss}, agreement ${e.agreement}`);
       else if (e.event === 'eval') console.log(`\n  held-out ${JSON.stringify(e.held)} at step ${e.step}`);
-      else if (e.event === 'lower layers') console.log(`  lower layers: ${e.cached ? 'cached' : `${e.done} of ${e.of}`}`);
+      else if (e.event === 'lower layers' && e.examples !== undefined) console.log(`  lower layers: ${e.cached} of ${e.examples} examples kept from before`);
+      else if (e.event === 'lower layers') console.log(`\n  lower layers: ${e.computed} new examples in ${e.seconds} s`);
       else if (e.event === 'resumed') console.log(`  resumed at step ${e.step}`);
     });
     bar.done(`${name}: tuned`);
