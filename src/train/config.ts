@@ -255,7 +255,10 @@ export const FLAT_LEAGUE: LeagueSettings = {
  *   split (15M league, then 15M) won 55.0% with 37.1% draws, K/D 1.84, accuracy 59.4%; this
  *   one wins 89.5% with 7.5% draws, K/D 3.66, accuracy 64.3%: the league teaches aim and
  *   fights within 10M, and the zone is learnt only against the team that holds it. Both
- *   still lose 99.5% to bt.
+ *   still lose 99.5% to bt. Tried and not kept (docs/training.md): bt in the league (its score
+ *   against bt stayed 0.00 through the league phase); the secure script as teacher, decaying
+ *   to 0 by half-way (accuracy 85%, but 56.5% draws against the heuristic team and K/D 0.22
+ *   against bt, where this one has 0.07).
  * - shotCost 0.1, rising linearly from 0 over the first half (shotCostRamp 0.5): a hit earns
  *   0.2 (0.02 per damage point, 10 a hit) and a kill 0.5, so at the full cost a shot pays
  *   from about 40% accuracy; the old flat sprayed 101 shots per episode at 33.7%. The
