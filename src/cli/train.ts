@@ -183,7 +183,7 @@ function describeStandings(plan: TrainingPlan, league: LeagueState): string {
 function describeTeacher(plan: TrainingPlan): string | null {
   const { config, teacher } = plan;
   if (!teacher || config.teacherCoef <= 0) return null;
-  const who = teacher === 'heuristic' ? 'the heuristic team' : `the scripted ${teacher} skill`;
+  const who = teacher === 'heuristic' ? 'the heuristic team' : teacher === 'bt-scripted' ? 'the tree over the scripted skills (bt-scripted)' : `the scripted ${teacher} skill`;
   if (config.teacherFloor >= 1) return `${who}: weight ${config.teacherCoef} throughout (kickstarting)`;
   const until = Math.round(config.teacherFraction * config.totalSteps).toLocaleString('en-US');
   return `${who}: weight ${config.teacherCoef} decaying to ${config.teacherCoef * config.teacherFloor} by ${until} steps (kickstarting)`;

@@ -157,8 +157,13 @@ export interface OpponentPhase {
   readonly until: number;
 }
 
-/** Who teaches a model (the teacher term of PpoConfig): a scripted skill or the heuristic team. */
-export type TeacherName = SkillId | 'heuristic';
+/**
+ * Who teaches a model (the teacher term of PpoConfig): a scripted skill or the heuristic
+ * team, which read the learner's observation as a skill does, or the tree over the scripted
+ * skills (bt-scripted), which reads the world and plays the learners' side unseen
+ * (env.ts VecEnv.teach).
+ */
+export type TeacherName = SkillId | 'heuristic' | 'bt-scripted';
 
 export interface ModelTrainingConfig {
   readonly ppo: PpoConfig;

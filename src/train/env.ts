@@ -12,6 +12,7 @@ import {
   OBS_SIZE,
   Rng,
   type SimEvent,
+  type Team,
   type World,
   createWorld,
   deriveSeed,
@@ -22,7 +23,7 @@ import {
 } from '../sim';
 import { type SkillContext, type SkillSet, skillContext } from '../skills';
 import { type League, episodeScore } from './league';
-import { type OpponentDriver, type Opponents, createOpponent, createPolicyOpponent } from './opponents';
+import { type OpponentDriver, type OpponentName, type Opponents, createOpponent, createPolicyOpponent, createTeamDriver } from './opponents';
 import type { Scenario } from './scenarios';
 
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;
@@ -187,6 +188,9 @@ export class VecEnv {
   private readonly slotReturn: Float64Array;
   private readonly slotLength: Uint32Array;
   private readonly drivers: (OpponentDriver | null)[];
+  /** Per environment and side, the team teaching the learners of that side (null: none there). */
+  private readonly teachers: (OpponentDriver | null)[][];
+  private readonly teacherActions: Action[] = AGENT_NAMES.map(() => idleAction());
   private readonly episodeSeeds: number[];
   /** Per environment, the league member its episode plays (-1: none). */
   private readonly members: number[];
@@ -208,6 +212,11 @@ export class VecEnv {
     private readonly league: League | null = null,
     /** The skills bt plays (opponents.ts trainedSkillSet; required for it). */
     private readonly trained: SkillSet | null = null,
+    /**
+     * A team that plays the learners' side unseen, as a teacher (teach()): its actions are
+     * targets, never played. Null: none.
+     */
+    private readonly teacher: OpponentName | null = null,
   ) {
     if (Array.isArray(opponents) && opponents.length === 0) throw new Error("a VecEnv needs 'self', a league or at least one opponent");
     if (opponents !== 'self' && 'league' in opponents && !league) throw new Error('league opponents need the trainer\'s league');
@@ -223,6 +232,7 @@ export class VecEnv {
     this.slotLength = new Uint32Array(maxSlots);
     this.stepActions = this.envs.map(() => ({}));
     this.drivers = this.envs.map(() => null);
+    this.teachers = this.envs.map(() => [null, null]);
     this.episodeSeeds = this.envs.map(() => 0);
     this.members = this.envs.map(() => -1);
     this.histories = this.envs.map(() => []);
@@ -275,7 +285,11 @@ export class VecEnv {
     const width = this.learnersPerEnv * 5;
     state.episodes.forEach((episode, e) => {
       this.startEpisode(e, episode.seed, episode.member);
-      for (let k = 0; k < episode.actions.length; k += width) this.stepEnv(e, episode.actions, k);
+      for (let k = 0; k < episode.actions.length; k += width) {
+        // The teacher saw every step the learners took, so its tree's memory is replayed too.
+        this.teachEnv(e);
+        this.stepEnv(e, episode.actions, k);
+      }
     });
     this.obs.set(state.obs);
     this.active.set(state.active);
@@ -323,7 +337,29 @@ export class VecEnv {
       this.drivers[e] =
         chosen.kind === 'scripted' ? createOpponent(chosen.name, deriveSeed(seed, 'opponent'), skillEveryTicks, this.trained) : createPolicyOpponent(this.league.snapshotPolicy(chosen.index));
     } else this.drivers[e] = createOpponent(opponents[(this.firstEnv + e) % opponents.length]!, deriveSeed(seed, 'opponent'), skillEveryTicks, this.trained);
+    const teacher = this.teacher;
+    const sides = new Set(this.learnerNames.map(sideOf));
+    this.teachers[e] = ([0, 1] as const).map((side) => (teacher && sides.has(side) ? createTeamDriver(teacher, side, deriveSeed(seed, 'teacher', side), skillEveryTicks, this.trained) : null));
     return env.reset(seed);
+  }
+
+  /**
+   * The teacher's action for every learner slot in the state the learners now act in
+   * (out[slot]), written into `out`. Call once per step, before step(): the teacher's tree
+   * keeps its memory from one step to the next, as it would playing.
+   */
+  teach(out: Action[]): void {
+    if (!this.teacher) throw new Error('this VecEnv has no teacher team');
+    const per = this.learnersPerEnv;
+    this.envs.forEach((_, e) => {
+      this.teachEnv(e);
+      this.learnerNames.forEach((name, l) => Object.assign(out[e * per + l]!, this.teacherActions[AGENT_NAMES.indexOf(name)]!));
+    });
+  }
+
+  /** Environment e's teaching sides act on its world (into teacherActions). */
+  private teachEnv(e: number): void {
+    for (const driver of this.teachers[e]!) driver?.act(this.envs[e]!.world, this.teacherActions);
   }
 
   /**
@@ -380,6 +416,11 @@ export class VecEnv {
       });
     });
   }
+}
+
+/** The side an agent plays on: blue (0) or red (1). */
+function sideOf(name: AgentName): Team {
+  return AGENT_NAMES.indexOf(name) < 2 ? 0 : 1;
 }
 
 /** Who learns: the blue pair against fixed opponents, all four in self-play. */

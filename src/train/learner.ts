@@ -57,8 +57,16 @@ export interface TrainerState {
   readonly league?: LeagueState;
 }
 
-function teacherPolicy(name: TeacherName): Policy {
-  return name === 'heuristic' ? HEURISTIC_POLICY : SCRIPTED_SKILLS[name];
+/** Writes the teacher's action for every learner slot of the state the learners act in. */
+type Teacher = (env: VecEnv, out: Action[]) => void;
+
+/** A team teaches through the VecEnv (it reads the world); a script reads each learner's observation. */
+function createTeacher(name: TeacherName): Teacher {
+  if (name === 'bt-scripted') return (env, out) => env.teach(out);
+  const policy: Policy = name === 'heuristic' ? HEURISTIC_POLICY : SCRIPTED_SKILLS[name];
+  return (env, out) => {
+    if (policy.act(env.obs, env.slots, out, env.context) instanceof Promise) throw new Error('a teacher must act synchronously (a scripted skill or the heuristic team)');
+  };
 }
 
 /** The environments of worker `rank` out of `size`: a contiguous share of numEnvs. */
@@ -90,7 +98,7 @@ export class PpoLearner {
   private readonly env: VecEnv;
   /** The plan's league of past selves, or null (the same in every worker). */
   readonly league: League | null;
-  private readonly teacher: Policy | null;
+  private readonly teacher: Teacher | null;
   /** The shot cost of this update's rollout (it may rise with the steps). */
   private shotCost: number;
   private readonly policyAdam: Adam;
@@ -157,8 +165,9 @@ export class PpoLearner {
       Math.floor((collective.rank * config.numEnvs) / collective.size),
       this.league,
       plan.trainedSkills ? trainedSkillSet(plan.trainedSkills) : null,
+      plan.teacher === 'bt-scripted' && config.teacherCoef > 0 ? plan.teacher : null,
     );
-    this.teacher = plan.teacher && config.teacherCoef > 0 ? teacherPolicy(plan.teacher) : null;
+    this.teacher = plan.teacher && config.teacherCoef > 0 ? createTeacher(plan.teacher) : null;
     this.policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
     this.valueAdam = new Adam(state.value.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
     this.logStdAdam = new Adam(CONTINUOUS, { lr: config.learningRate });
@@ -302,10 +311,9 @@ export class PpoLearner {
     }
   }
 
-  /** The teacher's actions on the raw observations (it reads what a skill reads), as targets for the means and logits. */
+  /** The teacher's actions in the state the learners act in, as targets for the means and logits. */
   private recordTeacher(t: number, S: number): void {
-    const acted = this.teacher!.act(this.env.obs, S, this.teacherActions, this.env.context);
-    if (acted instanceof Promise) throw new Error('a teacher must act synchronously (a scripted skill or the heuristic team)');
+    this.teacher!(this.env, this.teacherActions);
     for (let s = 0; s < S; s++) {
       const a = this.teacherActions[s]!;
       const k = (t * S + s) * ACTION_SIZE;

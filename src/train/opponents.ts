@@ -7,7 +7,7 @@
  * controller a match runs, built afresh per episode so a tree's memory never leaks from one
  * episode into the next.
  */
-import type { Action, World } from '../sim';
+import type { Action, Team, World } from '../sim';
 import { type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet } from '../skills';
 import { networkPolicy } from '../skills/onnxPolicy';
 import { PolicyNetwork, type PolicyNetworkWeights } from '../skills/policyNetwork';
@@ -29,9 +29,9 @@ export type OpponentName = (typeof OPPONENT_NAMES)[number];
  */
 export type Opponents = 'self' | readonly OpponentName[] | { readonly league: LeagueSettings };
 
-/** The red team (team 1) of one environment's episode. */
+/** One side of one environment's episode, played by a team controller. */
 export interface OpponentDriver {
-  /** Write the red agents' actions for the coming decision step (4 ticks, held). */
+  /** Write the side's agents' actions for the coming decision step (4 ticks, held). */
   act(world: World, actions: Action[]): void;
 }
 
@@ -43,28 +43,37 @@ export function trainedSkillSet(networks: TrainedSkillNetworks): SkillSet {
   return Object.fromEntries(Object.entries(networks).map(([id, weights]) => [id, networkPolicy(id, new PolicyNetwork(weights))])) as unknown as SkillSet;
 }
 
-function controller(name: OpponentName, seed: number, skillEveryTicks: number, trained: SkillSet | null): TeamController {
+function controller(name: OpponentName, side: Team, seed: number, skillEveryTicks: number, trained: SkillSet | null): TeamController {
   const tree = () => new BehaviorTreeStrategist(skillEveryTicks, STUDY_TREE, seed);
   switch (name) {
     case 'heuristic':
-      return new FlatController(name, 1, HEURISTIC_POLICY);
+      return new FlatController(name, side, HEURISTIC_POLICY);
     case 'bt-scripted':
-      return new HierarchicalController(name, 1, tree(), SCRIPTED_SKILLS);
+      return new HierarchicalController(name, side, tree(), SCRIPTED_SKILLS);
     case 'bt':
       if (!trained) throw new Error("training opponent 'bt' plays the trained skills: the plan must carry their networks (trainedSkills)");
-      return new HierarchicalController(name, 1, tree(), trained);
+      return new HierarchicalController(name, side, tree(), trained);
   }
 }
 
-/** A fresh opponent for an episode (its tree, if any, seeded by the episode); `trained` plays bt's skills. */
-export function createOpponent(name: OpponentName, seed: number, skillEveryTicks: number, trained: SkillSet | null = null): OpponentDriver {
-  const team = controller(name, seed, skillEveryTicks, trained);
+/**
+ * A fresh team controller for one side of an episode (its tree, if any, seeded by `seed`),
+ * writing that side's agents' actions; `trained` plays bt's skills. An opponent plays the red
+ * side; a teacher (teacher.ts) plays the learners' side unseen, its actions only targets.
+ */
+export function createTeamDriver(name: OpponentName, side: Team, seed: number, skillEveryTicks: number, trained: SkillSet | null = null): OpponentDriver {
+  const team = controller(name, side, seed, skillEveryTicks, trained);
   return {
     act(world, actions) {
-      // Both controllers are synchronous: scripted skills and a tree, no model to wait on.
-      if (team.act(world, actions) instanceof Promise) throw new Error(`training opponent '${name}' must act synchronously`);
+      // Every controller here is synchronous: scripted skills and a tree, no model to wait on.
+      if (team.act(world, actions) instanceof Promise) throw new Error(`training team '${name}' must act synchronously`);
     },
   };
+}
+
+/** A fresh opponent (the red side) for an episode. */
+export function createOpponent(name: OpponentName, seed: number, skillEveryTicks: number, trained: SkillSet | null = null): OpponentDriver {
+  return createTeamDriver(name, 1, seed, skillEveryTicks, trained);
 }
 
 /** A team of two playing `policy` (a league's frozen snapshot), fresh per episode. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type Action, type GameConfig, OBS, OBS_SIZE, createWorld, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
+import { type Action, DEFAULT_CONFIG, type GameConfig, OBS, OBS_SIZE, createWorld, deriveSeed, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
 import { SKILLS, SKILL_IDS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
-import { type Opponents, type TrainedSkillNetworks, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
+import { type Opponents, type TrainedSkillNetworks, createTeamDriver, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
 import { readTrainedNetwork } from '../../src/skills/nodeModels';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
@@ -468,6 +468,46 @@ describe('VecEnv', () => {
     expect(playsAgainst(['heuristic', 'bt'], 'bt')).toBe(true);
     expect(playsAgainst({ league: { snapshotEvery: 1, scripted: ['bt'], latestShare: 0.5, exponent: 2, decay: 1 } }, 'bt')).toBe(true);
     expect(playsAgainst('self', 'bt')).toBe(false);
+  });
+
+  it('a teacher team plays the learners\' side unseen: the tree\'s actions as targets, the game untouched, a restore exact', () => {
+    const make = (teacher: 'bt-scripted' | null) => new VecEnv(SCENARIOS.flat, 2, 31, ['heuristic'], {}, 0, null, null, teacher);
+    const taught = make('bt-scripted');
+    const plain = make(null);
+    taught.reset();
+    plain.reset();
+    // The same tree on the blue side, built as an opponent would be, beside the teacher.
+    const trees = taught.state().episodes.map((e) => createTeamDriver('bt-scripted', 0, deriveSeed(e.seed, 'teacher', 0), DEFAULT_CONFIG.skillEveryTicks));
+    const out = Array.from({ length: taught.slots }, () => idleAction());
+    const played = AGENT_NAMES.map(() => idleAction());
+    // The learners follow their teacher here, so the tree meets the fights it would play.
+    const follow = (targets: readonly Action[]) => Float32Array.from(targets.flatMap((a) => [a.move, a.turn, a.strafe, a.dash, a.fire]));
+    let firing = 0;
+    for (let t = 0; t < 60; t++) {
+      taught.teach(out);
+      trees.forEach((tree, e) => {
+        tree.act(taught.envs[e]!.world, played);
+        expect(out.slice(e * 2, e * 2 + 2), `env ${e} step ${t}`).toEqual(played.slice(0, 2));
+      });
+      firing += out.filter((a) => a.fire > 0.5).length;
+      const actions = follow(out);
+      taught.step(actions);
+      plain.step(actions);
+      expect(Array.from(taught.obs)).toEqual(Array.from(plain.obs));
+    }
+    expect(firing).toBeGreaterThan(10);
+    const resumed = make('bt-scripted');
+    resumed.restore(structuredClone(taught.state()));
+    const again = Array.from({ length: taught.slots }, () => idleAction());
+    for (let t = 60; t < 240; t++) {
+      taught.teach(out);
+      resumed.teach(again);
+      expect(again, `step ${t}`).toEqual(out);
+      taught.step(follow(out));
+      resumed.step(follow(again));
+    }
+    expect(taught.completed.length).toBeGreaterThan(0); // new episodes began, with fresh trees
+    expect(() => plain.teach(out)).toThrow(/no teacher team/);
   });
 
   it('state() mid-episode and restore() into a new VecEnv continue exactly, a tree opponent included', () => {

@@ -66,6 +66,16 @@ describe('the trainer on worker threads', () => {
     await expect(trainPpo(plan({ ...again.config, workers: 1 }), again.state, {}, again.steps, again.trainer)).rejects.toThrow(/trained by 2 workers/);
   });
 
+  it('learns from the tree over the scripted skills as a teacher on worker threads: its targets grow easier to match', async () => {
+    const config: PpoConfig = { ...PARALLEL, totalSteps: 40 * 128, teacherCoef: 5, teacherFloor: 1 };
+    const stats: UpdateStats[] = [];
+    const taught: TrainingPlan = { scenario: 'flat', config, phases: [{ opponents: ['heuristic'], until: 1 }], teacher: 'bt-scripted' };
+    await trainPpo(taught, createPolicyState(config), { onUpdate: (s) => void stats.push(s) });
+    const mean = (xs: readonly UpdateStats[]) => xs.reduce((sum, s) => sum + s.teacherLoss, 0) / xs.length;
+    expect(stats.every((s) => s.teacherCoef === 5 && Number.isFinite(s.teacherLoss))).toBe(true);
+    expect(mean(stats.slice(-5))).toBeLessThan(0.5 * mean(stats.slice(0, 5)));
+  });
+
   it('shares the environments out whole, and refuses more workers than environments', async () => {
     expect([0, 1, 2].map((r) => shardEnvs(7, 3, r))).toEqual([2, 2, 3]);
     await expect(run({ ...PARALLEL, numEnvs: 1, workers: 2 })).rejects.toThrow(/2 workers need at least 2 environments/);
