@@ -263,7 +263,9 @@ export const FLAT_LEAGUE: LeagueSettings = {
  *   still lose 99.5% to bt. Tried and not kept (docs/training.md): bt in the league (its score
  *   against bt stayed 0.00 through the league phase); the secure script as teacher, decaying
  *   to 0 by half-way (accuracy 85%, but 56.5% draws against the heuristic team and K/D 0.22
- *   against bt, where this one has 0.07).
+ *   against bt, where this one has 0.07); the same fading by 10M (79% wins, K/D 0.13 against
+ *   bt); the tree over the scripted skills as teacher, fading over the run (K/D 0.47 against
+ *   bt, the best yet, but 71% wins and 16% losses against the heuristic team).
  * - shotCost 0.1, rising linearly from 0 over the first half (shotCostRamp 0.5): a hit earns
  *   0.2 (0.02 per damage point, 10 a hit) and a kill 0.5, so at the full cost a shot pays
  *   from about 40% accuracy; the old flat sprayed 101 shots per episode at 33.7%. The
