@@ -59,7 +59,7 @@ function controller(name: OpponentName, side: Team, seed: number, skillEveryTick
 /**
  * A fresh team controller for one side of an episode (its tree, if any, seeded by `seed`),
  * writing that side's agents' actions; `trained` plays bt's skills. An opponent plays the red
- * side; a teacher (teacher.ts) plays the learners' side unseen, its actions only targets.
+ * side; a teacher (env.ts VecEnv.teach) plays the learners' side unseen, its actions only targets.
  */
 export function createTeamDriver(name: OpponentName, side: Team, seed: number, skillEveryTicks: number, trained: SkillSet | null = null): OpponentDriver {
   const team = controller(name, side, seed, skillEveryTicks, trained);
