@@ -163,7 +163,16 @@ export interface OpponentPhase {
  * skills (bt-scripted), which reads the world and plays the learners' side unseen
  * (env.ts VecEnv.teach).
  */
-export type TeacherName = SkillId | 'heuristic' | 'bt-scripted';
+export type TeacherName = SkillId | 'heuristic' | TeamTeacherName;
+
+/** The teachers that read the world and play the learners' side unseen (VecEnv.teach). */
+export const TEAM_TEACHERS = ['bt-scripted'] as const;
+export type TeamTeacherName = (typeof TEAM_TEACHERS)[number];
+
+/** Whether a teacher is a team that plays through the VecEnv rather than a script reading observations. */
+export function isTeamTeacher(name: TeacherName): name is TeamTeacherName {
+  return (TEAM_TEACHERS as readonly string[]).includes(name);
+}
 
 export interface ModelTrainingConfig {
   readonly ppo: PpoConfig;

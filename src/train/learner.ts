@@ -15,7 +15,7 @@ import { type Policy, SCRIPTED_SKILLS } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { Adam, type AdamState } from './adam';
 import type { Collective } from './collective';
-import { type OpponentPhase, type PpoConfig, type TeacherName, opponentsAt, shotCostAt, teacherWeight } from './config';
+import { type OpponentPhase, type PpoConfig, type TeacherName, isTeamTeacher, opponentsAt, shotCostAt, teacherWeight } from './config';
 import { VecEnv, type VecEnvState } from './env';
 import { League, type LeagueState } from './league';
 import { type Opponents, type TrainedSkillNetworks, trainedSkillSet } from './opponents';
@@ -62,7 +62,7 @@ type Teacher = (env: VecEnv, out: Action[]) => void;
 
 /** A team teaches through the VecEnv (it reads the world); a script reads each learner's observation. */
 function createTeacher(name: TeacherName): Teacher {
-  if (name === 'bt-scripted') return (env, out) => env.teach(out);
+  if (isTeamTeacher(name)) return (env, out) => env.teach(out);
   const policy: Policy = name === 'heuristic' ? HEURISTIC_POLICY : SCRIPTED_SKILLS[name];
   return (env, out) => {
     if (policy.act(env.obs, env.slots, out, env.context) instanceof Promise) throw new Error('a teacher must act synchronously (a scripted skill or the heuristic team)');
@@ -165,7 +165,7 @@ export class PpoLearner {
       Math.floor((collective.rank * config.numEnvs) / collective.size),
       this.league,
       plan.trainedSkills ? trainedSkillSet(plan.trainedSkills) : null,
-      plan.teacher === 'bt-scripted' && config.teacherCoef > 0 ? plan.teacher : null,
+      plan.teacher && isTeamTeacher(plan.teacher) && config.teacherCoef > 0 ? plan.teacher : null,
     );
     this.teacher = plan.teacher && config.teacherCoef > 0 ? createTeacher(plan.teacher) : null;
     this.policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
