@@ -483,7 +483,9 @@ describe('VecEnv', () => {
     // The learners follow their teacher here, so the tree meets the fights it would play.
     const follow = (targets: readonly Action[]) => Float32Array.from(targets.flatMap((a) => [a.move, a.turn, a.strafe, a.dash, a.fire]));
     let firing = 0;
-    for (let t = 0; t < 60; t++) {
+    // Restored at step 100, where a tree built fresh would answer otherwise than the one that
+    // played the first 100 steps (at 60 they happen to agree): the replay of its memory counts.
+    for (let t = 0; t < 100; t++) {
       taught.teach(out);
       trees.forEach((tree, e) => {
         tree.act(taught.envs[e]!.world, played);
@@ -499,7 +501,7 @@ describe('VecEnv', () => {
     const resumed = make('bt-scripted');
     resumed.restore(structuredClone(taught.state()));
     const again = Array.from({ length: taught.slots }, () => idleAction());
-    for (let t = 60; t < 240; t++) {
+    for (let t = 100; t < 280; t++) {
       taught.teach(out);
       resumed.teach(again);
       expect(again, `step ${t}`).toEqual(out);
