@@ -132,12 +132,19 @@ describe('the personas teacher', () => {
     expect(lessons).toHaveLength(70);
     const byStyle = new Map(PERSONAS.map((p) => [p.prompt, lessons.filter((l) => l.style === p.prompt)]));
     for (const [, of] of byStyle) expect(of.length).toBe(10);
-    // The flanker never sends an agent to secure (one already securing may hold on); the aggressive persona never retreats.
+    // The flanker never sends an agent to secure (one already securing may hold on); the
+    // aggressive persona never sends a living agent to retreat (an eliminated one keeps its skill).
     for (const l of byStyle.get(personaByName('flanker')!.prompt)!) {
       const lines = l.prompt.split('\n');
       l.choice.forEach((skill, slot) => expect(skill !== 'secure' || lines[slot]!.endsWith('skill Secure.')).toBe(true));
     }
-    expect(byStyle.get(personaByName('aggressive')!.prompt)!.flatMap((l) => l.choice)).not.toContain('retreat');
+    const aggressive = byStyle.get(personaByName('aggressive')!.prompt)!;
+    for (const l of aggressive) {
+      const lines = l.prompt.split('\n');
+      l.choice.forEach((skill, slot) => expect(skill !== 'retreat' || lines[slot]!.includes('eliminated'), lines[slot]).toBe(true));
+    }
+    // Its living agents were asked about: the rule above is not met by eliminated agents alone.
+    expect(aggressive.flatMap((l) => l.prompt.split('\n').slice(0, l.choice.length)).filter((line) => !line.includes('eliminated')).length).toBeGreaterThan(5);
   }, 120_000);
 });
 
