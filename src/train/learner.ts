@@ -154,6 +154,8 @@ export class PpoLearner {
     }
     this.league = planLeague(plan, resume?.trainer.league);
     const startOpponents = opponentsAt(plan.phases, startSteps, config.totalSteps);
+    // A teacher named at weight 0 teaches nothing, and a team teacher then plays no tree.
+    const teacher = config.teacherCoef > 0 ? plan.teacher : null;
     // The league's first snapshot is due before its first episode is drawn.
     if (this.league && isLeague(startOpponents) && !resume?.trainer.league) this.league.maybeSnapshot(startSteps, state);
     this.env = new VecEnv(
@@ -165,9 +167,9 @@ export class PpoLearner {
       Math.floor((collective.rank * config.numEnvs) / collective.size),
       this.league,
       plan.trainedSkills ? trainedSkillSet(plan.trainedSkills) : null,
-      plan.teacher && isTeamTeacher(plan.teacher) && config.teacherCoef > 0 ? plan.teacher : null,
+      teacher && isTeamTeacher(teacher) ? teacher : null,
     );
-    this.teacher = plan.teacher && config.teacherCoef > 0 ? createTeacher(plan.teacher) : null;
+    this.teacher = teacher ? createTeacher(teacher) : null;
     this.policyAdam = new Adam(state.policy.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
     this.valueAdam = new Adam(state.value.params.length, { lr: config.learningRate, maxGradNorm: config.maxGradNorm });
     this.logStdAdam = new Adam(CONTINUOUS, { lr: config.learningRate });
