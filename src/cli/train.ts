@@ -101,8 +101,8 @@ runCli(async () => {
     state = createPolicyState(config);
   }
 
-  // A phase that plays bt plays the skills in the folder this run writes to, as they are now.
-  const trainedSkills = defaults.phases.some((p) => playsAgainst(p.opponents, 'bt'))
+  // A phase that plays bt, or bt as the teacher, plays the skills in the folder this run writes to, as they are now.
+  const trainedSkills = defaults.teacher === 'bt' || defaults.phases.some((p) => playsAgainst(p.opponents, 'bt'))
     ? (Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork(outDir, id)])) as TrainedSkillNetworks)
     : undefined;
   const plan: TrainingPlan = {

@@ -160,14 +160,14 @@ export interface OpponentPhase {
 
 /**
  * Who teaches a model (the teacher term of PpoConfig): a scripted skill or the heuristic
- * team, which read the learner's observation as a skill does, or the tree over the scripted
- * skills (bt-scripted), which reads the world and plays the learners' side unseen
- * (env.ts VecEnv.teach).
+ * team, which read the learner's observation as a skill does, or a tree, over the scripted
+ * skills (bt-scripted) or the trained ones (bt), which reads the world and plays the
+ * learners' side unseen (env.ts VecEnv.teach).
  */
 export type TeacherName = SkillId | 'heuristic' | TeamTeacherName;
 
 /** The teachers that read the world and play the learners' side unseen (VecEnv.teach). */
-export const TEAM_TEACHERS = ['bt-scripted'] as const;
+export const TEAM_TEACHERS = ['bt-scripted', 'bt'] as const;
 export type TeamTeacherName = (typeof TEAM_TEACHERS)[number];
 
 /** Whether a teacher is a team that plays through the VecEnv rather than a script reading observations. */

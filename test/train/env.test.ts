@@ -6,6 +6,7 @@ import { type Opponents, type TrainedSkillNetworks, createTeamDriver, playsAgain
 import { readTrainedNetwork } from '../../src/skills/nodeModels';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
+import { TEAM_TEACHERS, type TeamTeacherName } from '../../src/train/config';
 import { PARKED, ZONE, place, remove, testConfig } from '../helpers/world';
 
 /** Agents move 1 m per decision step (4 ticks of 0.02 s) at this speed. */
@@ -470,14 +471,16 @@ describe('VecEnv', () => {
     expect(playsAgainst('self', 'bt')).toBe(false);
   });
 
-  it('a teacher team plays the learners\' side unseen: the tree\'s actions as targets, the game untouched, a restore exact', () => {
-    const make = (teacher: 'bt-scripted' | null) => new VecEnv(SCENARIOS.flat, 2, 31, ['heuristic'], {}, 0, null, null, teacher);
-    const taught = make('bt-scripted');
+  it.each(TEAM_TEACHERS)('a teacher team (%s) plays the learners\' side unseen: the tree\'s actions as targets, the game untouched, a restore exact', (teacher) => {
+    // bt plays the trained skills, read from models/ as the entry point reads them from its output folder.
+    const trained = teacher === 'bt' ? trainedSkillSet(Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork('models', id)])) as TrainedSkillNetworks) : null;
+    const make = (name: TeamTeacherName | null) => new VecEnv(SCENARIOS.flat, 2, 31, ['heuristic'], {}, 0, null, trained, name);
+    const taught = make(teacher);
     const plain = make(null);
     taught.reset();
     plain.reset();
     // The same tree on the blue side, built as an opponent would be, beside the teacher.
-    const trees = taught.state().episodes.map((e) => createTeamDriver('bt-scripted', 0, deriveSeed(e.seed, 'teacher', 0), DEFAULT_CONFIG.skillEveryTicks));
+    const trees = taught.state().episodes.map((e) => createTeamDriver(teacher, 0, deriveSeed(e.seed, 'teacher', 0), DEFAULT_CONFIG.skillEveryTicks, trained));
     const out = Array.from({ length: taught.slots }, () => idleAction());
     const played = AGENT_NAMES.map(() => idleAction());
     // The learners follow their teacher here, so the tree meets the fights it would play.
@@ -498,7 +501,7 @@ describe('VecEnv', () => {
       expect(Array.from(taught.obs)).toEqual(Array.from(plain.obs));
     }
     expect(firing).toBeGreaterThan(10);
-    const resumed = make('bt-scripted');
+    const resumed = make(teacher);
     resumed.restore(structuredClone(taught.state()));
     const again = Array.from({ length: taught.slots }, () => idleAction());
     for (let t = 100; t < 280; t++) {
@@ -510,6 +513,7 @@ describe('VecEnv', () => {
     }
     expect(taught.completed.length).toBeGreaterThan(0); // new episodes began, with fresh trees
     expect(() => plain.teach(out)).toThrow(/no teacher team/);
+    if (teacher === 'bt') expect(() => new VecEnv(SCENARIOS.flat, 1, 31, ['heuristic'], {}, 0, null, null, 'bt').reset()).toThrow(/trained skills/);
   });
 
   it('state() mid-episode and restore() into a new VecEnv continue exactly, a tree opponent included', () => {
