@@ -6,6 +6,7 @@ import { type BenchRow, benchDetMath, benchMatches, benchStep, benchVerify } fro
 import type { LlmSpec } from '../llm';
 import { createPlatform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
+import { modelDirFrom } from '../skills/nodeModels';
 import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
@@ -247,7 +248,7 @@ runCli(async () => {
       ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
       ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds, platform.spec.llm)],
       ['study-server', 'the server: requests per second by kind of request, and the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(platform, seconds)],
-      ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds)],
+      ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds, modelDirFrom(process.env))],
       ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
     ];
     const sections = all.filter(([key]) => !only || only.includes(key));

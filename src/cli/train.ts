@@ -9,12 +9,10 @@
  * <name>.json and curve plot. Every option is checked before any file is read or written.
  */
 import { join } from 'node:path';
-import { SKILL_IDS } from '../skills';
-import { readTrainedNetwork } from '../skills/nodeModels';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
-import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases } from '../train/config';
+import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
-import { type TrainedSkillNetworks, describeOpponents, playsAgainst } from '../train/opponents';
+import { describeOpponents, readTrainedSkills } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
@@ -101,10 +99,8 @@ runCli(async () => {
     state = createPolicyState(config);
   }
 
-  // A phase that plays bt, or bt as the teacher, plays the skills in the folder this run writes to, as they are now.
-  const trainedSkills = defaults.teacher === 'bt' || defaults.phases.some((p) => playsAgainst(p.opponents, 'bt'))
-    ? (Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork(outDir, id)])) as TrainedSkillNetworks)
-    : undefined;
+  // bt, as an opponent or the teacher, plays the skills in the folder this run writes to, as they are now.
+  const trainedSkills = playsTrainedSkills(defaults) ? readTrainedSkills(outDir) : undefined;
   const plan: TrainingPlan = {
     scenario: name,
     config,

@@ -7,10 +7,10 @@
 import type { BenchRow } from '../match/benchmarks';
 import { ACTION_SIZE, OBS_SIZE, Rng } from '../sim';
 import { Adam } from './adam';
-import { TRAINING_CONFIGS } from './config';
+import { TRAINING_CONFIGS, playsTrainedSkills } from './config';
 import { Mlp } from './mlp';
 import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from './ppo';
-import { type Opponents, describeOpponents } from './opponents';
+import { type Opponents, describeOpponents, readTrainedSkills } from './opponents';
 import { MODEL_NAMES, type ModelName } from './scenarios';
 import { trainPpo } from './trainer';
 
@@ -27,11 +27,14 @@ const RETRAIN_MINUTES_TARGET = 90;
  * steps and seconds from the first update's end to the last's, so starting worker threads
  * is not counted against the steady rate.
  */
-async function trainFor(model: ModelName, config: PpoConfig): Promise<{ steps: number; seconds: number }> {
-  const { phases, teacher } = TRAINING_CONFIGS[model];
+async function trainFor(model: ModelName, config: PpoConfig, modelDir: string): Promise<{ steps: number; seconds: number }> {
+  const training = TRAINING_CONFIGS[model];
+  const { phases, teacher } = training;
+  // bt, as an opponent or the teacher, plays the skills in modelDir.
+  const trainedSkills = playsTrainedSkills(training) ? readTrainedSkills(modelDir) : undefined;
   let first: { steps: number; at: number } | null = null;
   let last = { steps: 0, at: 0 };
-  await trainPpo({ scenario: model, config, phases, teacher }, createPolicyState(config), {
+  await trainPpo({ scenario: model, config, phases, teacher, ...(trainedSkills ? { trainedSkills } : {}) }, createPolicyState(config), {
     onUpdate: (s) => {
       last = { steps: s.steps, at: performance.now() };
       first ??= last;
@@ -41,11 +44,11 @@ async function trainFor(model: ModelName, config: PpoConfig): Promise<{ steps: n
 }
 
 /** Three updates to warm up and calibrate, then a budget of whole updates sized to `seconds`. */
-async function throughput(model: ModelName, config: PpoConfig, seconds: number): Promise<number> {
+async function throughput(model: ModelName, config: PpoConfig, seconds: number, modelDir: string): Promise<number> {
   const perUpdate = config.numEnvs * learnersPerEnv(TRAINING_CONFIGS[model].phases[0]!.opponents) * config.rolloutSteps;
-  const calibration = await trainFor(model, { ...config, totalSteps: 3 * perUpdate });
+  const calibration = await trainFor(model, { ...config, totalSteps: 3 * perUpdate }, modelDir);
   const updates = Math.max(3, Math.round((seconds * calibration.steps) / calibration.seconds / perUpdate));
-  const run = await trainFor(model, { ...config, totalSteps: (updates + 1) * perUpdate });
+  const run = await trainFor(model, { ...config, totalSteps: (updates + 1) * perUpdate }, modelDir);
   return run.steps / run.seconds;
 }
 
@@ -94,15 +97,16 @@ function updateStepMs(config: PpoConfig, withValue: boolean, seconds: number): n
   return (performance.now() - start) / iterations;
 }
 
-export async function benchTraining(seconds: number): Promise<BenchRow[]> {
+/** `modelDir`: where the trained skills are read from, for a model whose training plays bt. */
+export async function benchTraining(seconds: number, modelDir: string): Promise<BenchRow[]> {
   const shipped = TRAINING_CONFIGS.navigate.ppo;
   const perUpdate = shipped.numEnvs * learnersPerEnv(TRAINING_CONFIGS.navigate.phases[0]!.opponents) * shipped.rolloutSteps;
-  const singleThroughput = await throughput('navigate', { ...shipped, workers: 1 }, seconds);
-  const navigateThroughput = await throughput('navigate', shipped, seconds);
+  const singleThroughput = await throughput('navigate', { ...shipped, workers: 1 }, seconds, modelDir);
+  const navigateThroughput = await throughput('navigate', shipped, seconds, modelDir);
   // Flat's first phase with the skills' 2x64 networks and with its own (the study's 2x128), side by side.
   const flat = TRAINING_CONFIGS.flat.ppo;
-  const flatNarrow = await throughput('flat', { ...flat, hidden: [64, 64] }, seconds);
-  const flatWide = await throughput('flat', { ...flat, hidden: [128, 128] }, seconds);
+  const flatNarrow = await throughput('flat', { ...flat, hidden: [64, 64] }, seconds, modelDir);
+  const flatWide = await throughput('flat', { ...flat, hidden: [128, 128] }, seconds, modelDir);
 
   const policyMs = updateStepMs(shipped, false, seconds / 2);
   const bothMs = updateStepMs(shipped, true, seconds / 2);

@@ -19,7 +19,7 @@
  */
 import type { SkillId } from '../skills';
 import type { LeagueSettings } from './league';
-import type { Opponents } from './opponents';
+import { type Opponents, playsAgainst } from './opponents';
 import type { ModelName } from './scenarios';
 
 /** PPO's settings. Defaults are PPO_DEFAULTS' values (seed and totalSteps: per model). */
@@ -188,6 +188,14 @@ export interface ModelTrainingConfig {
    * or 0: the full cost from the start).
    */
   readonly shotCostRamp?: number;
+}
+
+/**
+ * Whether a model's training plays bt, the tree over the trained skills, as an opponent or
+ * as its teacher: then its plan carries the skills' networks (TrainingPlan.trainedSkills).
+ */
+export function playsTrainedSkills(training: Pick<ModelTrainingConfig, 'phases' | 'teacher'>): boolean {
+  return training.teacher === 'bt' || training.phases.some((p) => playsAgainst(p.opponents, 'bt'));
 }
 
 /** The opposition at `steps` of a run of `totalSteps`. */

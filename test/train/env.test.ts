@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type Action, DEFAULT_CONFIG, type GameConfig, OBS, OBS_SIZE, createWorld, deriveSeed, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
-import { SKILLS, SKILL_IDS } from '../../src/skills';
+import { SKILLS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
-import { type Opponents, type TrainedSkillNetworks, createTeamDriver, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
-import { readTrainedNetwork } from '../../src/skills/nodeModels';
+import { type Opponents, createTeamDriver, playsAgainst, readTrainedSkills, trainedSkillSet } from '../../src/train/opponents';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
-import { TEAM_TEACHERS, type TeamTeacherName } from '../../src/train/config';
+import { TEAM_TEACHERS, type TeamTeacherName, playsTrainedSkills } from '../../src/train/config';
 import { PARKED, ZONE, place, remove, testConfig } from '../helpers/world';
 
 /** Agents move 1 m per decision step (4 ticks of 0.02 s) at this speed. */
@@ -453,7 +452,7 @@ describe('VecEnv', () => {
   });
 
   it('bt: the tree over the trained skills, their networks read from models/; without them it is refused', () => {
-    const trained = trainedSkillSet(Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork('models', id)])) as TrainedSkillNetworks);
+    const trained = trainedSkillSet(readTrainedSkills('models'));
     const redAfter = (opponent: 'bt' | 'bt-scripted') => {
       const vec = new VecEnv(SCENARIOS.combat, 2, 11, [opponent], {}, 0, null, opponent === 'bt' ? trained : null);
       vec.reset();
@@ -469,11 +468,16 @@ describe('VecEnv', () => {
     expect(playsAgainst(['heuristic', 'bt'], 'bt')).toBe(true);
     expect(playsAgainst({ league: { snapshotEvery: 1, scripted: ['bt'], latestShare: 0.5, exponent: 2, decay: 1 } }, 'bt')).toBe(true);
     expect(playsAgainst('self', 'bt')).toBe(false);
+    // The entry point reads the skills' networks for a plan that plays bt or is taught by it.
+    const heuristicOnly = [{ opponents: ['heuristic'] as const, until: 1 }];
+    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt' })).toBe(true);
+    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt-scripted' })).toBe(false);
+    expect(playsTrainedSkills({ phases: [{ opponents: ['bt'], until: 1 }], teacher: null })).toBe(true);
   });
 
   it.each(TEAM_TEACHERS)('a teacher team (%s) plays the learners\' side unseen: the tree\'s actions as targets, the game untouched, a restore exact', (teacher) => {
     // bt plays the trained skills, read from models/ as the entry point reads them from its output folder.
-    const trained = teacher === 'bt' ? trainedSkillSet(Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork('models', id)])) as TrainedSkillNetworks) : null;
+    const trained = teacher === 'bt' ? trainedSkillSet(readTrainedSkills('models')) : null;
     const make = (name: TeamTeacherName | null) => new VecEnv(SCENARIOS.flat, 2, 31, ['heuristic'], {}, 0, null, trained, name);
     const taught = make(teacher);
     const plain = make(null);
