@@ -10,7 +10,9 @@
  */
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
-import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills } from '../train/config';
+import { SKILL_IDS } from '../skills';
+import { nodeModelSource } from '../skills/nodeModels';
+import { PPO_DEFAULTS, TRAINING_CONFIGS, type TeacherName, describePhases, playsTrainedSkills } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
 import { describeOpponents, readTrainedSkills } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
@@ -145,7 +147,7 @@ runCli(async () => {
     scenario: name,
     opponent: describePhases(plan.phases, config.totalSteps, describeOpponents),
     reward: describeReward(name, plan, config.totalSteps),
-    teacher: describeTeacher(plan),
+    teacher: describeTeacher(plan, outDir),
     steps,
     wallSeconds: wall(),
     config,
@@ -175,11 +177,22 @@ function describeStandings(plan: TrainingPlan, league: LeagueState): string {
   return `league (${league.snapshots.length} snapshots), most drawn: ${top.join(', ')}`;
 }
 
+/** Who taught, as a card names it: the tree over the trained skills with their files' fingerprints, which it played. */
+function describeTeacherName(teacher: TeacherName, outDir: string): string {
+  if (teacher === 'heuristic') return 'the heuristic team';
+  if (teacher === 'bt-scripted') return 'the tree over the scripted skills (bt-scripted)';
+  if (teacher === 'bt') {
+    const source = nodeModelSource(outDir);
+    return `the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${source.fingerprint?.(id)}`).join(', ')})`;
+  }
+  return `the scripted ${teacher} skill`;
+}
+
 /** The teacher as a card's sentence: whose actions, and the weight's schedule. */
-function describeTeacher(plan: TrainingPlan): string | null {
+function describeTeacher(plan: TrainingPlan, outDir: string): string | null {
   const { config, teacher } = plan;
   if (!teacher || config.teacherCoef <= 0) return null;
-  const who = teacher === 'heuristic' ? 'the heuristic team' : teacher === 'bt-scripted' ? 'the tree over the scripted skills (bt-scripted)' : `the scripted ${teacher} skill`;
+  const who = describeTeacherName(teacher, outDir);
   if (config.teacherFloor >= 1) return `${who}: weight ${config.teacherCoef} throughout (kickstarting)`;
   const until = Math.round(config.teacherFraction * config.totalSteps).toLocaleString('en-US');
   return `${who}: weight ${config.teacherCoef} decaying to ${config.teacherCoef * config.teacherFloor} by ${until} steps (kickstarting)`;

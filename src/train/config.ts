@@ -18,7 +18,6 @@
  * environment step with two learners counts two.
  */
 import type { SkillId } from '../skills';
-import type { LeagueSettings } from './league';
 import { type Opponents, playsAgainst } from './opponents';
 import type { ModelName } from './scenarios';
 
@@ -251,44 +250,30 @@ const SKILL_PHASES: readonly OpponentPhase[] = [{ opponents: ['heuristic', 'bt-s
 const SHOT_COST = 0.2;
 
 /**
- * The league the flat before the shipped one met in its first 10M steps (league.ts), for a
- * phase that names it: a snapshot of the learner joins every 250,000 steps (40 in 10M; at
- * 4,096 steps per update, one every 61 updates, about ML-Agents' default spacing of
- * snapshots in updates), the heuristic team and bt-scripted beside them; 35% of
- * episodes meet the newest snapshot (AlphaStar's main agents: 35% self-play) and the rest
- * are drawn by PFSP with AlphaStar's f_hard, (1 - score)^2; results decay by 0.98 per
- * update (half-weight after 34 updates), so the scores follow the learner as it changes.
- */
-export const FLAT_LEAGUE: LeagueSettings = {
-  snapshotEvery: 250_000,
-  scripted: ['heuristic', 'bt-scripted'],
-  latestShare: 0.35,
-  exponent: 2,
-  decay: 0.98,
-};
-
-/**
  * Flat RL, with the study's settings where ours differed before (CleanRL style: every value
  * in one place, with its reason):
  * - hidden [128, 128]: the study's. The old 2x64 flat lost 99.6% to bt with K/D 0.74; the
  *   WebAssembly SIMD kernel (simdMatmul.ts) made 2x128 affordable (npm run bench).
- * - learningRate 3e-4 (was 1e-3): the study's. Self-play and a league are non-stationary, and
+ * - learningRate 3e-4 (was 1e-3): the study's. The opponents change from episode to episode, and
  *   the smaller step keeps each update from overfitting the opponents of one rollout.
  * - gaeLambda 0.99 (was 0.95): the study's. A win (+-5) comes seconds after the fights and
  *   zone time that earn it; 0.99 carries it further back before trusting the value.
- * - teacher bt-scripted at the fighting skills' weight, 5 throughout (FIGHTING_TEACHER), and
- *   the skills' opponents (SKILL_PHASES: the heuristic team and bt-scripted, half and half).
- *   The tree over the scripted skills plays the learners' side unseen (env.ts VecEnv.teach)
- *   and the policy is pulled towards its actions: flat starts from the same scripts as the
- *   skills and the tree, in one network, and PPO improves on them. Over the same 200 games
- *   per matchup it won 92.5% against the heuristic team with 5.5% draws, and 10.5% against
- *   bt (K/D 0.72), where the recipe before it (10M steps against FLAT_LEAGUE, then 20M
- *   against the heuristic team) won 89.5% and 1.0% (K/D 0.07). Tried and not kept
- *   (docs/training.md): the study's split (15M league, then 15M: 55.0% wins, 37.1% draws
- *   against the heuristic team); bt in the league (its score against bt stayed 0.00); the
- *   secure script as teacher, fading to 0 by half-way (56.5% draws against the heuristic
- *   team) or by 10M (K/D 0.13 against bt); this teacher at weight 1 fading over the run (K/D
- *   0.47 against bt, but 16% losses to the heuristic team) or by 10M (43% wins there).
+ * - teacher bt, the tree over the trained skills, at the fighting skills' weight, 5
+ *   throughout (FIGHTING_TEACHER), and the skills' opponents (SKILL_PHASES: the heuristic
+ *   team and bt-scripted, half and half). The tree plays the learners' side unseen (env.ts
+ *   VecEnv.teach) and the policy is pulled towards its actions: flat starts from the
+ *   product's own team folded into one network, and PPO improves on it. It reads the
+ *   skills in the folder it writes to, so the skills train first. Over the same 200 games
+ *   per matchup it won 96.5% against the heuristic team with 1.5% draws, and 13.5% against
+ *   bt (K/D 0.81); with the tree over the scripted skills (bt-scripted) as teacher, 92.5%
+ *   and 10.5% (K/D 0.72); and the recipe before those (10M steps against a league of past
+ *   selves, then 20M against the heuristic team) 89.5% and 1.0% (K/D 0.07). Tried and not
+ *   kept (docs/training.md): the study's split (15M league, then 15M: 55.0% wins, 37.1%
+ *   draws against the heuristic team); bt in the league (its score against bt stayed 0.00);
+ *   the secure script as teacher, fading to 0 by half-way (56.5% draws against the
+ *   heuristic team) or by 10M (K/D 0.13 against bt); bt-scripted at weight 1 fading over the
+ *   run (K/D 0.47 against bt, but 16% losses to the heuristic team) or by 10M (43% wins
+ *   there); bt-scripted at weight 5 with bt among the opponents (7.5% wins against bt, K/D 0.68).
  * - shotCost 0.1, rising linearly from 0 over the first half (shotCostRamp 0.5): a hit earns
  *   0.2 (0.02 per damage point, 10 a hit) and a kill 0.5, so at the full cost a shot pays
  *   from about 40% accuracy; the old flat sprayed 101 shots per episode at 33.7%. The
@@ -302,7 +287,7 @@ export const FLAT_LEAGUE: LeagueSettings = {
 const FLAT_TRAINING: ModelTrainingConfig = {
   ppo: { ...PPO_DEFAULTS, seed: 5, totalSteps: 30_000_000, hidden: [128, 128], learningRate: 3e-4, gaeLambda: 0.99, ...FIGHTING_TEACHER },
   phases: SKILL_PHASES,
-  teacher: 'bt-scripted',
+  teacher: 'bt',
   shotCost: 0.1,
   shotCostRamp: 0.5,
 };

@@ -3,6 +3,7 @@ import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SKILL_IDS } from '../../src/skills';
 import { type ModelCard, parseModelCard } from '../../src/skills/modelCard';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { appendCurve, loadCheckpoint, readCurve } from '../../src/train/artifacts';
@@ -53,12 +54,19 @@ describe('npm run train (src/cli/train.ts)', () => {
   let firstCard: ModelCard;
   let resumed: Run;
   let killedResumed: Run;
+  // flat is taught by bt, which plays the skills in the folder the run writes to.
+  const taughtOut = join(tmp.path, 'taught-models');
+  let taught: Run;
+  let untaught: Run;
 
   // Two processes at a time: the usage error needs only the process start, and the two resumes are independent.
   beforeAll(async () => {
-    [unknown, first] = await Promise.all([
+    for (const id of SKILL_IDS) for (const ext of ['onnx', 'json']) cpSync(join(ROOT, 'models', `${id}.${ext}`), join(taughtOut, `${id}.${ext}`));
+    [unknown, first, taught, untaught] = await Promise.all([
       train('--skill', 'nope', '--out', join(tmp.path, 'nope-models'), '--runs', join(tmp.path, 'nope-runs')),
       train('--skill', 'retreat', '--steps', '2000', '--envs', '2', '--out', out, '--runs', runs),
+      train('--skill', 'flat', '--steps', '1000', '--envs', '2', '--workers', '1', '--out', taughtOut, '--runs', join(tmp.path, 'taught-runs')),
+      train('--skill', 'flat', '--steps', '1000', '--envs', '2', '--workers', '1', '--out', join(tmp.path, 'untaught-models'), '--runs', join(tmp.path, 'untaught-runs')),
     ]);
     if (first.status !== 0) return;
     firstCurve = readCurve(runDir);
@@ -89,6 +97,16 @@ describe('npm run train (src/cli/train.ts)', () => {
     expect(firstCard.training.steps).toBe(firstCurve.at(-1)!.steps);
     expect(firstCard.training.config).toMatchObject({ numEnvs: 2, totalSteps: 2000, seed: TRAINING_CONFIGS.retreat.ppo.seed });
     expect(firstCard.curve.points).toHaveLength(firstCurve.length);
+  });
+
+  it('flat is taught by the tree over the skills in its output folder, and its card names them by fingerprint', () => {
+    expect(taught.status, taught.stderr).toBe(0);
+    const card = parseModelCard(readFileSync(join(taughtOut, 'flat.json'), 'utf8'), 'flat.json');
+    const skills = nodeModelSource(taughtOut);
+    expect(card.training.teacher).toBe(`the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${skills.fingerprint!(id)}`).join(', ')}): weight 5 throughout (kickstarting)`);
+    // Without the skills there, the run stops at once and says which file is missing.
+    expect(untaught.status).not.toBe(0);
+    expect(untaught.stderr).toMatch(/navigate\.onnx is missing/);
   });
 
   it('--resume --steps 4000 continues from the checkpoint: the curve gains entries and the steps grow', async () => {
