@@ -10,11 +10,11 @@
  */
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
-import { SKILL_IDS } from '../skills';
-import { nodeModelSource } from '../skills/nodeModels';
-import { PPO_DEFAULTS, TRAINING_CONFIGS, type TeacherName, describePhases, playsTrainedSkills } from '../train/config';
+import { SKILL_IDS, type SkillId } from '../skills';
+import { readTrainedSkills } from '../skills/nodeModels';
+import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills, trainingPlan } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
-import { describeOpponents, readTrainedSkills } from '../train/opponents';
+import { describeOpponents } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
@@ -76,8 +76,10 @@ runCli(async () => {
   let trainer: TrainerState | undefined;
   let startSteps = 0;
   let priorSeconds = 0;
+  let checkpointTeacher: string | undefined;
   if (values.resume) {
     const cp = loadCheckpoint(runDir);
+    checkpointTeacher = cp.teacher;
     // Settings a checkpoint predates take the values it was trained with: one worker, no teacher.
     const saved: Partial<PpoConfig> = cp.config;
     config = { ...PPO_DEFAULTS, workers: 1, teacherCoef: 0, ...saved, seed: cp.config.seed, totalSteps: stepsOption ?? cp.config.totalSteps };
@@ -86,9 +88,6 @@ runCli(async () => {
     trainer = cp.trainer && Array.isArray(cp.trainer.shards) ? cp.trainer : undefined;
     startSteps = cp.steps;
     priorSeconds = cp.wallSeconds;
-    truncateCurve(runDir, cp.steps);
-    const how = trainer ? 'optimizer and episodes restored' : 'an older checkpoint: the optimizer and the episodes start afresh';
-    console.error(`resuming ${name} from ${startSteps.toLocaleString('en-US')} steps (${runDir}; ${how})`);
   } else {
     config = {
       ...defaults.ppo,
@@ -102,16 +101,21 @@ runCli(async () => {
   }
 
   // bt, as an opponent or the teacher, plays the skills in the folder this run writes to, as they are now.
-  const trainedSkills = playsTrainedSkills(defaults) ? readTrainedSkills(outDir) : undefined;
-  const plan: TrainingPlan = {
-    scenario: name,
-    config,
-    phases: defaults.phases,
-    teacher: defaults.teacher,
-    ...(defaults.shotCost ? { shotCost: defaults.shotCost } : {}),
-    ...(defaults.shotCostRamp ? { shotCostRamp: defaults.shotCostRamp } : {}),
-    ...(trainedSkills ? { trainedSkills } : {}),
-  };
+  const skills = playsTrainedSkills({ ...defaults, ppo: config }) ? readSkillsFor(name, outDir) : undefined;
+  const plan = trainingPlan(name, config, skills?.networks);
+  // Who teaches, as the card and the checkpoint name it: a resumed run keeps its teacher.
+  const teacher = describeTeacherName(plan, skills?.fingerprints);
+  if (checkpointTeacher !== undefined && checkpointTeacher !== (teacher ?? '')) {
+    throw new Error(
+      `the run in ${runDir} was taught by ${checkpointTeacher || 'no teacher'}, and resuming it now would be taught by ${teacher ?? 'no teacher'}: ` +
+        `restore what taught it${skills ? ` (the skills in ${outDir})` : ''}, or train afresh without --resume`,
+    );
+  }
+  if (values.resume) {
+    truncateCurve(runDir, startSteps);
+    const how = trainer ? 'optimizer and episodes restored' : 'an older checkpoint: the optimizer and the episodes start afresh';
+    console.error(`resuming ${name} from ${startSteps.toLocaleString('en-US')} steps (${runDir}; ${how})`);
+  }
   const bar = new ProgressBar(config.totalSteps, 'steps');
   const started = performance.now();
   const wall = () => priorSeconds + (performance.now() - started) / 1000;
@@ -128,7 +132,7 @@ runCli(async () => {
         bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}${stats.teacherCoef > 0 ? `  teacher ${stats.teacherCoef.toFixed(2)}` : ''}`);
         if (performance.now() - lastCheckpoint > 60_000 || stats.steps >= config.totalSteps) {
           const trainerNow = trainerState();
-          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerNow });
+          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerNow, teacher: teacher ?? '' });
           if (trainerNow.league) console.error(`\n${describeStandings(plan, trainerNow.league)}`);
           writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
           lastCheckpoint = performance.now();
@@ -147,7 +151,7 @@ runCli(async () => {
     scenario: name,
     opponent: describePhases(plan.phases, config.totalSteps, describeOpponents),
     reward: describeReward(name, plan, config.totalSteps),
-    teacher: describeTeacher(plan, outDir),
+    teacher: teacher && describeTeacherSchedule(teacher, config),
     steps,
     wallSeconds: wall(),
     config,
@@ -177,22 +181,34 @@ function describeStandings(plan: TrainingPlan, league: LeagueState): string {
   return `league (${league.snapshots.length} snapshots), most drawn: ${top.join(', ')}`;
 }
 
-/** Who taught, as a card names it: the tree over the trained skills with their files' fingerprints, which it played. */
-function describeTeacherName(teacher: TeacherName, outDir: string): string {
+/**
+ * The trained skills in `outDir` that bt plays, or an error that says where a run looks for
+ * them and how to put them there (before anything of the run is written).
+ */
+function readSkillsFor(name: ModelName, outDir: string): ReturnType<typeof readTrainedSkills> {
+  try {
+    return readTrainedSkills(outDir);
+  } catch (error) {
+    const files = `${SKILL_IDS.join(', ')} (.onnx and .json)`;
+    throw new Error(
+      `${name} plays bt, the tree over the trained skills, which reads them from the folder the run writes to (--out ${outDir}): ` +
+        `train the skills there first, or copy ${files} from models/ into it. ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Who teaches (null: nobody), as a card names it: bt with the fingerprints of the skill files it plays. */
+function describeTeacherName(plan: TrainingPlan, fingerprints?: Readonly<Record<SkillId, string>>): string | null {
+  const { config, teacher } = plan;
+  if (!teacher || config.teacherCoef <= 0) return null;
   if (teacher === 'heuristic') return 'the heuristic team';
   if (teacher === 'bt-scripted') return 'the tree over the scripted skills (bt-scripted)';
-  if (teacher === 'bt') {
-    const source = nodeModelSource(outDir);
-    return `the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${source.fingerprint?.(id)}`).join(', ')})`;
-  }
+  if (teacher === 'bt') return `the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${fingerprints?.[id]}`).join(', ')})`;
   return `the scripted ${teacher} skill`;
 }
 
 /** The teacher as a card's sentence: whose actions, and the weight's schedule. */
-function describeTeacher(plan: TrainingPlan, outDir: string): string | null {
-  const { config, teacher } = plan;
-  if (!teacher || config.teacherCoef <= 0) return null;
-  const who = describeTeacherName(teacher, outDir);
+function describeTeacherSchedule(who: string, config: PpoConfig): string {
   if (config.teacherFloor >= 1) return `${who}: weight ${config.teacherCoef} throughout (kickstarting)`;
   const until = Math.round(config.teacherFraction * config.totalSteps).toLocaleString('en-US');
   return `${who}: weight ${config.teacherCoef} decaying to ${config.teacherCoef * config.teacherFloor} by ${until} steps (kickstarting)`;

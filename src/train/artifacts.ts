@@ -45,6 +45,11 @@ export interface Checkpoint {
   readonly state: PolicyState;
   /** The optimizer, random stream and environments; absent in checkpoints written before they were kept. */
   readonly trainer?: TrainerState;
+  /**
+   * Who teaches the run, as its card names it ('' for nobody), so a resumed run is taught
+   * as it began; absent in checkpoints written before it was kept.
+   */
+  readonly teacher?: string;
 }
 
 /** checkpoint.json: the networks as base64 float32, the rest as JSON. */
@@ -62,6 +67,7 @@ interface CheckpointFile {
    * and worlds mid-episode come back exactly (JSON would turn -0 into 0). Only the trainer reads it.
    */
   readonly trainer?: string;
+  readonly teacher?: string;
 }
 
 export function saveCheckpoint(dir: string, cp: Checkpoint): void {
@@ -77,6 +83,7 @@ export function saveCheckpoint(dir: string, cp: Checkpoint): void {
     logStd: Array.from(state.logStd),
     normalizer: state.normalizer.toJSON(),
     ...(cp.trainer ? { trainer: serialize(cp.trainer).toString('base64') } : {}),
+    ...(cp.teacher !== undefined ? { teacher: cp.teacher } : {}),
   };
   writeAtomic(join(dir, 'checkpoint.json'), JSON.stringify(json));
 }
@@ -97,6 +104,7 @@ export function loadCheckpoint(dir: string): Checkpoint {
     config: json.config,
     state: { policy, value, logStd: Float32Array.from(json.logStd), normalizer: RunningNormalizer.fromJSON(json.normalizer) },
     ...(json.trainer ? { trainer: deserialize(Buffer.from(json.trainer, 'base64')) as TrainerState } : {}),
+    ...(typeof json.teacher === 'string' ? { teacher: json.teacher } : {}),
   };
 }
 

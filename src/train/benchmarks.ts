@@ -7,10 +7,11 @@
 import type { BenchRow } from '../match/benchmarks';
 import { ACTION_SIZE, OBS_SIZE, Rng } from '../sim';
 import { Adam } from './adam';
-import { TRAINING_CONFIGS, playsTrainedSkills } from './config';
+import { TRAINING_CONFIGS, playsTrainedSkills, trainingPlan } from './config';
 import { Mlp } from './mlp';
 import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from './ppo';
-import { type Opponents, describeOpponents, readTrainedSkills } from './opponents';
+import { readTrainedSkills } from '../skills/nodeModels';
+import { type Opponents, type TrainedSkillNetworks, describeOpponents } from './opponents';
 import { MODEL_NAMES, type ModelName } from './scenarios';
 import { trainPpo } from './trainer';
 
@@ -27,14 +28,10 @@ const RETRAIN_MINUTES_TARGET = 90;
  * steps and seconds from the first update's end to the last's, so starting worker threads
  * is not counted against the steady rate.
  */
-async function trainFor(model: ModelName, config: PpoConfig, modelDir: string): Promise<{ steps: number; seconds: number }> {
-  const training = TRAINING_CONFIGS[model];
-  const { phases, teacher } = training;
-  // bt, as an opponent or the teacher, plays the skills in modelDir.
-  const trainedSkills = playsTrainedSkills(training) ? readTrainedSkills(modelDir) : undefined;
+async function trainFor(model: ModelName, config: PpoConfig, trainedSkills: TrainedSkillNetworks | undefined): Promise<{ steps: number; seconds: number }> {
   let first: { steps: number; at: number } | null = null;
   let last = { steps: 0, at: 0 };
-  await trainPpo({ scenario: model, config, phases, teacher, ...(trainedSkills ? { trainedSkills } : {}) }, createPolicyState(config), {
+  await trainPpo(trainingPlan(model, config, trainedSkills), createPolicyState(config), {
     onUpdate: (s) => {
       last = { steps: s.steps, at: performance.now() };
       first ??= last;
@@ -44,11 +41,11 @@ async function trainFor(model: ModelName, config: PpoConfig, modelDir: string): 
 }
 
 /** Three updates to warm up and calibrate, then a budget of whole updates sized to `seconds`. */
-async function throughput(model: ModelName, config: PpoConfig, seconds: number, modelDir: string): Promise<number> {
+async function throughput(model: ModelName, config: PpoConfig, seconds: number, trainedSkills: TrainedSkillNetworks | undefined): Promise<number> {
   const perUpdate = config.numEnvs * learnersPerEnv(TRAINING_CONFIGS[model].phases[0]!.opponents) * config.rolloutSteps;
-  const calibration = await trainFor(model, { ...config, totalSteps: 3 * perUpdate }, modelDir);
+  const calibration = await trainFor(model, { ...config, totalSteps: 3 * perUpdate }, trainedSkills);
   const updates = Math.max(3, Math.round((seconds * calibration.steps) / calibration.seconds / perUpdate));
-  const run = await trainFor(model, { ...config, totalSteps: (updates + 1) * perUpdate }, modelDir);
+  const run = await trainFor(model, { ...config, totalSteps: (updates + 1) * perUpdate }, trainedSkills);
   return run.steps / run.seconds;
 }
 
@@ -99,14 +96,17 @@ function updateStepMs(config: PpoConfig, withValue: boolean, seconds: number): n
 
 /** `modelDir`: where the trained skills are read from, for a model whose training plays bt. */
 export async function benchTraining(seconds: number, modelDir: string): Promise<BenchRow[]> {
+  // bt, as an opponent or a teacher, plays the skills in modelDir: read once, for the models that need them.
+  let skills: TrainedSkillNetworks | undefined;
+  const skillsFor = (model: ModelName) => (playsTrainedSkills(TRAINING_CONFIGS[model]) ? (skills ??= readTrainedSkills(modelDir).networks) : undefined);
   const shipped = TRAINING_CONFIGS.navigate.ppo;
   const perUpdate = shipped.numEnvs * learnersPerEnv(TRAINING_CONFIGS.navigate.phases[0]!.opponents) * shipped.rolloutSteps;
-  const singleThroughput = await throughput('navigate', { ...shipped, workers: 1 }, seconds, modelDir);
-  const navigateThroughput = await throughput('navigate', shipped, seconds, modelDir);
+  const singleThroughput = await throughput('navigate', { ...shipped, workers: 1 }, seconds, skillsFor('navigate'));
+  const navigateThroughput = await throughput('navigate', shipped, seconds, skillsFor('navigate'));
   // Flat's first phase with the skills' 2x64 networks and with its own (the study's 2x128), side by side.
   const flat = TRAINING_CONFIGS.flat.ppo;
-  const flatNarrow = await throughput('flat', { ...flat, hidden: [64, 64] }, seconds, modelDir);
-  const flatWide = await throughput('flat', { ...flat, hidden: [128, 128] }, seconds, modelDir);
+  const flatNarrow = await throughput('flat', { ...flat, hidden: [64, 64] }, seconds, skillsFor('flat'));
+  const flatWide = await throughput('flat', { ...flat, hidden: [128, 128] }, seconds, skillsFor('flat'));
 
   const policyMs = updateStepMs(shipped, false, seconds / 2);
   const bothMs = updateStepMs(shipped, true, seconds / 2);

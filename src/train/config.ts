@@ -5,8 +5,8 @@
  * The study trained every skill with PPO (batch 64, buffer 1,200, lr 3e-4 decaying,
  * entropy 0.001, clip 0.2, lambda 0.99, gamma 0.99, 3 epochs, 2x128 hidden, horizon 200)
  * for 10M steps, and flat RL for 30M. Flat now takes the study's network, step size and
- * lambda, and the fighting skills' teacher with the tree over the scripted skills as teacher
- * (FLAT_TRAINING below says why). The skills differ where this CPU trainer measured better:
+ * lambda, and the fighting skills' teacher with bt, the tree over the trained skills, as
+ * teacher (FLAT_TRAINING below says why). The skills differ where this CPU trainer measured better:
  * 2x64 hidden units (about 3x cheaper per update than 2x128, which
  * `npm run bench -- --only training` prints side by side, and as good on these 20-input
  * tasks), minibatch 256 of a 4,096-sample buffer (larger
@@ -18,7 +18,8 @@
  * environment step with two learners counts two.
  */
 import type { SkillId } from '../skills';
-import { type Opponents, playsAgainst } from './opponents';
+import type { TrainingPlan } from './learner';
+import { type Opponents, type TrainedSkillNetworks, playsAgainst } from './opponents';
 import type { ModelName } from './scenarios';
 
 /** PPO's settings. Defaults are PPO_DEFAULTS' values (seed and totalSteps: per model). */
@@ -190,11 +191,12 @@ export interface ModelTrainingConfig {
 }
 
 /**
- * Whether a model's training plays bt, the tree over the trained skills, as an opponent or
- * as its teacher: then its plan carries the skills' networks (TrainingPlan.trainedSkills).
+ * Whether a training plays bt, the tree over the trained skills, as an opponent or as its
+ * teacher (at a weight above 0, as the learner decides): then its plan carries the skills'
+ * networks (TrainingPlan.trainedSkills).
  */
-export function playsTrainedSkills(training: Pick<ModelTrainingConfig, 'phases' | 'teacher'>): boolean {
-  return training.teacher === 'bt' || training.phases.some((p) => playsAgainst(p.opponents, 'bt'));
+export function playsTrainedSkills(training: Pick<ModelTrainingConfig, 'phases' | 'teacher'> & { readonly ppo: Pick<PpoConfig, 'teacherCoef'> }): boolean {
+  return (training.teacher === 'bt' && training.ppo.teacherCoef > 0) || training.phases.some((p) => playsAgainst(p.opponents, 'bt'));
 }
 
 /** The opposition at `steps` of a run of `totalSteps`. */
@@ -291,6 +293,23 @@ const FLAT_TRAINING: ModelTrainingConfig = {
   shotCost: 0.1,
   shotCostRamp: 0.5,
 };
+
+/**
+ * What `npm run train` runs for a model (and the training bench measures): its phases,
+ * teacher and shot cost, with the run's own `config`, and the trained skills where it plays bt.
+ */
+export function trainingPlan(scenario: ModelName, config: PpoConfig, trainedSkills?: TrainedSkillNetworks): TrainingPlan {
+  const { phases, teacher, shotCost, shotCostRamp } = TRAINING_CONFIGS[scenario];
+  return {
+    scenario,
+    config,
+    phases,
+    teacher,
+    ...(shotCost ? { shotCost } : {}),
+    ...(shotCostRamp ? { shotCostRamp } : {}),
+    ...(trainedSkills ? { trainedSkills } : {}),
+  };
+}
 
 export const TRAINING_CONFIGS: Readonly<Record<ModelName, ModelTrainingConfig>> = {
   navigate: { ppo: { ...MOVING_SKILL, seed: 1 }, phases: SKILL_PHASES, teacher: 'navigate' },

@@ -1,5 +1,6 @@
 /**
- * The league flat trains against in its first phase: frozen snapshots of the learner taken
+ * A league that a training phase may name (tried for flat, docs/training.md; no shipped
+ * model trains against one now): frozen snapshots of the learner taken
  * as it trains, with scripted teams beside them, sampled by how often each beats the
  * learner (prioritised fictitious self-play, PFSP: AlphaStar, Vinyals et al. 2019; Unity
  * ML-Agents' self-play keeps past snapshots the same way).

@@ -8,8 +8,7 @@
  * episode into the next.
  */
 import type { Action, Team, World } from '../sim';
-import { type Policy, SCRIPTED_SKILLS, SKILL_IDS, type SkillId, type SkillSet } from '../skills';
-import { readTrainedNetwork } from '../skills/nodeModels';
+import { type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet } from '../skills';
 import { networkPolicy } from '../skills/onnxPolicy';
 import { PolicyNetwork, type PolicyNetworkWeights } from '../skills/policyNetwork';
 import { BehaviorTreeStrategist } from '../teams/behaviorTree';
@@ -38,11 +37,6 @@ export interface OpponentDriver {
 
 /** The trained skills' networks, as a plan carries them to worker threads (plain arrays, cloned). */
 export type TrainedSkillNetworks = Readonly<Record<SkillId, PolicyNetworkWeights>>;
-
-/** The trained skills' networks in a model folder, each checked against its card (a plan that plays bt carries them). */
-export function readTrainedSkills(dir: string): TrainedSkillNetworks {
-  return Object.fromEntries(SKILL_IDS.map((id) => [id, readTrainedNetwork(dir, id)])) as TrainedSkillNetworks;
-}
 
 /** The skills that play the trained networks. */
 export function trainedSkillSet(networks: TrainedSkillNetworks): SkillSet {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { type Action, DEFAULT_CONFIG, type GameConfig, OBS, OBS_SIZE, createWorld, deriveSeed, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
 import { SKILLS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
-import { type Opponents, createTeamDriver, playsAgainst, readTrainedSkills, trainedSkillSet } from '../../src/train/opponents';
+import { type Opponents, createTeamDriver, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
+import { readTrainedSkills } from '../../src/skills/nodeModels';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
 import { TEAM_TEACHERS, type TeamTeacherName, playsTrainedSkills } from '../../src/train/config';
@@ -452,7 +453,7 @@ describe('VecEnv', () => {
   });
 
   it('bt: the tree over the trained skills, their networks read from models/; without them it is refused', () => {
-    const trained = trainedSkillSet(readTrainedSkills('models'));
+    const trained = trainedSkillSet(readTrainedSkills('models').networks);
     const redAfter = (opponent: 'bt' | 'bt-scripted') => {
       const vec = new VecEnv(SCENARIOS.combat, 2, 11, [opponent], {}, 0, null, opponent === 'bt' ? trained : null);
       vec.reset();
@@ -468,16 +469,19 @@ describe('VecEnv', () => {
     expect(playsAgainst(['heuristic', 'bt'], 'bt')).toBe(true);
     expect(playsAgainst({ league: { snapshotEvery: 1, scripted: ['bt'], latestShare: 0.5, exponent: 2, decay: 1 } }, 'bt')).toBe(true);
     expect(playsAgainst('self', 'bt')).toBe(false);
-    // The entry point reads the skills' networks for a plan that plays bt or is taught by it.
+    // The entry point reads the skills' networks for a plan that plays bt or is taught by it
+    // (at a weight above 0: at 0 the learner plays no teacher).
     const heuristicOnly = [{ opponents: ['heuristic'] as const, until: 1 }];
-    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt' })).toBe(true);
-    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt-scripted' })).toBe(false);
-    expect(playsTrainedSkills({ phases: [{ opponents: ['bt'], until: 1 }], teacher: null })).toBe(true);
+    const taughtAt = (teacherCoef: number) => ({ teacherCoef });
+    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt', ppo: taughtAt(5) })).toBe(true);
+    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt', ppo: taughtAt(0) })).toBe(false);
+    expect(playsTrainedSkills({ phases: heuristicOnly, teacher: 'bt-scripted', ppo: taughtAt(5) })).toBe(false);
+    expect(playsTrainedSkills({ phases: [{ opponents: ['bt'], until: 1 }], teacher: null, ppo: taughtAt(0) })).toBe(true);
   });
 
   it.each(TEAM_TEACHERS)('a teacher team (%s) plays the learners\' side unseen: the tree\'s actions as targets, the game untouched, a restore exact', (teacher) => {
     // bt plays the trained skills, read from models/ as the entry point reads them from its output folder.
-    const trained = teacher === 'bt' ? trainedSkillSet(readTrainedSkills('models')) : null;
+    const trained = teacher === 'bt' ? trainedSkillSet(readTrainedSkills('models').networks) : null;
     const make = (name: TeamTeacherName | null) => new VecEnv(SCENARIOS.flat, 2, 31, ['heuristic'], {}, 0, null, trained, name);
     const taught = make(teacher);
     const plain = make(null);
@@ -491,7 +495,7 @@ describe('VecEnv', () => {
     const follow = (targets: readonly Action[]) => Float32Array.from(targets.flatMap((a) => [a.move, a.turn, a.strafe, a.dash, a.fire]));
     let firing = 0;
     // Restored at step 100, where a tree built fresh would answer otherwise than the one that
-    // played the first 100 steps (at 60 they happen to agree): the replay of its memory counts.
+    // played the first 100 steps (for bt-scripted, at 60 they happen to agree): the replay of its memory counts.
     for (let t = 0; t < 100; t++) {
       taught.teach(out);
       trees.forEach((tree, e) => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,27 +57,37 @@ describe('npm run train (src/cli/train.ts)', () => {
   let killedResumed: Run;
   // flat is taught by bt, which plays the skills in the folder the run writes to.
   const taughtOut = join(tmp.path, 'taught-models');
+  const taughtRuns = join(tmp.path, 'taught-runs');
+  const retaughtRuns = join(tmp.path, 'retaught-runs');
   let taught: Run;
   let untaught: Run;
+  let retaught: Run;
+  let retaughtCurve: string;
 
-  // Two processes at a time: the usage error needs only the process start, and the two resumes are independent.
+  // Four processes, then three: the usage error and the missing skills need only the process start, and the resumes are independent.
   beforeAll(async () => {
     for (const id of SKILL_IDS) for (const ext of ['onnx', 'json']) cpSync(join(ROOT, 'models', `${id}.${ext}`), join(taughtOut, `${id}.${ext}`));
     [unknown, first, taught, untaught] = await Promise.all([
       train('--skill', 'nope', '--out', join(tmp.path, 'nope-models'), '--runs', join(tmp.path, 'nope-runs')),
       train('--skill', 'retreat', '--steps', '2000', '--envs', '2', '--out', out, '--runs', runs),
-      train('--skill', 'flat', '--steps', '1000', '--envs', '2', '--workers', '1', '--out', taughtOut, '--runs', join(tmp.path, 'taught-runs')),
+      train('--skill', 'flat', '--steps', '1000', '--envs', '2', '--workers', '2', '--out', taughtOut, '--runs', taughtRuns),
       train('--skill', 'flat', '--steps', '1000', '--envs', '2', '--workers', '1', '--out', join(tmp.path, 'untaught-models'), '--runs', join(tmp.path, 'untaught-runs')),
     ]);
-    if (first.status !== 0) return;
+    if (first.status !== 0 || taught.status !== 0) return;
+    // The taught run's checkpoint as if another teacher had taught it.
+    cpSync(taughtRuns, retaughtRuns, { recursive: true });
+    const checkpoint = join(retaughtRuns, 'flat', 'checkpoint.json');
+    writeFileSync(checkpoint, JSON.stringify({ ...JSON.parse(readFileSync(checkpoint, 'utf8')), teacher: 'the tree over the scripted skills (bt-scripted)' }));
+    retaughtCurve = readFileSync(join(retaughtRuns, 'flat', 'curve.jsonl'), 'utf8');
     firstCurve = readCurve(runDir);
     firstCard = parseModelCard(readFileSync(join(out, 'retreat.json'), 'utf8'), 'retreat.json');
     cpSync(runDir, join(killedRuns, 'retreat'), { recursive: true });
     const last = firstCurve.at(-1)!;
     appendCurve(join(killedRuns, 'retreat'), { ...last, update: last.update + 1, steps: last.steps + perUpdate });
-    [resumed, killedResumed] = await Promise.all([
+    [resumed, killedResumed, retaught] = await Promise.all([
       train('--skill', 'retreat', '--resume', '--steps', '4000', '--out', out, '--runs', runs),
       train('--skill', 'retreat', '--resume', '--steps', String(last.steps + 2 * perUpdate), '--out', killedOut, '--runs', killedRuns),
+      train('--skill', 'flat', '--resume', '--steps', '2000', '--out', taughtOut, '--runs', retaughtRuns),
     ]);
   });
 
@@ -99,14 +110,22 @@ describe('npm run train (src/cli/train.ts)', () => {
     expect(firstCard.curve.points).toHaveLength(firstCurve.length);
   });
 
-  it('flat is taught by the tree over the skills in its output folder, and its card names them by fingerprint', () => {
+  it('flat is taught by the tree over the skills in its output folder (on 2 workers), and its card names them by fingerprint', () => {
     expect(taught.status, taught.stderr).toBe(0);
     const card = parseModelCard(readFileSync(join(taughtOut, 'flat.json'), 'utf8'), 'flat.json');
-    const skills = nodeModelSource(taughtOut);
-    expect(card.training.teacher).toBe(`the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${skills.fingerprint!(id)}`).join(', ')}): weight 5 throughout (kickstarting)`);
-    // Without the skills there, the run stops at once and says which file is missing.
-    expect(untaught.status).not.toBe(0);
+    const fingerprint = (id: string) => createHash('sha256').update(readFileSync(join(ROOT, 'models', `${id}.onnx`))).digest('hex').slice(0, 16);
+    expect(card.training.teacher).toBe(`the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${fingerprint(id)}`).join(', ')}): weight 5 throughout (kickstarting)`);
+    // Without the skills there, the run stops before it writes anything and says where it looked and what to do.
+    expect(untaught.status).toBe(1);
+    expect(untaught.stderr).toContain(`flat plays bt, the tree over the trained skills, which reads them from the folder the run writes to (--out ${join(tmp.path, 'untaught-models')})`);
     expect(untaught.stderr).toMatch(/navigate\.onnx is missing/);
+    expect(existsSync(join(tmp.path, 'untaught-runs'))).toBe(false);
+  });
+
+  it('a run resumed with another teacher than the one that began it is refused, and its curve is kept', () => {
+    expect(retaught.status).toBe(1);
+    expect(retaught.stderr).toContain('was taught by the tree over the scripted skills (bt-scripted), and resuming it now would be taught by the tree over the trained skills (bt: navigate ');
+    expect(readFileSync(join(retaughtRuns, 'flat', 'curve.jsonl'), 'utf8')).toBe(retaughtCurve);
   });
 
   it('--resume --steps 4000 continues from the checkpoint: the curve gains entries and the steps grow', async () => {
