@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { SKILL_IDS, type SkillId } from '../skills';
-import { readTrainedSkills } from '../skills/nodeModels';
+import { readTrainedSkills } from '../train/trainedSkills';
 import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills, trainingPlan } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
 import { describeOpponents } from '../train/opponents';

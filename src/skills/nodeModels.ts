@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { SKILL_IDS, type SkillId } from './catalogue';
 import { type ModelCard, parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
 import { type OrtModule, checkModelDigest, loadOnnxPolicy } from './onnxPolicy';
@@ -27,7 +26,7 @@ const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
 /**
  * Why a model cannot load from `dir`, and what to do, cheapest first: a folder other than
  * the shipped one is HILLMIND_MODELS's choice (unset it to use models/); training is the
- * last resort (the five models retrain in about 80 minutes on 2 cores).
+ * last resort (the five models retrain in about 39 minutes on 2 cores).
  */
 export function missingModelMessage(dir: string, name: string, missingPath: string): string {
   const train = `npm run train -- --skill ${name}${resolve(dir) === resolve(SHIPPED_MODEL_DIR) ? '' : ` --out ${dir}`}`;
@@ -62,29 +61,8 @@ export function nodeModelSource(dir: string): ModelSource {
     },
     fingerprint(name) {
       const path = join(dir, `${name}.onnx`);
-      return existsSync(path) ? fileFingerprint(readFileSync(path)) : null;
+      return existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16) : null;
     },
-  };
-}
-
-/** A model file's short name for reports and cards: the first 16 hex digits of its SHA-256. */
-function fileFingerprint(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-}
-
-/**
- * The trained skills' networks in `dir`, each checked against its card, with the
- * fingerprints of the files they were read from (a run taught by them names them so).
- */
-export function readTrainedSkills(dir: string): { readonly networks: Readonly<Record<SkillId, PolicyNetworkWeights>>; readonly fingerprints: Readonly<Record<SkillId, string>> } {
-  const read = SKILL_IDS.map((id) => {
-    const { path, bytes, card } = readModel(dir, id);
-    checkModelDigest(bytes, card, path);
-    return { id, network: readPolicyNetwork(bytes, path), fingerprint: fileFingerprint(bytes) };
-  });
-  return {
-    networks: Object.fromEntries(read.map((r) => [r.id, r.network])) as Record<SkillId, PolicyNetworkWeights>,
-    fingerprints: Object.fromEntries(read.map((r) => [r.id, r.fingerprint])) as Record<SkillId, string>,
   };
 }
 

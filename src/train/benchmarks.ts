@@ -10,7 +10,7 @@ import { Adam } from './adam';
 import { TRAINING_CONFIGS, playsTrainedSkills, trainingPlan } from './config';
 import { Mlp } from './mlp';
 import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from './ppo';
-import { readTrainedSkills } from '../skills/nodeModels';
+import { readTrainedSkills } from './trainedSkills';
 import { type Opponents, type TrainedSkillNetworks, describeOpponents } from './opponents';
 import { MODEL_NAMES, type ModelName } from './scenarios';
 import { trainPpo } from './trainer';

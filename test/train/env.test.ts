@@ -3,7 +3,7 @@ import { type Action, DEFAULT_CONFIG, type GameConfig, OBS, OBS_SIZE, createWorl
 import { SKILLS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
 import { type Opponents, createTeamDriver, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
-import { readTrainedSkills } from '../../src/skills/nodeModels';
+import { readTrainedSkills } from '../../src/train/trainedSkills';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
 import { TEAM_TEACHERS, type TeamTeacherName, playsTrainedSkills } from '../../src/train/config';
