@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { SKILL_IDS, type SkillId } from '../skills';
 import { readTrainedSkills } from '../train/trainedSkills';
-import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills, trainingPlan } from '../train/config';
+import { PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills, teachingTeacher, trainingPlan } from '../train/config';
 import { type LeagueSettings, type LeagueState, leagueStandings } from '../train/league';
 import { describeOpponents } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
@@ -199,8 +199,8 @@ function readSkillsFor(name: ModelName, outDir: string): ReturnType<typeof readT
 
 /** Who teaches (null: nobody), as a card names it: bt with the fingerprints of the skill files it plays. */
 function describeTeacherName(plan: TrainingPlan, fingerprints?: Readonly<Record<SkillId, string>>): string | null {
-  const { config, teacher } = plan;
-  if (!teacher || config.teacherCoef <= 0) return null;
+  const teacher = teachingTeacher(plan.teacher, plan.config);
+  if (!teacher) return null;
   if (teacher === 'heuristic') return 'the heuristic team';
   if (teacher === 'bt-scripted') return 'the tree over the scripted skills (bt-scripted)';
   if (teacher === 'bt') return `the tree over the trained skills (bt: ${SKILL_IDS.map((id) => `${id} ${fingerprints?.[id]}`).join(', ')})`;

@@ -190,13 +190,17 @@ export interface ModelTrainingConfig {
   readonly shotCostRamp?: number;
 }
 
+/** The teacher that teaches (null: none): one named at weight 0 teaches nothing, and a team teacher then plays no tree. */
+export function teachingTeacher(teacher: TeacherName | null, config: Pick<PpoConfig, 'teacherCoef'>): TeacherName | null {
+  return config.teacherCoef > 0 ? teacher : null;
+}
+
 /**
- * Whether a training plays bt, the tree over the trained skills, as an opponent or as its
- * teacher (at a weight above 0, as the learner decides): then its plan carries the skills'
- * networks (TrainingPlan.trainedSkills).
+ * Whether a training plays bt, the tree over the trained skills, as an opponent or as the
+ * teacher that teaches: then its plan carries the skills' networks (TrainingPlan.trainedSkills).
  */
 export function playsTrainedSkills(training: Pick<ModelTrainingConfig, 'phases' | 'teacher'> & { readonly ppo: Pick<PpoConfig, 'teacherCoef'> }): boolean {
-  return (training.teacher === 'bt' && training.ppo.teacherCoef > 0) || training.phases.some((p) => playsAgainst(p.opponents, 'bt'));
+  return teachingTeacher(training.teacher, training.ppo) === 'bt' || training.phases.some((p) => playsAgainst(p.opponents, 'bt'));
 }
 
 /** The opposition at `steps` of a run of `totalSteps`. */

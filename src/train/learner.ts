@@ -15,7 +15,7 @@ import { type Policy, SCRIPTED_SKILLS } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { Adam, type AdamState } from './adam';
 import type { Collective } from './collective';
-import { type OpponentPhase, type PpoConfig, type TeacherName, isTeamTeacher, opponentsAt, shotCostAt, teacherWeight } from './config';
+import { type OpponentPhase, type PpoConfig, type TeacherName, isTeamTeacher, opponentsAt, shotCostAt, teacherWeight, teachingTeacher } from './config';
 import { VecEnv, type VecEnvState } from './env';
 import { League, type LeagueState } from './league';
 import { type Opponents, type TrainedSkillNetworks, trainedSkillSet } from './opponents';
@@ -154,8 +154,7 @@ export class PpoLearner {
     }
     this.league = planLeague(plan, resume?.trainer.league);
     const startOpponents = opponentsAt(plan.phases, startSteps, config.totalSteps);
-    // A teacher named at weight 0 teaches nothing, and a team teacher then plays no tree.
-    const teacher = config.teacherCoef > 0 ? plan.teacher : null;
+    const teacher = teachingTeacher(plan.teacher, config);
     // The league's first snapshot is due before its first episode is drawn.
     if (this.league && isLeague(startOpponents) && !resume?.trainer.league) this.league.maybeSnapshot(startSteps, state);
     this.env = new VecEnv(
