@@ -76,7 +76,7 @@ runCli(async () => {
   let trainer: TrainerState | undefined;
   let startSteps = 0;
   let priorSeconds = 0;
-  let checkpointTeacher: string | undefined;
+  let checkpointTeacher: string | null | undefined;
   if (values.resume) {
     const cp = loadCheckpoint(runDir);
     checkpointTeacher = cp.teacher;
@@ -105,9 +105,9 @@ runCli(async () => {
   const plan = trainingPlan(name, config, skills?.networks);
   // Who teaches, as the card and the checkpoint name it: a resumed run keeps its teacher.
   const teacher = describeTeacherName(plan, skills?.fingerprints);
-  if (checkpointTeacher !== undefined && checkpointTeacher !== (teacher ?? '')) {
+  if (checkpointTeacher !== undefined && checkpointTeacher !== teacher) {
     throw new Error(
-      `the run in ${runDir} was taught by ${checkpointTeacher || 'no teacher'}, and resuming it now would be taught by ${teacher ?? 'no teacher'}: ` +
+      `the run in ${runDir} was taught by ${checkpointTeacher ?? 'no teacher'}, and resuming it now would be taught by ${teacher ?? 'no teacher'}: ` +
         `restore what taught it${skills ? ` (the skills in ${outDir})` : ''}, or train afresh without --resume`,
     );
   }
@@ -132,7 +132,7 @@ runCli(async () => {
         bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}${stats.teacherCoef > 0 ? `  teacher ${stats.teacherCoef.toFixed(2)}` : ''}`);
         if (performance.now() - lastCheckpoint > 60_000 || stats.steps >= config.totalSteps) {
           const trainerNow = trainerState();
-          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerNow, teacher: teacher ?? '' });
+          saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerNow, teacher });
           if (trainerNow.league) console.error(`\n${describeStandings(plan, trainerNow.league)}`);
           writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
           lastCheckpoint = performance.now();

@@ -46,10 +46,10 @@ export interface Checkpoint {
   /** The optimizer, random stream and environments; absent in checkpoints written before they were kept. */
   readonly trainer?: TrainerState;
   /**
-   * Who teaches the run, as its card names it ('' for nobody), so a resumed run is taught
+   * Who teaches the run, as its card names it (null: nobody), so a resumed run is taught
    * as it began; absent in checkpoints written before it was kept.
    */
-  readonly teacher?: string;
+  readonly teacher?: string | null;
 }
 
 /** checkpoint.json: the networks as base64 float32, the rest as JSON. */
@@ -67,7 +67,7 @@ interface CheckpointFile {
    * and worlds mid-episode come back exactly (JSON would turn -0 into 0). Only the trainer reads it.
    */
   readonly trainer?: string;
-  readonly teacher?: string;
+  readonly teacher?: string | null;
 }
 
 export function saveCheckpoint(dir: string, cp: Checkpoint): void {
@@ -104,7 +104,7 @@ export function loadCheckpoint(dir: string): Checkpoint {
     config: json.config,
     state: { policy, value, logStd: Float32Array.from(json.logStd), normalizer: RunningNormalizer.fromJSON(json.normalizer) },
     ...(json.trainer ? { trainer: deserialize(Buffer.from(json.trainer, 'base64')) as TrainerState } : {}),
-    ...(typeof json.teacher === 'string' ? { teacher: json.teacher } : {}),
+    ...(typeof json.teacher === 'string' || json.teacher === null ? { teacher: json.teacher } : {}),
   };
 }
 
