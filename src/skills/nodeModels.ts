@@ -26,7 +26,7 @@ const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
 /**
  * Why a model cannot load from `dir`, and what to do, cheapest first: a folder other than
  * the shipped one is HILLMIND_MODELS's choice (unset it to use models/); training is the
- * last resort (the five models retrain in about 39 minutes on 2 cores).
+ * last resort (the five models retrain in about 78 minutes on 2 cores: docs/benchmarks.md).
  */
 export function missingModelMessage(dir: string, name: string, missingPath: string): string {
   const train = `npm run train -- --skill ${name}${resolve(dir) === resolve(SHIPPED_MODEL_DIR) ? '' : ` --out ${dir}`}`;
@@ -61,14 +61,22 @@ export function nodeModelSource(dir: string): ModelSource {
     },
     fingerprint(name) {
       const path = join(dir, `${name}.onnx`);
-      return existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16) : null;
+      return existsSync(path) ? modelFingerprint(readFileSync(path)) : null;
     },
   };
 }
 
-/** A trained model's network, as weights (training's opponents play them), once its card's digest is checked. */
-export function readTrainedNetwork(dir: string, name: string): PolicyNetworkWeights {
+/** How tournaments name a model file: the first 16 hex digits of its SHA-256. */
+export function modelFingerprint(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+/**
+ * A trained model's network, as weights (training's opponents play them), once its card's
+ * digest is checked, with the file's fingerprint, from one read of the file.
+ */
+export function readTrainedNetwork(dir: string, name: string): { readonly network: PolicyNetworkWeights; readonly fingerprint: string } {
   const { path, bytes, card } = readModel(dir, name);
   checkModelDigest(bytes, card, path);
-  return readPolicyNetwork(bytes, path);
+  return { network: readPolicyNetwork(bytes, path), fingerprint: modelFingerprint(bytes) };
 }

@@ -4,7 +4,7 @@
  * fingerprint, so a run taught by them can name what taught it (its card and checkpoint).
  */
 import { SKILL_IDS, type SkillId } from '../skills';
-import { nodeModelSource, readTrainedNetwork } from '../skills/nodeModels';
+import { readTrainedNetwork } from '../skills/nodeModels';
 import type { TrainedSkillNetworks } from './opponents';
 
 export interface TrainedSkills {
@@ -14,12 +14,8 @@ export interface TrainedSkills {
 }
 
 export function readTrainedSkills(dir: string): TrainedSkills {
-  const source = nodeModelSource(dir);
-  const read = SKILL_IDS.map((id) => {
-    // Names a missing file and refuses one that differs from its card, so the file is there to fingerprint.
-    const network = readTrainedNetwork(dir, id);
-    return { id, network, fingerprint: source.fingerprint!(id)! };
-  });
+  // Names a missing file and refuses one that differs from its card.
+  const read = SKILL_IDS.map((id) => ({ id, ...readTrainedNetwork(dir, id) }));
   return {
     networks: Object.fromEntries(read.map((r) => [r.id, r.network])) as TrainedSkillNetworks,
     fingerprints: Object.fromEntries(read.map((r) => [r.id, r.fingerprint])) as Record<SkillId, string>,
