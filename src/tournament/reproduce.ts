@@ -21,7 +21,7 @@ import { decisiveShare } from '../stats/wilson';
 import type { EpisodeRecord } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
-import { type MatchupSummary, type TeamSummary, summarizeTeam } from './summary';
+import { type MatchupSummary, type TeamSummary, summarizeMatchup, summarizeTeam } from './summary';
 
 /** What the study reports (PAPER.md), for the report to stand beside. */
 export const STUDY = {
@@ -130,7 +130,18 @@ export interface ReproduceOptions {
   /** What the language model is (from the platform's availability), recorded in the report. */
   readonly llm: LlmAvailability;
   readonly onProgress?: (done: number, total: number, row: string) => void;
+  /** How often a row in play writes the report so far, in its episodes; default INTERIM_REPORT_EVERY. */
+  readonly reportEvery?: number;
+  /** Each report once it is written: the report so far while the run goes on, then the whole. */
+  readonly onReport?: (report: Reproduction) => void;
 }
+
+/**
+ * How often a row in play writes the report so far, in its episodes. An llm row of 1,000
+ * episodes plays for hours on two cores (about 4 episodes a minute): every 50, some 13
+ * minutes apart, the report shows its figures so far and their intervals narrowing.
+ */
+export const INTERIM_REPORT_EVERY = 50;
 
 /** How one side of a row played: its team's figures, and what its language model decided, if it has one. */
 export interface RowSide extends TeamSummary {
@@ -181,6 +192,8 @@ export interface Reproduction {
   readonly agents: readonly TeamSummary[];
   /** The rows still to play, in a report written while the run goes on; absent once it is whole. */
   readonly pending?: readonly string[];
+  /** The row in play when the report was written: its figures in the report are those of its first `episodes`. */
+  readonly inPlay?: { readonly row: string; readonly episodes: number; readonly of: number };
 }
 
 /** Where each stage's tournaments go under runs/: a plan plays the tree twice, once to be ranked and once as the best, apart. */
@@ -217,6 +230,29 @@ export function cacheHitRate(records: readonly EpisodeRecord[]): number | null {
   return requests > 0 ? cacheHits / requests : null;
 }
 
+/** A row's figures over its records (all of them, or those so far): its matchup and each side's play. */
+export function rowResult(row: Row, kind: RowKind, records: readonly EpisodeRecord[]): MatchupResult {
+  const m = summarizeMatchup(records, row.first, row.second);
+  const study = STUDY.matchups.find((s) => s.first === row.first && s.second === row.second);
+  return {
+    name: row.name,
+    kind,
+    first: row.first,
+    second: row.second,
+    episodes: m.episodes,
+    firstWins: m.aWins,
+    secondWins: m.bWins,
+    draws: m.draws,
+    sides: [row.first, row.second].map((team) => ({ ...summarizeTeam(records, team), llm: llmDecisions(records, team) })),
+    aRate: m.aRate,
+    bRate: m.bRate,
+    drawRate: m.drawRate,
+    pDecisive: m.pDecisive,
+    pTwoProportion: m.pTwoProportion,
+    ...(study ? { study } : {}),
+  };
+}
+
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
   const ablationEpisodes = options.ablationEpisodes ?? options.episodes;
   const planEpisodes = options.planEpisodes ?? ablationEpisodes;
@@ -234,6 +270,8 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
   const fingerprints: Record<string, string> = {};
   let code: Manifest['code'] = { version: 'unknown' };
   mkdirSync(options.out, { recursive: true });
+  const reportEvery = Math.max(1, options.reportEvery ?? INTERIM_REPORT_EVERY);
+  const pendingRows = () => stages.flatMap((s) => s.rows.slice(played[s.kind].length).map((r) => r.name));
   let before = 0;
   for (const stage of stages) {
     if (stage.kind === 'best plan') stage.rows = played.plan.length ? bestPlanRows(rankPlans(played.plan)[0]!.second) : [];
@@ -241,7 +279,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       played[stage.kind].push(await playRow(row, stage, before));
       before += stage.episodes;
       // The report so far after every row: a long run shows its finished rows and names the rest.
-      const pending = stages.flatMap((s) => s.rows.slice(played[s.kind].length).map((r) => r.name));
+      const pending = pendingRows();
       if (pending.length) await writeReport(build(pending));
     }
   }
@@ -251,7 +289,19 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
 
   async function playRow(row: Row, stage: { readonly kind: RowKind; readonly episodes: number; readonly seed: number }, offset: number): Promise<MatchupResult> {
     const out = join(options.out, 'runs', STAGE_DIRS[stage.kind], slug(row));
+    // Every `reportEvery` episodes the report so far, with this row's figures so far in it;
+    // written one after another, and a failed write fails the row once its episodes end.
+    let reporting: Promise<void> = Promise.resolve();
+    const onRecorded = (so: readonly EpisodeRecord[]) => {
+      if (so.length % reportEvery !== 0 || so.length >= stage.episodes) return;
+      const snapshot = build(
+        pendingRows().filter((name) => name !== row.name),
+        { kind: stage.kind, result: rowResult(row, stage.kind, so), records: [...so], of: stage.episodes },
+      );
+      reporting = reporting.then(() => writeReport(snapshot));
+    };
     const result = await runTournament({
+      onRecorded,
       settings: { teams: [row.first, row.second], episodes: stage.episodes, seed: stage.seed },
       platform: options.platform,
       out,
@@ -261,34 +311,18 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       ...(options.llmConcurrency ? { llmConcurrency: options.llmConcurrency } : {}),
       onProgress: (done) => options.onProgress?.(offset + done, total, row.name),
     });
+    await reporting;
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest;
     Object.assign(fingerprints, manifest.fingerprints);
     code = manifest.code;
     records.push(...result.records);
-    const m = result.summary.matchups[0]!;
-    const study = STUDY.matchups.find((s) => s.first === row.first && s.second === row.second);
-    return {
-      name: row.name,
-      kind: stage.kind,
-      first: row.first,
-      second: row.second,
-      episodes: m.episodes,
-      firstWins: m.aWins,
-      secondWins: m.bWins,
-      draws: m.draws,
-      // The tournament's summary already holds each team's figures over these records.
-      sides: [row.first, row.second].map((team) => ({ ...result.summary.teams.find((t) => t.team === team)!, llm: llmDecisions(result.records, team) })),
-      aRate: m.aRate,
-      bRate: m.bRate,
-      drawRate: m.drawRate,
-      pDecisive: m.pDecisive,
-      pTwoProportion: m.pTwoProportion,
-      ...(study ? { study } : {}),
-    };
+    return rowResult(row, stage.kind, result.records);
   }
 
-  function build(pending: readonly string[]): Reproduction {
-    const studyRecords = records.filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
+  /** The report over the rows played, and the row in play with its records so far, if one is. */
+  function build(pending: readonly string[], inPlay?: { readonly kind: RowKind; readonly result: MatchupResult; readonly records: readonly EpisodeRecord[]; readonly of: number }): Reproduction {
+    const rowsOf = (kind: RowKind) => (inPlay?.kind === kind ? [...played[kind], inPlay.result] : played[kind]);
+    const studyRecords = [...records, ...(inPlay?.records ?? [])].filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
     return {
       format: 'hillmind-reproduction',
       version: 2,
@@ -296,14 +330,15 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       date: new Date().toISOString(),
       code: { ...code, ...(options.commit ? { commit: options.commit } : {}) },
       fingerprints,
-      llm: { ...options.llm, cacheHitRate: cacheHitRate(records) },
+      llm: { ...options.llm, cacheHitRate: cacheHitRate([...records, ...(inPlay?.records ?? [])]) },
       episodesPerMatchup: options.episodes,
       episodesPerAblation: options.ablations ? ablationEpisodes : 0,
-      matchups: played.study,
-      plans: { episodesPerPlan: planEpisodes, rows: played.plan, ...(played['best plan'][0] ? { best: played['best plan'][0].second } : {}), againstBest: played['best plan'] },
-      ablations: played.ablation,
+      matchups: rowsOf('study'),
+      plans: { episodesPerPlan: planEpisodes, rows: rowsOf('plan'), ...(rowsOf('best plan')[0] ? { best: rowsOf('best plan')[0]!.second } : {}), againstBest: rowsOf('best plan') },
+      ablations: rowsOf('ablation'),
       agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
       ...(pending.length ? { pending } : {}),
+      ...(inPlay ? { inPlay: { row: inPlay.result.name, episodes: inPlay.records.length, of: inPlay.of } } : {}),
     };
   }
 
@@ -314,6 +349,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       for (const [name, text] of await plotFiles(plot)) writeFileSync(join(options.out, name), text);
     }
     for (const [name, text] of reproductionTables(reproduction)) writeFileSync(join(options.out, name), text);
+    options.onReport?.(reproduction);
   }
 }
 
@@ -360,7 +396,12 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     `${r.episodesPerMatchup} episodes per matchup${r.ablations.length && r.episodesPerAblation !== r.episodesPerMatchup ? ` and ${r.episodesPerAblation} per ablation` : ''}, sides swapped every other episode, tournament seed 1. Intervals are 95% Wilson score intervals; "p (decisive)" is the study's test: the first team's share of decisive games against 50%.`,
     '',
-    ...(r.pending?.length ? [`**Not finished:** still to play ${r.pending.join('; ')}. Run the command below again to go on.`, ''] : []),
+    ...(r.inPlay || r.pending?.length
+      ? [
+          `**Not finished:**${r.inPlay ? ` ${r.inPlay.row} is in play, and its figures here are those of its first ${r.inPlay.episodes} of ${r.inPlay.of} episodes.` : ''}${r.pending?.length ? ` Still to play: ${r.pending.join('; ')}.` : ''} Run the command below again to go on.`,
+          '',
+        ]
+      : []),
     '## Matchups',
     '',
     table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', 'study: first / second / draws', 'beside the study'], matchupRows(r.matchups)),

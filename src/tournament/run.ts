@@ -54,6 +54,8 @@ export interface RunOptions {
   readonly perWorker?: number;
   /** LLM episodes in flight at once across the tournament (they wait on the network, not a core). */
   readonly llmConcurrency?: number;
+  /** The records so far (those resumed first), after each new one is written: a long run's interim report. */
+  readonly onRecorded?: (records: readonly EpisodeRecord[]) => void;
   /** With a queue, `shares` counts the episodes each worker played in this run. */
   readonly onProgress?: (done: number, total: number, shares?: Readonly<Record<string, number>>) => void;
   /** Play over a queue: this process coordinates, workers anywhere play. */
@@ -162,6 +164,7 @@ async function playLocked(
             const record = stampRecord(played, stamp);
             writer.append(record);
             records.push(record);
+            options.onRecorded?.(records);
           },
           lockMs: options.queue.lockMs ?? DEFAULT_LOCK_SECONDS * 1000,
           ...(options.workers > 0
@@ -190,6 +193,7 @@ async function playLocked(
               if (failure) return;
               writer.append(record);
               records.push(record);
+              options.onRecorded?.(records);
               options.onProgress?.(records.length, plan.length);
             } catch (err) {
               failure ??= err;

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MatchupResult, STUDY, ablationRows, agreement, rankPlans, reproduce } from '../../src/tournament/reproduce';
+import { type MatchupResult, type Reproduction, STUDY, ablationRows, agreement, rankPlans, reproduce, reproductionMarkdown } from '../../src/tournament/reproduce';
 import { decisiveShare } from '../../src/stats/wilson';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
@@ -54,12 +54,25 @@ describe('npm run reproduce', () => {
     };
     // While the run goes on, the report holds the rows played so far and names the rest.
     let interim: { matchups: { name: string }[]; plans: { rows: { second: string }[] }; pending?: string[] } | null = null;
+    const reports: Reproduction[] = [];
     const first = await reproduce({
       ...options,
+      reportEvery: 1,
+      onReport: (r) => reports.push(r),
       onProgress(_done: number, _total: number, row: string) {
         if (row === 'bt vs flat' && !interim) interim = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8'));
       },
     });
+    // Within a row, every `reportEvery` episodes the report holds the row in play with its figures so far.
+    const midRow = reports.find((r) => r.inPlay?.row === 'bt vs llm');
+    expect(midRow?.inPlay).toEqual({ row: 'bt vs llm', episodes: 1, of: 2 });
+    expect(midRow!.matchups.map((m) => [m.name, m.episodes, m.firstWins + m.secondWins + m.draws])).toEqual([['bt vs llm', 1, 1]]);
+    expect(midRow!.pending).not.toContain('bt vs llm');
+    expect(midRow!.pending).toContain('bt vs flat');
+    expect(reproductionMarkdown(midRow!)).toContain('**Not finished:** bt vs llm is in play, and its figures here are those of its first 1 of 2 episodes. Still to play: bt vs flat;');
+    // Rows of one episode have no report within them; the last report is the whole.
+    expect(reports.filter((r) => r.inPlay).map((r) => r.inPlay!.row)).toEqual(['bt vs llm', 'bt vs flat', 'llm vs flat', 'bt vs the best constant plan (' + first.plans.best + ')', 'llm vs the best constant plan (' + first.plans.best + ')']);
+    expect(reports.at(-1)).toEqual(first);
     // The plans play first (no language model): they are in the report before the study's rows.
     expect(interim!.matchups.map((m) => m.name)).toEqual(['bt vs llm']);
     expect(interim!.plans.rows.map((m) => m.second)).toEqual(['fixed:skills=secure+secure', 'fixed:skills=navigate+retreat']);
