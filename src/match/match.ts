@@ -8,6 +8,7 @@ import {
   DEFAULT_CONFIG,
   type GameConfig,
   type SimEvent,
+  type TeamName,
   type World,
   createWorld,
   deriveSeed,
@@ -62,8 +63,8 @@ export class Match {
     const { world, onDecision } = parts;
     const { platform } = options;
     const config = world.config;
-    const blueCtx: TeamContext = { team: 0, seed: deriveSeed(spec.seed, 'blue', seedName(spec.blue)), config, platform, onDecision };
-    const redCtx: TeamContext = { team: 1, seed: deriveSeed(spec.seed, 'red', seedName(spec.red)), config, platform, onDecision };
+    const blueCtx: TeamContext = { team: 0, seed: sideSeed(spec.seed, 'blue', spec.blue), config, platform, onDecision };
+    const redCtx: TeamContext = { team: 1, seed: sideSeed(spec.seed, 'red', spec.red), config, platform, onDecision };
     const factories = options.controllers ?? {};
     const blue = await (factories.blue ? factories.blue(blueCtx) : createTeam(spec.blue, blueCtx));
     const red = await (factories.red ? factories.red(redCtx) : createTeam(spec.red, redCtx));
@@ -119,7 +120,8 @@ export class Match {
 
   replay(): ReplayFile {
     if (!this.recorder) throw new Error('this match was created with record: false and has no replay');
-    return this.recorder.file(this.world, { blue: this.controllers[0].id, red: this.controllers[1].id });
+    const [blue, red] = this.controllers.map((c) => c.people?.(this.world));
+    return this.recorder.file(this.world, { blue: this.controllers[0].id, red: this.controllers[1].id }, { ...(blue ? { blue } : {}), ...(red ? { red } : {}) });
   }
 }
 
@@ -136,7 +138,15 @@ function matchParts(spec: MatchSpec, record: boolean | undefined, told?: (decisi
   return { world, metrics, recorder, onDecision };
 }
 
-/** A side's seed comes from its team's canonical name, so `llm:rate=1:format=json` and `llm:format=json:rate=1` play alike. */
+/**
+ * The seed of a side's controller (never the world's): from the match seed, the side and
+ * its team's canonical name, so `llm:rate=1:format=json` and `llm:format=json:rate=1` play
+ * alike. Replay verification builds strategists again from it.
+ */
+export function sideSeed(seed: number, side: TeamName, team: string): number {
+  return deriveSeed(seed, side, seedName(team));
+}
+
 function seedName(team: string): string {
   try {
     return teamName(team);

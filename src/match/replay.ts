@@ -5,15 +5,19 @@
  * checks every claim.
  *
  * Format (JSON): { format: "hillmind-replay", version: 2, obsSpecVersion, actionSpecVersion,
- * seed, config, teams, ticks, finalHash, checkpoints: { every, hashes }, outcome, actions:
- * [[tick, agent, move, turn, strafe, dash, fire], ...], decisions: [{tick, team, skills,
- * source, rationale?, timing?}, ...] }. `checkpoints.hashes` is the state hash (16 hex
+ * seed, config, teams, people?, ticks, finalHash, checkpoints: { every, hashes }, outcome,
+ * actions: [[tick, agent, move, turn, strafe, dash, fire], ...], decisions: [{tick, team,
+ * skills, source, rationale?, timing?}, ...] }. `checkpoints.hashes` is the state hash (16 hex
  * digits) after every `every`-th tick, concatenated, so verification can say where a
  * re-simulation first leaves the recorded match, not only that it ended elsewhere. An action row applies from its tick until the agent's next row; rows are in tick
  * order, at most one per agent and tick, with each value as step() applies it (continuous
  * parts in [-1, 1], dash and fire 0 or 1). A decision's timing (asynchronous strategists:
  * when it was asked for, how long the answer took, what asked, from the cache or not) says
- * how the strategist behaved; verification does not need it.
+ * how the strategist behaved; verification does not need it. `people` (optional, present
+ * when people played) says per side which agent ids people played and the AI team beside
+ * them (`{ blue: { agents: [0], teammate: 'bt-scripted' } }`), so verification checks that
+ * teammate's agents and takes only the people's actions as recorded; files from before it
+ * was recorded still read, and their human sides are not checked.
  *
  * Reading is strict: unknown keys anywhere are refused, and a file must fit the game's
  * limits (GAME_LIMITS, its config's episode length) before any simulation starts.
@@ -35,11 +39,13 @@ import {
   idleAction,
   outcomeSide,
   parseJsonText,
+  TEAM_NAMES,
+  type TeamName,
   sanitizeAction,
   step,
 } from '../sim';
 import { SKILL_IDS } from '../skills';
-import type { DecisionTiming, TimedDecision } from '../teams';
+import type { DecisionTiming, PeopleOnSide, TimedDecision } from '../teams';
 
 export const REPLAY_FORMAT = 'hillmind-replay';
 /**
@@ -98,6 +104,14 @@ const unit = z.number().min(-1).max(1);
 const binary = z.number().int().min(0).max(1);
 const teamName = z.string().max(100);
 
+const peopleOnSideSchema = z.strictObject({
+  agents: z.array(z.number().int().min(0)).min(1).max(GAME_LIMITS.agentsPerTeam).readonly(),
+  teammate: teamName.optional(),
+}) satisfies z.ZodType<PeopleOnSide>;
+
+/** Which agents people played, per side where they did. */
+export type PeopleInReplay = Partial<Record<TeamName, PeopleOnSide>>;
+
 /** The longest episode any config within GAME_LIMITS plays, in ticks, and the most agents. */
 const MAX_TICKS = GAME_LIMITS.tickHz * GAME_LIMITS.episodeSeconds;
 const MAX_AGENTS = 2 * GAME_LIMITS.agentsPerTeam;
@@ -115,6 +129,7 @@ const replaySchema = z.strictObject({
   seed: z.number().int().min(0).max(0xffffffff),
   config: configSchema,
   teams: z.strictObject({ blue: teamName, red: teamName }),
+  people: z.strictObject({ blue: peopleOnSideSchema.optional(), red: peopleOnSideSchema.optional() }).optional(),
   ticks: z.number().int().min(0),
   finalHash: z.string().regex(/^[0-9a-f]{16}$/),
   checkpoints: z.strictObject({
@@ -175,7 +190,8 @@ export class ReplayRecorder {
     if (world.tick % CHECKPOINT_EVERY === 0) this.checkpoints.push(hashWorld(world));
   }
 
-  file(world: World, teams: { blue: string; red: string }): ReplayFile {
+  /** The replay so far; `people` names the agents people played (kept only when there are any). */
+  file(world: World, teams: { blue: string; red: string }, people: PeopleInReplay = {}): ReplayFile {
     return {
       format: REPLAY_FORMAT,
       version: REPLAY_VERSION,
@@ -184,6 +200,7 @@ export class ReplayRecorder {
       seed: world.seed,
       config: world.config as ReplayFile['config'],
       teams,
+      ...(people.blue || people.red ? { people } : {}),
       ticks: world.tick,
       finalHash: hashWorld(world),
       checkpoints: { every: CHECKPOINT_EVERY, hashes: this.checkpoints.join('') },
@@ -285,6 +302,14 @@ export function checkReplayBounds(replay: ReplayFile, source = 'replay'): void {
     throw new Error(`${source} keeps ${kept} checkpoint hashes; ${replay.ticks} ticks at one per ${replay.checkpoints.every} make ${expected}`);
   }
   const perTeam = replay.config.agent.perTeam;
+  TEAM_NAMES.forEach((name, team) => {
+    const agents = replay.people?.[name]?.agents ?? [];
+    agents.forEach((agent, i) => {
+      // Agent ids run blue's slots, then red's (sim createWorld).
+      if (agent < team * perTeam || agent >= (team + 1) * perTeam) throw new Error(`${source} people.${name}.agents names agent ${agent}, which is not a ${name} agent`);
+      if (agents.indexOf(agent) !== i) throw new Error(`${source} people.${name}.agents names agent ${agent} twice`);
+    });
+  });
   replay.decisions.forEach((d, i) => {
     if (d.skills.length !== perTeam) throw new Error(`${source} decision ${i} gives ${d.skills.length} skills; the teams have ${perTeam} agents`);
   });

@@ -11,8 +11,14 @@
  * RecordedTeam, a team controller that plays the file's actions and decisions, so the
  * replayed ticks, metrics and summary are the loop's own and cannot drift from it.
  *
- * What a replay cannot tell (which agents a person played, and beside which AI teammate)
- * the caller may say (the study knows); those agents' actions are taken as recorded.
+ * Decisions are derived again too, wherever the team declares its strategist reproducible
+ * from the match alone (TeamEntry.acts.decisions: the behavior trees, random, fixed); only
+ * those that cannot be (a language model's) are taken from the file, and each side's check
+ * says which.
+ *
+ * Which agents people played, and beside which AI teammate, the file records (`people`);
+ * the caller may say it too (the study planned it), and then the two must agree. Those
+ * agents' actions are taken as recorded; every other agent's are checked.
  */
 import { z } from 'zod';
 import {
@@ -31,22 +37,29 @@ import {
   teamAgents,
 } from '../sim';
 import { type ModelLibrary, type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet, checkPolicyFits } from '../skills';
-import { type Decision, INITIAL_SKILL, type SkillSetKind, type TeamActs, type TeamController, type TeamEntry, resolveTeam } from '../teams';
+import {
+  type Decision,
+  INITIAL_SKILL,
+  type PeopleOnSide,
+  type SkillSetKind,
+  type Strategist,
+  type StrategistAnswer,
+  type TeamActs,
+  type TeamController,
+  type TeamEntry,
+  andThen,
+  resolveTeam,
+  strategistDue,
+} from '../teams';
+import { HUMAN_TEAM_ID } from '../teams/human';
 import { PolicyRunner } from '../teams/policyRunner';
-import { Match } from './match';
+import { Match, sideSeed } from './match';
 import type { MatchSummary } from './metrics';
-import { type ReplayFile, checkReplayBounds } from './replay';
-
-/** A side where people played beside an AI teammate (the file says only 'human'). */
-export interface PeopleOnSide {
-  /** Agent ids the people played: their actions are taken as recorded. */
-  readonly agents: readonly number[];
-  /** The AI team that played the side's other agents (its decisions are the side's); absent when people played them all. */
-  readonly teammate?: string;
-}
+import { type PeopleInReplay, type ReplayFile, checkReplayBounds } from './replay';
 
 export interface VerifyOptions {
-  readonly people?: Partial<Record<TeamName, PeopleOnSide>>;
+  /** Who played each side where people did, as the caller knows it (the study's plan): the file's `people` must agree. */
+  readonly people?: PeopleInReplay;
 }
 
 export interface VerifyWithModelsOptions extends VerifyOptions {
@@ -54,12 +67,18 @@ export interface VerifyWithModelsOptions extends VerifyOptions {
   readonly models: ModelLibrary;
 }
 
-/** How a side's actions were checked against its decisions. */
+/** How a side's actions were checked against its decisions, and where its decisions came from. */
 export interface SideCheck {
   /** Every action of its AI agents was derived again and matched. */
   readonly checked: boolean;
   /** How, or why not: 'scripted skills', 'not checked: a person played', ... */
   readonly how: string;
+  /**
+   * Where its decisions come from: 'derived again' (its strategist was built again and
+   * decided as the file says), 'taken from the file (<why>)' (a strategist that cannot be
+   * built again, or people), 'none (it has no strategist)', or why they were not derived.
+   */
+  readonly decisions: string;
 }
 
 export interface VerifyResult {
@@ -123,8 +142,9 @@ const SYNC_RESOLVER: Resolver = {
 async function modelResolver(replay: ReplayFile, options: VerifyWithModelsOptions): Promise<Resolver> {
   const sets = new Map<SkillSetKind, Resolved<SkillSet>>([['scripted', { value: SCRIPTED_SKILLS }]]);
   const models = new Map<string, Resolved<Policy>>();
+  const { people } = peopleOf(replay, options);
   for (const name of TEAM_NAMES) {
-    const acts = actsOf(replay.teams[name], options.people?.[name]);
+    const acts = actsOf(replay.teams[name], people[name]);
     if (acts?.by === 'skills' && acts.skillSets.includes('trained') && !sets.has('trained')) {
       sets.set('trained', await options.models.skillSet().then((value) => ({ value }), (err: Error) => ({ missing: err.message })));
     }
@@ -145,6 +165,45 @@ function knownTeam(text: string): { entry: TeamEntry } | { problem: string } {
   } catch (err) {
     return { problem: (err as Error).message };
   }
+}
+
+/** A team's canonical name (settings in order), or the text as written when it is no team. */
+function canonicalTeam(text: string): string {
+  const known = knownTeam(text);
+  return 'entry' in known ? resolveTeam(text).variant.name : text;
+}
+
+function samePeople(a: PeopleOnSide, b: PeopleOnSide): boolean {
+  const teammate = (p: PeopleOnSide) => (p.teammate === undefined ? undefined : canonicalTeam(p.teammate));
+  return a.agents.length === b.agents.length && a.agents.every((agent) => b.agents.includes(agent)) && teammate(a) === teammate(b);
+}
+
+function describePeople(p: PeopleOnSide): string {
+  const agents = `agent${p.agents.length > 1 ? 's' : ''} ${p.agents.join(' and ')}`;
+  return p.teammate === undefined ? `${agents} with no AI teammate` : `${agents} beside '${p.teammate}'`;
+}
+
+/**
+ * Who played each side where people did: the caller's word where it gives one (the study
+ * planned the episode), else the file's. Where both speak, they must agree; the file's word
+ * counts only for a side whose team is 'human' (elsewhere it would exempt AI agents from
+ * the check).
+ */
+function peopleOf(replay: ReplayFile, options: VerifyOptions): { people: PeopleInReplay; problems: string[] } {
+  const people: PeopleInReplay = {};
+  const problems: string[] = [];
+  for (const name of TEAM_NAMES) {
+    const told = options.people?.[name];
+    let recorded = replay.people?.[name];
+    if (recorded && replay.teams[name] !== HUMAN_TEAM_ID) {
+      problems.push(`people.${name} says people played ${describePeople(recorded)}, but teams.${name} is '${replay.teams[name]}', not '${HUMAN_TEAM_ID}'`);
+      recorded = undefined;
+    }
+    if (told && recorded && !samePeople(told, recorded)) problems.push(`people.${name}: the file says people played ${describePeople(recorded)}; the match was planned with ${describePeople(told)}`);
+    const hint = told ?? recorded;
+    if (hint) people[name] = hint;
+  }
+  return { people, problems };
 }
 
 /** How a side's AI agents act, from its team id (and the teammate beside people); null when unknown. */
@@ -218,7 +277,7 @@ class RecordedTeam implements TeamController {
   /** How the side's AI agents act; null when that cannot be known. */
   readonly acts: TeamActs | null;
   readonly ids: readonly number[];
-  readonly people: ReadonlySet<number>;
+  readonly personAgents: ReadonlySet<number>;
   /** The strategist's skill for each slot (null for agents without skills). */
   readonly skills: (SkillId | null)[];
   /** What the side reports as each slot's skill: null for a person's agent. */
@@ -230,6 +289,14 @@ class RecordedTeam implements TeamController {
   readonly unchecked: string | null = null;
   /** Decisions that changed no skill: how many, and the first (its place in the file and words). */
   readonly unchanged: { first: { index: number; text: string } | null; n: number } = { first: null, n: 0 };
+  /** Where its decisions come from, in words (SideCheck.decisions). */
+  private decisionsHow: string;
+  /** Its strategist, built again, while its decisions still match the file's; null where they are taken from the file. */
+  private strategist: { readonly team: string; readonly strategist: Strategist; readonly skills: SkillId[] } | null = null;
+  /** The first place its strategist and the file part, in words. */
+  private decisionMismatch: string | null = null;
+  /** The file's decisions of this side read for the tick being played. */
+  private readonly recordedNow: Decision[] = [];
   private readonly scratch = idleAction();
 
   constructor(
@@ -245,19 +312,21 @@ class RecordedTeam implements TeamController {
     const { replay, problems } = verification;
     const name = (this.name = TEAM_NAMES[team]);
     const ids = (this.ids = teamAgents(world, team).map((a) => a.id));
-    const people = (this.people = new Set(hint?.agents ?? []));
+    const people = (this.personAgents = new Set(hint?.agents ?? []));
     for (const agent of people) if (!ids.includes(agent)) problems.push(`agent ${agent}, said to be a person on ${name}, is not a ${name} agent`);
     const acts = (this.acts = actsOf(id, hint));
     const usesSkills = acts?.by === 'skills' || (acts?.by === 'person' && replay.decisions.some((d) => d.team === team));
     this.skills = ids.map(() => (usesSkills ? INITIAL_SKILL : null));
     this.currentSkills = ids.map((agent, slot) => (people.has(agent) ? null : this.skills[slot]!));
-    if (!acts) this.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
+    this.decisionsHow = acts?.by === 'skills' ? this.rebuildStrategist(acts, hint?.teammate ?? id) : 'none (it has no strategist)';
+    if (!acts) this.decisionsHow = this.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
     else if (acts.by === 'person') {
       this.unchecked = !hint
-        ? `not checked: people played ${name} and the file does not say which agents`
+        ? `not checked: people played ${name} and the file does not say which agents (replays saved before they recorded it do not)`
         : hint.teammate === undefined
           ? 'not checked: people played every agent'
           : `not checked: the teammate '${hint.teammate}' plays with people`;
+      this.decisionsHow = !hint ? 'taken from the file (people played)' : hint.teammate === undefined ? 'taken from the file (people played every agent)' : this.unchecked;
     } else if (acts.by === 'policy') {
       const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
       if ('value' in policy) this.derive(policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);
@@ -268,6 +337,24 @@ class RecordedTeam implements TeamController {
         if ('value' in set) this.derive(`${kind} skills`, Object.values(set.value), (skill) => set.value[skill ?? INITIAL_SKILL]);
         else this.missing.push(set.missing);
       }
+    }
+  }
+
+  /**
+   * Build the side's strategist again where its team declares it reproducible from the
+   * match alone (on the seed the match gave the side), so its decisions are derived again;
+   * returns where its decisions come from, in words.
+   */
+  private rebuildStrategist(acts: Extract<TeamActs, { by: 'skills' }>, decider: string): string {
+    if ('recorded' in acts.decisions) return `taken from the file (${acts.decisions.recorded})`;
+    const { replay, problems } = this.verification;
+    try {
+      const ctx = { team: this.team, seed: sideSeed(replay.seed, this.name, this.id), config: replay.config };
+      this.strategist = { team: decider, strategist: acts.decisions.rederive(ctx, resolveTeam(decider).variant), skills: this.ids.map(() => INITIAL_SKILL) };
+      return 'derived again';
+    } catch (err) {
+      problems.push(`${this.name} '${decider}' cannot have decided in this match: ${(err as Error).message}`);
+      return 'not derived again (its strategist cannot play this match)';
     }
   }
 
@@ -289,18 +376,45 @@ class RecordedTeam implements TeamController {
       if (this.skills[slot] === null) return;
       changed ||= this.skills[slot] !== d.skills[slot];
       this.skills[slot] = d.skills[slot]!;
-      this.currentSkills[slot] = this.people.has(agent) ? null : d.skills[slot]!;
+      this.currentSkills[slot] = this.personAgents.has(agent) ? null : d.skills[slot]!;
     });
     if (!changed && this.acts?.by === 'skills') {
       this.unchanged.n++;
       this.unchanged.first ??= { index, text: `decision ${index} (tick ${d.tick}, ${this.name}) changes no skill; strategists report only changes` };
     }
+    this.recordedNow.push(d);
     this.onDecision(d);
   }
 
-  /** The recorded actions of this side's agents, with the derived ones compared to them (once a policy has answered). */
+  /** The recorded decisions and actions of this side's agents, each compared with what its strategist and skills derive. */
   act(world: World, actions: Action[]): void | Promise<void> {
     this.log.readTo(world.tick);
+    return andThen(this.deriveDecision(world), () => this.playActions(world, actions));
+  }
+
+  /** Ask the rebuilt strategist on the ticks the match asked it, and compare its decision with the file's for this tick. */
+  private deriveDecision(world: World): void | Promise<void> {
+    const recorded = this.recordedNow.splice(0);
+    const rebuilt = this.strategist;
+    if (!rebuilt || this.decisionMismatch) return;
+    const tick = world.tick;
+    const answer = strategistDue(rebuilt.strategist, tick) ? rebuilt.strategist.decide(world, this.team, rebuilt.skills) : null;
+    return andThen(answer, (a) => this.compareDecision(tick, a, recorded));
+  }
+
+  private compareDecision(tick: number, answer: StrategistAnswer | null, recorded: readonly Decision[]): void {
+    const before = this.strategist!.skills;
+    const changes = answer !== null && answer.skills.some((skill, slot) => skill !== before[slot]);
+    const derived = changes ? answer.skills : before;
+    const file = recorded.at(-1)?.skills ?? before;
+    const slot = this.ids.findIndex((_, i) => derived[i] !== file[i]);
+    if (slot >= 0) {
+      const agent = this.ids[slot];
+      this.decisionMismatch = `at tick ${tick} the file ${recorded.length > 0 ? 'gives' : 'keeps'} agent ${agent} '${file[slot]}'; its strategist ${changes ? 'gives it' : 'keeps it on'} '${derived[slot]}'`;
+    } else if (changes) derived.forEach((skill, i) => (before[i] = skill));
+  }
+
+  private playActions(world: World, actions: Action[]): void | Promise<void> {
     for (const agent of this.ids) copyAction(this.log.actions[agent]!, actions[agent]!);
     const pending: Promise<void>[] = [];
     for (const derivation of this.derivations) {
@@ -316,7 +430,7 @@ class RecordedTeam implements TeamController {
     for (const derivation of this.derivations) {
       if (derivation.mismatch) continue;
       this.ids.forEach((agent, slot) => {
-        if (derivation.mismatch || this.people.has(agent)) return;
+        if (derivation.mismatch || this.personAgents.has(agent)) return;
         const derived = sanitizeAction(derivation.runner.held[slot]!, this.scratch);
         const recorded = this.log.actions[agent]!;
         if (!sameAction(derived, recorded)) {
@@ -327,8 +441,15 @@ class RecordedTeam implements TeamController {
     }
   }
 
-  /** How its actions were checked against its decisions (a mismatch with nothing missing is a problem of the file). */
+  /** How its actions were checked against its decisions, and its decisions against its strategist (each mismatch a problem of the file). */
   check(): SideCheck {
+    const actions = this.checkActions();
+    if (!this.decisionMismatch) return { ...actions, decisions: this.decisionsHow };
+    this.verification.problems.push(`${this.name} '${this.strategist!.team}': its decisions are not its strategist's: ${this.decisionMismatch}`);
+    return { ...actions, decisions: "derived again, and they differ from the file's" };
+  }
+
+  private checkActions(): { checked: boolean; how: string } {
     if (this.unchecked) return { checked: false, how: this.unchecked };
     const matched = this.derivations.find((d) => !d.mismatch);
     if (matched) return { checked: true, how: matched.how };
@@ -355,14 +476,16 @@ class Verification {
     resolver: Resolver,
   ) {
     checkReplayBounds(replay);
-    this.checkClaims(options);
+    const { people, problems } = peopleOf(replay, options);
+    this.problems.push(...problems);
+    this.checkClaims(people);
     this.log = new RecordedLog(replay, replay.config.agent.perTeam * 2, (d, index) => this.sides[d.team].decide(d, index));
     const spec = { blue: replay.teams.blue, red: replay.teams.red, seed: replay.seed, config: replay.config };
     const built: { sides?: readonly [RecordedTeam, RecordedTeam] } = {};
     this.match = Match.withControllers(
       spec,
       (world, onDecision) => {
-        const side = (team: Team) => new RecordedTeam(team, replay.teams[TEAM_NAMES[team]], world, this.log, onDecision, this, options.people?.[TEAM_NAMES[team]], resolver);
+        const side = (team: Team) => new RecordedTeam(team, replay.teams[TEAM_NAMES[team]], world, this.log, onDecision, this, people[TEAM_NAMES[team]], resolver);
         built.sides = [side(0), side(1)];
         return built.sides;
       },
@@ -373,7 +496,7 @@ class Verification {
   }
 
   /** Spec versions and teams: what the file says it is. */
-  private checkClaims(options: VerifyOptions): void {
+  private checkClaims(people: PeopleInReplay): void {
     const r = this.replay;
     if (r.obsSpecVersion !== OBS_SPEC_VERSION) this.problems.push(`obsSpecVersion is ${r.obsSpecVersion}; this build observes with spec v${OBS_SPEC_VERSION}`);
     if (r.actionSpecVersion !== ACTION_SPEC_VERSION) this.problems.push(`actionSpecVersion is ${r.actionSpecVersion}; this build acts with spec v${ACTION_SPEC_VERSION}`);
@@ -381,9 +504,9 @@ class Verification {
       const id = r.teams[name];
       const known = knownTeam(id);
       if ('problem' in known) this.problems.push(`teams.${name} '${id}' is not a team: ${known.problem}`);
-      const people = options.people?.[name];
-      const teammate = people?.teammate === undefined ? null : knownTeam(people.teammate);
-      if (teammate && 'problem' in teammate) this.problems.push(`the ${name} people's teammate '${people!.teammate}' is not a team: ${teammate.problem}`);
+      const side = people[name];
+      const teammate = side?.teammate === undefined ? null : knownTeam(side.teammate);
+      if (teammate && 'problem' in teammate) this.problems.push(`the ${name} people's teammate '${side!.teammate}' is not a team: ${teammate.problem}`);
     }
   }
 
@@ -553,7 +676,10 @@ export function summaryProblems(claimed: ClaimedSummary | MatchSummary, derived:
 /** A verification as text for the terminal: what was checked, and every claim that fails. */
 export function formatVerification(replay: ReplayFile, result: VerifyResult): string {
   const ended = result.outcome === 'unfinished' ? 'unfinished' : result.outcome === 'draw' ? 'a draw' : `${result.outcome} won`;
-  const sides = TEAM_NAMES.map((name) => `  ${name} (${replay.teams[name]}): ${result.sides[name].checked ? `actions follow its decisions (${result.sides[name].how})` : result.sides[name].how}`);
+  const sides = TEAM_NAMES.map((name) => {
+    const side = result.sides[name];
+    return `  ${name} (${replay.teams[name]}): ${side.checked ? `actions follow its decisions (${side.how})` : side.how}; decisions: ${side.decisions}`;
+  });
   if (result.ok) return [`replay verified: ${result.ticks} ticks, ${ended}, final hash ${result.actualHash}`, ...sides].join('\n');
   const n = result.problems.length;
   return [`replay MISMATCH: ${n} claim${n > 1 ? 's do' : ' does'} not hold`, ...result.problems.map((p) => `  - ${p}`), ...sides].join('\n');

@@ -30,12 +30,22 @@ export interface TeamContext {
   readonly onDecision?: (decision: Decision) => void;
 }
 
+/** The agents people play on a side, and the AI team beside them (what a replay records of them). */
+export interface PeopleOnSide {
+  /** Agent ids the people played: their actions are a person's, never derived. */
+  readonly agents: readonly number[];
+  /** The AI team that played the side's other agents (its decisions are the side's); absent when people played them all. */
+  readonly teammate?: string;
+}
+
 export interface TeamController {
   /** The registry id this controller was made from, e.g. 'bt-scripted'. */
   readonly id: string;
   readonly team: Team;
   /** The current skill of each agent (slot order); null for controllers without skills. */
   readonly currentSkills: readonly (SkillId | null)[];
+  /** Which of its agents people play in this world, and beside which AI team; absent where no person plays. */
+  people?(world: World): PeopleOnSide;
   /**
    * Called once per tick, before step(): write this team's agents' actions into
    * `actions` (indexed by agent id). Returns a promise only when it must wait

@@ -7,6 +7,7 @@
 import type { LlmAccess } from '../llm';
 import type { Policy } from '../skills';
 import type { DecisionSource, TeamContext, TeamController } from './controller';
+import type { Strategist } from './hierarchical';
 import type { Platform } from './platform';
 import type { VariantSchema } from './variant';
 
@@ -38,17 +39,33 @@ export interface TeamVariant {
 /** The skill implementations a strategist team may run: the scripted references or the trained policies. */
 export type SkillSetKind = 'scripted' | 'trained';
 
+/** What a strategist is built from when nothing but the match is at hand (replay verification). */
+export type StrategistContext = Pick<TeamContext, 'team' | 'seed' | 'config'>;
+
+/**
+ * Where verification gets a strategist team's decisions:
+ * - rederive: the strategist is deterministic, reproducible from the match alone (its
+ *   config, its side's seed and the world it sees each tick), so it is built again and its
+ *   decisions are derived again and compared with the file's;
+ * - recorded: it cannot be (a language model's answers need the model, and may vary), so
+ *   the file's decisions are taken as recorded; `why` says so in the verification.
+ */
+export type TeamDecisions =
+  | { readonly rederive: (ctx: StrategistContext, variant: TeamVariant) => Strategist }
+  | { readonly recorded: string };
+
 /**
  * How a team's agents turn observations into actions, so a replay's actions can be
  * re-derived from its decisions:
  * - skills: a strategist whose decisions carry `source` picks a skill per agent, and each
  *   agent runs its skill from one of `skillSets` (the llm team's follow its settings);
+ *   `decisions` says whether that strategist's decisions can be derived again;
  * - policy: every agent runs one policy on its own observation, with no strategist (a
  *   scripted policy, or a trained model by name);
  * - person: people play; their actions cannot be derived.
  */
 export type TeamActs =
-  | { readonly by: 'skills'; readonly source: DecisionSource; readonly skillSets: readonly SkillSetKind[] }
+  | { readonly by: 'skills'; readonly source: DecisionSource; readonly skillSets: readonly SkillSetKind[]; readonly decisions: TeamDecisions }
   | { readonly by: 'policy'; readonly policy: Policy | { readonly model: string } }
   | { readonly by: 'person' };
 

@@ -48,6 +48,11 @@ export interface Strategist {
   decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
 }
 
+/** Whether the strategist is asked at this tick: on its period's ticks, or every tick when it keeps its own schedule. */
+export function strategistDue(strategist: Strategist, tick: number): boolean {
+  return strategist.periodTicks === undefined || tick % strategist.periodTicks === 0;
+}
+
 /** Every agent's skill before the strategist's first decision. */
 export const INITIAL_SKILL: SkillId = 'navigate';
 
@@ -66,11 +71,9 @@ export class HierarchicalController implements TeamController {
 
   act(world: World, actions: Action[]): void | Promise<void> {
     const runner = (this.runner ??= this.start(world));
-    const period = this.strategist.periodTicks;
-    const decided =
-      period === undefined || world.tick % period === 0
-        ? andThen(this.strategist.decide(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
-        : undefined;
+    const decided = strategistDue(this.strategist, world.tick)
+      ? andThen(this.strategist.decide(world, this.team, this.currentSkills), (answer) => this.apply(world, answer))
+      : undefined;
     return andThen(decided, () =>
       andThen(runner.isSkillTick(world) ? runner.run(world, (slot) => this.skills[this.currentSkills[slot]!]) : undefined, () =>
         runner.write(actions),

@@ -6,7 +6,7 @@
  */
 import { type Action, type Team, type World, clampUnit, resetIdle, teamAgents } from '../sim';
 import type { SkillId } from '../skills';
-import { type TeamContext, type TeamController, andThen } from './controller';
+import { type PeopleOnSide, type TeamContext, type TeamController, andThen } from './controller';
 import { createTeam } from './registry';
 
 export const HUMAN_TEAM_ID = 'human';
@@ -54,6 +54,13 @@ export class HumanTeamController implements TeamController {
   /** Agent ids the people control, in the order of humanSlots (known after the first act). */
   get humanAgents(): readonly number[] {
     return this.humanAgentIds ?? [];
+  }
+
+  /** The people's agents and, when it plays any agent, the AI teammate (by its registry name): what the replay records. */
+  people(world: World): PeopleOnSide {
+    const agents = (this.humanAgentIds ??= this.resolve(world));
+    const aiPlays = teamAgents(world, this.team).length > agents.length;
+    return { agents: [...agents], ...(aiPlays ? { teammate: this.teammate.id } : {}) };
   }
 
   act(world: World, actions: Action[]): void | Promise<void> {

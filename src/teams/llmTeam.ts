@@ -128,7 +128,8 @@ export const LLM_TEAM: TeamEntry = {
   id: 'llm',
   description: LLM_TEAM_DESCRIPTION,
   variantSchema: LLM_VARIANT,
-  acts: { by: 'skills', source: 'llm', skillSets: ['trained', 'scripted'] },
+  // Its answers need the language model (and vary with its build and threads): a replay's are taken as recorded.
+  acts: { by: 'skills', source: 'llm', skillSets: ['trained', 'scripted'], decisions: { recorded: "a language model's decisions cannot be derived again without it" } },
   async needs(platform, variant) {
     const access = accessFor(platform, llmVariant(variant));
     const availability = await access.availability();

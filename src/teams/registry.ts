@@ -9,7 +9,7 @@ import type { GameConfig } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId } from '../skills';
 import { BehaviorTreeStrategist } from './behaviorTree';
 import type { TeamContext, TeamController } from './controller';
-import { NEEDS_NOTHING, TEAM_IDS, type TeamEntry, type TeamId, type TeamNeeds, TeamUnavailable, type TeamVariant } from './entry';
+import { NEEDS_NOTHING, type StrategistContext, TEAM_IDS, type TeamEntry, type TeamId, type TeamNeeds, TeamUnavailable, type TeamVariant } from './entry';
 import { FixedStrategist } from './fixedStrategist';
 import { FlatController } from './flat';
 import { HEURISTIC_POLICY } from './heuristic';
@@ -52,11 +52,17 @@ export function treeParameters(settings: z.infer<typeof TREE_VARIANT>, config: G
 }
 
 /** The behavior tree a variant asks for, on this match's config and seed. */
-function treeStrategist(ctx: TeamContext, variant: TeamVariant): BehaviorTreeStrategist {
+function treeStrategist(ctx: StrategistContext, variant: TeamVariant): BehaviorTreeStrategist {
   return new BehaviorTreeStrategist(ctx.config.skillEveryTicks, treeParameters(variant.settings as z.infer<typeof TREE_VARIANT>, ctx.config), ctx.seed);
 }
 
 const RANDOM_VARIANT = z.object({ period: variantNumber(0.02, 60, 'a number of seconds').optional() });
+
+/** The random ablation a variant asks for: a choice every `period` seconds from the side's seed. */
+function randomStrategist(ctx: StrategistContext, variant: TeamVariant): RandomStrategist {
+  const seconds = (variant.settings as z.infer<typeof RANDOM_VARIANT>).period ?? RANDOM_PERIOD_SECONDS;
+  return new RandomStrategist(Math.max(1, Math.round(seconds * ctx.config.tickHz)), ctx.seed);
+}
 
 /** The constant plan's skills, one per agent joined by '+': `fixed:skills=secure+combat`. */
 const FIXED_VARIANT = z.object({
@@ -69,6 +75,15 @@ const FIXED_VARIANT = z.object({
 });
 /** The plan where a variant names none: one agent holds the zone, the other guards it. */
 export const DEFAULT_FIXED_PLAN = 'secure+combat';
+
+/** The constant plan a variant asks for; throws a TeamUnavailable when it does not name one skill per agent. */
+function fixedStrategist(ctx: StrategistContext, variant: TeamVariant): FixedStrategist {
+  const plan = ((variant.settings as z.infer<typeof FIXED_VARIANT>).skills ?? DEFAULT_FIXED_PLAN).split('+') as SkillId[];
+  if (plan.length !== ctx.config.agent.perTeam) {
+    throw new TeamUnavailable('fixed', `skills=${plan.join('+')} names ${plan.length} skills; this match has ${ctx.config.agent.perTeam} agents per team`);
+  }
+  return new FixedStrategist(plan);
+}
 
 /** Load what a model-backed team needs, or say why the team is unavailable. */
 async function withModels<T>(id: TeamId, load: () => Promise<T>): Promise<T> {
@@ -93,7 +108,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'bt-scripted',
     description: 'Behavior tree choosing among the four scripted skills, one agent securing.',
     variantSchema: TREE_VARIANT,
-    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['scripted'] },
+    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['scripted'], decisions: { rederive: treeStrategist } },
     needs: () => NEEDS_NOTHING,
     create: (ctx, variant) => new HierarchicalController(variant.name, ctx.team, treeStrategist(ctx, variant), SCRIPTED_SKILLS, ctx.onDecision),
   },
@@ -101,19 +116,15 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'random',
     description: 'A random skill per agent every 0.5 s over the scripted skills (an ablation).',
     variantSchema: RANDOM_VARIANT,
-    acts: { by: 'skills', source: 'random', skillSets: ['scripted'] },
+    acts: { by: 'skills', source: 'random', skillSets: ['scripted'], decisions: { rederive: randomStrategist } },
     needs: () => NEEDS_NOTHING,
-    create: (ctx, variant) => {
-      const seconds = (variant.settings as z.infer<typeof RANDOM_VARIANT>).period ?? RANDOM_PERIOD_SECONDS;
-      const period = Math.max(1, Math.round(seconds * ctx.config.tickHz));
-      return new HierarchicalController(variant.name, ctx.team, new RandomStrategist(period, ctx.seed), SCRIPTED_SKILLS, ctx.onDecision);
-    },
+    create: (ctx, variant) => new HierarchicalController(variant.name, ctx.team, randomStrategist(ctx, variant), SCRIPTED_SKILLS, ctx.onDecision),
   },
   bt: {
     id: 'bt',
     description: "Behavior tree choosing among the four trained RL skills (the study's BT baseline).",
     variantSchema: TREE_VARIANT,
-    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['trained'] },
+    acts: { by: 'skills', source: 'behavior-tree', skillSets: ['trained'], decisions: { rederive: treeStrategist } },
     needs: () => TRAINED_SKILLS,
     create: async (ctx, variant) =>
       new HierarchicalController(variant.name, ctx.team, treeStrategist(ctx, variant), await withModels('bt', () => ctx.platform.models.skillSet()), ctx.onDecision),
@@ -129,14 +140,11 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     id: 'fixed',
     description: 'One constant skill per agent over the trained skills, never changed (fixed:skills=secure+combat): a plan without a strategist, as a baseline.',
     variantSchema: FIXED_VARIANT,
-    acts: { by: 'skills', source: 'rule', skillSets: ['trained'] },
+    acts: { by: 'skills', source: 'rule', skillSets: ['trained'], decisions: { rederive: fixedStrategist } },
     needs: () => TRAINED_SKILLS,
     create: async (ctx, variant) => {
-      const plan = ((variant.settings as z.infer<typeof FIXED_VARIANT>).skills ?? DEFAULT_FIXED_PLAN).split('+') as SkillId[];
-      if (plan.length !== ctx.config.agent.perTeam) {
-        throw new TeamUnavailable('fixed', `skills=${plan.join('+')} names ${plan.length} skills; this match has ${ctx.config.agent.perTeam} agents per team`);
-      }
-      return new HierarchicalController(variant.name, ctx.team, new FixedStrategist(plan), await withModels('fixed', () => ctx.platform.models.skillSet()), ctx.onDecision);
+      const strategist = fixedStrategist(ctx, variant);
+      return new HierarchicalController(variant.name, ctx.team, strategist, await withModels('fixed', () => ctx.platform.models.skillSet()), ctx.onDecision);
     },
   },
   llm: LLM_TEAM,

@@ -37,7 +37,7 @@ describe('verifyReplay', () => {
   it('an honest replay holds every claim; both sides re-derive from their decisions', () => {
     const result = verifyReplay(parseReplay(JSON.stringify(scripted)));
     expect(result).toMatchObject({ ok: true, resimulates: true, problems: [], outcome: scripted.outcome, ticks: scripted.ticks });
-    expect(result.sides).toEqual({ blue: { checked: true, how: 'scripted skills' }, red: { checked: true, how: 'scripted skills' } });
+    expect(result.sides).toEqual({ blue: { checked: true, how: 'scripted skills', decisions: 'derived again' }, red: { checked: true, how: 'scripted skills', decisions: 'derived again' } });
   });
 
   it('the summary it derives is the match summary', async () => {
@@ -64,8 +64,9 @@ describe('verifyReplay', () => {
     );
     expect(result.ok).toBe(false);
     expect(result.resimulates).toBe(true);
-    expect(result.sides.red).toEqual({ checked: false, how: 'its actions do not follow its decisions' });
+    expect(result.sides.red).toEqual({ checked: false, how: 'its actions do not follow its decisions', decisions: "derived again, and they differ from the file's" });
     expect(result.problems.join('\n')).toMatch(/^red 'random' with scripted skills: agent \d's action at tick \d+ is \[move .*\]; its skill '\w+' gives \[move /m);
+    expect(result.problems.join('\n')).toMatch(new RegExp(`^red 'random': its decisions are not its strategist's: at tick ${scripted.decisions[i]!.tick} the file gives agent \\d '\\w+'; its strategist gives it '\\w+'$`, 'm'));
   });
 
   it('a removed decision fails too', () => {
@@ -79,7 +80,7 @@ describe('verifyReplay', () => {
     const unknown = verifyReplay(edited(scripted, (c) => (c.teams.blue = 'skynet')));
     expect(unknown.ok).toBe(false);
     expect(unknown.problems).toContain("teams.blue 'skynet' is not a team: unknown team id 'skynet': expected one of heuristic, bt, bt-scripted, llm, flat, random, fixed, human");
-    expect(unknown.sides.blue).toEqual({ checked: false, how: "not checked: 'skynet' is not a team" });
+    expect(unknown.sides.blue).toEqual({ checked: false, how: "not checked: 'skynet' is not a team", decisions: "not checked: 'skynet' is not a team" });
 
     const swapped = verifyReplay(edited(scripted, (c) => (c.teams.red = 'bt-scripted')));
     expect(swapped.ok).toBe(false);
@@ -167,12 +168,15 @@ describe('replay bounds, before any simulation', () => {
 describe('verifyReplayWithModels', () => {
   it('re-derives the trained skills and the trained flat policy', async () => {
     expect(verifyReplay(trained).sides).toEqual({
-      blue: { checked: false, how: 'not checked: the trained skills are not loaded here' },
-      red: { checked: false, how: "not checked: the trained model 'flat' is not loaded here" },
+      blue: { checked: false, how: 'not checked: the trained skills are not loaded here', decisions: 'derived again' },
+      red: { checked: false, how: "not checked: the trained model 'flat' is not loaded here", decisions: 'none (it has no strategist)' },
     });
     const result = await verifyReplayWithModels(trained, { models: TEST_PLATFORM.models });
     expect(result.ok).toBe(true);
-    expect(result.sides).toEqual({ blue: { checked: true, how: 'trained skills' }, red: { checked: true, how: 'its trained policy' } });
+    expect(result.sides).toEqual({
+      blue: { checked: true, how: 'trained skills', decisions: 'derived again' },
+      red: { checked: true, how: 'its trained policy', decisions: 'none (it has no strategist)' },
+    });
   });
 
   it("finds a rewritten decision of a trained team", async () => {
@@ -201,33 +205,108 @@ describe('verifyReplayWithModels', () => {
 describe('people on a side', () => {
   let replay: ReplayFile;
   const people = { blue: { agents: [0], teammate: 'bt-scripted' } };
+  /** The file as replays were saved before they recorded who played. */
+  const withoutPeople = (r: ReplayFile) => edited(r, (c) => delete c.people);
 
   beforeAll(async () => {
     replay = await humanReplay('random', 4, { ...DEFAULT_CONFIG, episodeSeconds: 5 });
   });
 
-  it('without knowing who played, the side is not checked; told, its AI teammate is', () => {
-    expect(verifyReplay(replay).sides.blue).toEqual({ checked: false, how: 'not checked: people played blue and the file does not say which agents' });
-    const told = verifyReplay(replay, { people });
-    expect(told.ok).toBe(true);
-    expect(told.sides.blue).toEqual({ checked: true, how: 'scripted skills' });
-    expect(told.summary.agents[0]!.skillSeconds).toEqual({});
+  it('a human match records which agents people played and the AI teammate beside them', async () => {
+    expect(replay.people).toEqual(people);
+    const two = await humanReplay('random', 4, { ...DEFAULT_CONFIG, episodeSeconds: 1 }, 'bt-scripted', [0, 1]);
+    expect(two.people).toEqual({ blue: { agents: [0, 1] } });
+    expect(scripted.people).toBeUndefined();
   });
 
-  it("a person's actions are taken as recorded; the AI teammate's must follow its skills", async () => {
+  it("with the person's agent recorded, every AI agent of the side is checked, the teammate's decisions derived again", () => {
+    const result = verifyReplay(parseReplay(JSON.stringify(replay)));
+    expect(result.ok).toBe(true);
+    expect(result.sides.blue).toEqual({ checked: true, how: 'scripted skills', decisions: 'derived again' });
+    expect(formatVerification(replay, result)).toContain('blue (human): actions follow its decisions (scripted skills); decisions: derived again');
+  });
+
+  it("a person who moves and shoots: the replay verifies, the person's actions taken as recorded", async () => {
     const moving = { read: (_w: unknown, _id: number, _slot: number, out: { move: number; turn: number; fire: number }) => ((out.move = 1), (out.turn = 0.3), (out.fire = 1)) };
     const match = await Match.create(
       { blue: 'human', red: 'heuristic', seed: 6, config: { ...DEFAULT_CONFIG, episodeSeconds: 5 } },
       { platform: TEST_PLATFORM, controllers: { blue: (ctx) => createHumanTeam(ctx, { teammate: 'bt-scripted', input: moving }) } },
     );
     while (!match.done) match.advance();
-    const played = match.replay();
-    expect(verifyReplay(played, { people }).ok).toBe(true);
+    const result = verifyReplay(match.replay());
+    expect(result.ok).toBe(true);
+    expect(result.sides.blue).toEqual({ checked: true, how: 'scripted skills', decisions: 'derived again' });
+  });
 
+  it("a tampered teammate action is caught without anyone saying who played; the person's are taken as recorded", () => {
     const insert = (row: ReplayFile['actions'][number]) => (c: ReplayFile) => c.actions.splice(c.actions.findIndex((r) => r[0] > row[0]), 0, row);
-    const teammate = verifyReplay(edited(replay, insert([2, 1, -1, 0, 0, 0, 0])), { people });
-    expect(teammate.sides.blue).toEqual({ checked: false, how: 'its actions do not follow its decisions' });
+    const teammate = verifyReplay(edited(replay, insert([2, 1, -1, 0, 0, 0, 0])));
+    expect(teammate.ok).toBe(false);
+    expect(teammate.sides.blue.how).toBe('its actions do not follow its decisions');
     expect(teammate.problems.join('\n')).toMatch(/^blue 'human' with scripted skills: agent 1's action at tick 2 is \[move -1, /m);
+    const person = verifyReplay(edited(replay, insert([2, 0, -1, 0, 0, 0, 0])));
+    expect(person.problems.join('\n')).not.toMatch(/with scripted skills/);
+  });
+
+  it("an older file without the record still verifies as far as it can, saying the side's actions were not checked", () => {
+    const old = parseReplay(JSON.stringify(withoutPeople(replay)));
+    const result = verifyReplay(old);
+    expect(result.ok).toBe(true);
+    expect(result.sides.blue).toEqual({
+      checked: false,
+      how: 'not checked: people played blue and the file does not say which agents (replays saved before they recorded it do not)',
+      decisions: 'taken from the file (people played)',
+    });
+    expect(result.sides.red.checked).toBe(true);
+    const told = verifyReplay(old, { people });
+    expect(told.ok).toBe(true);
+    expect(told.sides.blue).toMatchObject({ checked: true, how: 'scripted skills' });
+    expect(told.summary.agents[0]!.skillSeconds).toEqual({});
+  });
+
+  it("a record that disagrees with the caller's plan, or names people on an AI side, is a problem", () => {
+    const planned = verifyReplay(replay, { people: { blue: { agents: [1], teammate: 'bt-scripted' } } });
+    expect(planned.ok).toBe(false);
+    expect(planned.problems).toContain("people.blue: the file says people played agent 0 beside 'bt-scripted'; the match was planned with agent 1 beside 'bt-scripted'");
+    const ai = verifyReplay(edited(scripted, (c) => (c.people = { blue: { agents: [0], teammate: 'bt-scripted' } })));
+    expect(ai.ok).toBe(false);
+    expect(ai.problems).toContain("people.blue says people played agent 0 beside 'bt-scripted', but teams.blue is 'bt-scripted', not 'human'");
+    expect(ai.sides.blue).toMatchObject({ checked: true, how: 'scripted skills' });
+  });
+
+  it('a record naming an agent of the other side, or one twice, is refused on reading', () => {
+    expect(() => parseReplay(JSON.stringify(edited(replay, (c) => (c.people = { blue: { agents: [2] } }))))).toThrow(/people\.blue\.agents names agent 2, which is not a blue agent/);
+    expect(() => parseReplay(JSON.stringify(edited(replay, (c) => (c.people = { blue: { agents: [0, 0] } }))))).toThrow(/people\.blue\.agents names agent 0 twice/);
+  });
+});
+
+describe('decisions derived again', () => {
+  it("a bt replay relabelled as a persona is refused, naming the first tick and agent where the persona's tree decides otherwise", async () => {
+    const relabelled = edited(trained, (c) => (c.teams.blue = 'bt:persona=cautious'));
+    const result = await verifyReplayWithModels(relabelled, { models: TEST_PLATFORM.models });
+    expect(result.ok).toBe(false);
+    expect(result.resimulates).toBe(true);
+    expect(result.sides.blue.decisions).toBe("derived again, and they differ from the file's");
+    expect(result.problems.join('\n')).toMatch(/^blue 'bt:persona=cautious': its decisions are not its strategist's: at tick \d+ the file (gives|keeps) agent [01] '\w+'; its strategist (gives it|keeps it on) '\w+'$/m);
+    // Without the trained skills the actions go unchecked, but the decisions are still derived again.
+    expect(verifyReplay(relabelled).ok).toBe(false);
+  });
+
+  it('a relabelled random team is refused too: its choices come from its seed and period', () => {
+    const result = verifyReplay(edited(scripted, (c) => (c.teams.red = 'random:period=1')));
+    expect(result.ok).toBe(false);
+    expect(result.problems.join('\n')).toMatch(/^red 'random:period=1': its decisions are not its strategist's: at tick \d+ /m);
+  });
+
+  it("a language model's decisions are taken from the file, and the result says so", () => {
+    const asLlm = edited(scripted, (c) => {
+      c.teams.red = 'llm';
+      c.decisions = c.decisions.map((d) => (d.team === 1 ? { ...d, source: 'llm' } : d));
+    });
+    const result = verifyReplay(asLlm);
+    expect(result.ok).toBe(true);
+    expect(result.sides.red).toEqual({ checked: true, how: 'scripted skills', decisions: "taken from the file (a language model's decisions cannot be derived again without it)" });
+    expect(formatVerification(asLlm, result)).toContain("red (llm): actions follow its decisions (scripted skills); decisions: taken from the file (a language model's decisions cannot be derived again without it)");
   });
 });
 

@@ -19,7 +19,7 @@ describe('fixed team', () => {
     expect(replay.decisions.filter((d) => d.team === 0)).toEqual([{ tick: 0, team: 0, skills: ['secure', 'retreat'], source: 'rule' }]);
     const verified = await verifyReplayWithModels(replay, { models: TEST_PLATFORM.models });
     expect(verified.ok).toBe(true);
-    expect(verified.sides.blue).toEqual({ checked: true, how: 'trained skills' });
+    expect(verified.sides.blue).toEqual({ checked: true, how: 'trained skills', decisions: 'derived again' });
   });
 
   it('secures and guards when no plan is named', async () => {
