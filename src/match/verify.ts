@@ -322,11 +322,11 @@ class RecordedTeam implements TeamController {
     if (!acts) this.decisionsHow = this.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
     else if (acts.by === 'person') {
       this.unchecked = !hint
-        ? `not checked: people played ${name} and the file does not say which agents (replays saved before they recorded it do not)`
+        ? `not checked: people played ${name} and the file does not say which agents (an older replay; newer ones record it)`
         : hint.teammate === undefined
           ? 'not checked: people played every agent'
           : `not checked: the teammate '${hint.teammate}' plays with people`;
-      this.decisionsHow = !hint ? 'taken from the file (people played)' : hint.teammate === undefined ? 'taken from the file (people played every agent)' : this.unchecked;
+      this.decisionsHow = !hint ? 'taken from the file (it does not name the AI teammate)' : hint.teammate === undefined ? 'taken from the file (people played every agent)' : this.unchecked;
     } else if (acts.by === 'policy') {
       const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
       if ('value' in policy) this.derive(policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);

@@ -254,8 +254,8 @@ describe('people on a side', () => {
     expect(result.ok).toBe(true);
     expect(result.sides.blue).toEqual({
       checked: false,
-      how: 'not checked: people played blue and the file does not say which agents (replays saved before they recorded it do not)',
-      decisions: 'taken from the file (people played)',
+      how: 'not checked: people played blue and the file does not say which agents (an older replay; newer ones record it)',
+      decisions: 'taken from the file (it does not name the AI teammate)',
     });
     expect(result.sides.red.checked).toBe(true);
     const told = verifyReplay(old, { people });

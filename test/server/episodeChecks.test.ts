@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ReplayFile } from '../../src/match';
 import { episodeCheckPool } from '../../src/server/episodeChecks';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { studyRoutes } from '../../src/server/studyRoutes';
@@ -60,6 +61,23 @@ describe('episode checks on worker threads', () => {
     expect(here).toMatchObject({ kind: 'store', replayOk: true });
     expect(await pool.check(Buffer.from(body), expectation(5))).toEqual(here);
     expect(await pool.check(body, expectation(6))).toEqual({ kind: 'refused', status: 400, message: "the replay's seed 5 is not the planned 6" });
+  });
+
+  it("check every AI agent of a human episode, holding the replay's record of who played to the study's plan", async () => {
+    const { replay } = await humanEpisode('heuristic', 5, config);
+    expect(replay.people).toEqual({ blue: { agents: [0], teammate: 'bt-scripted' } });
+    const send = (sent: ReplayFile) => pool.check(JSON.stringify({ block: 0, episode: 0, replay: sent }), expectation(5));
+    expect(await send(replay)).toMatchObject({
+      kind: 'store',
+      replayOk: true,
+      humanAgents: [0],
+      summary: { verification: { sides: { blue: { checked: true, how: 'scripted skills', decisions: 'derived again' } } } },
+    });
+    expect(await send({ ...replay, people: { blue: { agents: [1], teammate: 'bt-scripted' } } })).toMatchObject({
+      kind: 'store',
+      replayOk: false,
+      problem: "people.blue: the file says people played agent 1 beside 'bt-scripted'; the match was planned with agent 0 beside 'bt-scripted'",
+    });
   });
 
   it('end a check that runs past its time limit, answering 503', async () => {
