@@ -318,7 +318,6 @@ class RecordedTeam implements TeamController {
     const usesSkills = acts?.by === 'skills' || (acts?.by === 'person' && replay.decisions.some((d) => d.team === team));
     this.skills = ids.map(() => (usesSkills ? INITIAL_SKILL : null));
     this.currentSkills = ids.map((agent, slot) => (people.has(agent) ? null : this.skills[slot]!));
-    this.decisionsHow = acts?.by === 'skills' ? this.rebuildStrategist(acts, hint?.teammate ?? id) : 'none (it has no strategist)';
     if (!acts) this.decisionsHow = this.unchecked = `not checked: '${hint ? hint.teammate : id}' is not a team`;
     else if (acts.by === 'person') {
       this.unchecked = !hint
@@ -328,10 +327,12 @@ class RecordedTeam implements TeamController {
           : `not checked: the teammate '${hint.teammate}' plays with people`;
       this.decisionsHow = !hint ? 'taken from the file (it does not name the AI teammate)' : hint.teammate === undefined ? 'taken from the file (people played every agent)' : this.unchecked;
     } else if (acts.by === 'policy') {
+      this.decisionsHow = 'none (it has no strategist)';
       const policy = 'model' in acts.policy ? resolver.model(acts.policy.model) : { value: acts.policy };
       if ('value' in policy) this.derive(policy.value.kind === 'onnx' ? 'its trained policy' : 'its scripted policy', [policy.value], () => policy.value);
       else this.missing.push(policy.missing);
     } else {
+      this.decisionsHow = this.rebuildStrategist(acts, hint?.teammate ?? id);
       for (const kind of acts.skillSets) {
         const set = resolver.skillSet(kind);
         if ('value' in set) this.derive(`${kind} skills`, Object.values(set.value), (skill) => set.value[skill ?? INITIAL_SKILL]);

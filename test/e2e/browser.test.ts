@@ -364,7 +364,12 @@ suite('the product in a real browser', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#result-save-replay')]);
     const file = join(tmp, download.suggestedFilename());
     await download.saveAs(file);
-    expect(verifyReplay(parseReplay(readFileSync(file, 'utf8'), file)).ok).toBe(true);
+    // The page records which agent the person played, so the AI teammate's actions are checked too.
+    const saved = parseReplay(readFileSync(file, 'utf8'), file);
+    expect(saved.people).toEqual({ blue: { agents: [0], teammate: 'bt-scripted' } });
+    const verified = verifyReplay(saved);
+    expect(verified.ok).toBe(true);
+    expect(verified.sides.blue).toEqual({ checked: true, how: 'scripted skills', decisions: 'derived again' });
     await page.close();
   });
 
