@@ -109,7 +109,8 @@ class HillmindStrategistEnv(_HillmindParallelEnv):
         return spaces.Discrete(4)
 
     def _encode(self, actions: dict[str, Any]) -> np.ndarray:
-        out = np.zeros((1, len(self.possible_agents), 1), dtype=np.float32)
+        # Sent as given (2.5 stays 2.5): the bridge refuses what is not a skill rather than round it to one.
+        out = np.zeros((1, len(self.possible_agents), 1), dtype=np.float64)
         for i, a in enumerate(self.possible_agents):
-            out[0, i, 0] = int(actions.get(a, 0)) if a in self.agents else 0
+            out[0, i, 0] = actions.get(a, 0) if a in self.agents else 0
         return out
