@@ -2,7 +2,7 @@
 
 Frames are a little-endian u32 length, then the payload, whose first byte is the operation:
 HELLO (JSON options -> JSON spec), RESET (JSON seeds -> observations), STEP (float64 actions ->
-observations, rewards, terminations and the episodes that ended), CLOSE. Arrays travel raw
+observations, rewards, terminations, truncations and the episodes that ended), CLOSE. Arrays travel raw
 (read by numpy in place): actions as float64, the simulation's precision, observations and
 rewards as float32; the rest as JSON. Every call has a timeout, writing as reading; a child
 that died is a BridgeClosed naming its exit code and the end of its standard error, never a
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-PROTOCOL = 1
+PROTOCOL = 2
 # The observation and action specs this package's spaces describe (src/sim/observeSpec.ts, actions.ts).
 OBS_SPEC_VERSION = 1
 ACTION_SPEC_VERSION = 1
@@ -56,26 +56,31 @@ _JSON_ANSWER_LIMIT = 1 << 20
 
 def _stop(process: subprocess.Popen[bytes], *, at_once: bool = False) -> None:
     """End the child: by closing its input (it exits at its end), or at once by a kill."""
+    if process.poll() is None and not at_once:
+        try:
+            process.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
     if process.poll() is None:
-        if not at_once:
-            try:
-                process.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
-            try:
-                process.wait(timeout=5)
-                return
-            except subprocess.TimeoutExpired:
-                pass
         process.kill()
         process.wait()
+    for pipe in (process.stdin, process.stdout):  # the stderr reader closes its own
+        try:
+            pipe.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
 
 
 def _drain(stream: Any, lines: deque[str]) -> None:
     # A function of the stream and the deque, never of the Bridge: a thread holding the Bridge
     # would keep it from being collected, and its child running.
-    for line in stream:
-        lines.append(line.decode("utf8", "replace").rstrip())
+    with stream:
+        for line in stream:
+            lines.append(line.decode("utf8", "replace").rstrip())
 
 
 class Bridge:
@@ -250,16 +255,18 @@ class Bridge:
                 env, agent = (int(i) for i in bad[0])
                 raise ValueError(f"a skill is a whole number from 0 to {len(self.skills) - 1}, got {skills[env, agent]:g} (environment {env}, agent {agent})")
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        """Apply actions (envs x agents x action size) and play one step of every environment."""
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Apply actions (envs x agents x action size) and play one step of every environment: its
+        observations, rewards, terminations (a win), truncations (the time limit) and the episodes that ended."""
         array = np.ascontiguousarray(actions, dtype="<f8")
         self._check_actions(array)
         n = self.envs * len(self.agents)
-        meta, (obs, rewards, terminations) = self._arrays(self._call(OP_STEP, array.tobytes()), "a step's answer", [4 * n * self.obs_size, 4 * n, n])
+        meta, (obs, rewards, terminations, truncations) = self._arrays(self._call(OP_STEP, array.tobytes()), "a step's answer", [4 * n * self.obs_size, 4 * n, n, n])
         return (
             np.frombuffer(obs, dtype="<f4").reshape(self.envs, len(self.agents), self.obs_size).copy(),
             np.frombuffer(rewards, dtype="<f4").reshape(self.envs, len(self.agents)).copy(),
             np.frombuffer(terminations, dtype=np.uint8).reshape(self.envs, len(self.agents)).astype(bool),
+            np.frombuffer(truncations, dtype=np.uint8).reshape(self.envs, len(self.agents)).astype(bool),
             meta["ends"],
         )
 

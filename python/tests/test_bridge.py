@@ -57,7 +57,7 @@ def fake_child(tmp_path: Path, answers: list[bytes]) -> str:
 
 HELLO = answer(OP_HELLO, json.dumps(SPEC).encode())
 RESET = answer(OP_RESET, sized({}) + np.zeros(2 * 20, "<f4").tobytes())
-STEP = sized({"ends": []}) + np.zeros(2 * 20, "<f4").tobytes() + np.zeros(2, "<f4").tobytes() + bytes(2)
+STEP = sized({"ends": []}) + np.zeros(2 * 20, "<f4").tobytes() + np.zeros(2, "<f4").tobytes() + bytes(2) + bytes(2)
 
 
 def test_after_a_timeout_every_call_raises_saying_why_and_the_child_is_stopped():
@@ -100,7 +100,7 @@ def test_a_vector_step_with_one_bad_skill_is_refused_whole_and_moves_no_environm
         bridge.step(bad)
     with pytest.raises(ValueError, match=r"got 2.5 \(environment 1, agent 0\)"):
         bridge.step(np.full((4, 2, 1), 2.0) + np.array([0, 0.5, 0, 0]).reshape(4, 1, 1) * np.array([1, 0]).reshape(1, 2, 1))
-    obs, _, _, _ = bridge.step(np.full((4, 2, 1), 2.0))
+    obs, _, _, _, _ = bridge.step(np.full((4, 2, 1), 2.0))
     bridge.close()
     for e in range(1, 4):  # had the refused steps moved environments 0-2, they would be ahead of 3
         np.testing.assert_array_equal(obs[e], obs[0])
@@ -126,7 +126,7 @@ def test_a_dropped_environment_ends_its_child(make):
 def test_an_answer_with_stray_bytes_after_its_arrays_is_refused_and_the_bridge_stays_unusable(tmp_path):
     bridge = Bridge(CONTROL, node=fake_child(tmp_path, [HELLO, RESET, answer(OP_STEP, STEP + b"xyz")]))
     bridge.reset([1])
-    with pytest.raises(BridgeError, match="broke the protocol: a step's answer of 189 bytes; expected 170 bytes of arrays after its JSON"):
+    with pytest.raises(BridgeError, match="broke the protocol: a step's answer of 191 bytes; expected 172 bytes of arrays after its JSON"):
         bridge.step(np.zeros((1, 2, 5)))
     with pytest.raises(BridgeClosed, match="unusable"):
         bridge.step(np.zeros((1, 2, 5)))

@@ -12,9 +12,10 @@
  *
  * Rewards: 'match' (win +1, loss -1 at the end, plus the zone progress the team gained
  * less the enemy's, as a share of the hold that wins), or a skill's training reward
- * (train/scenarios.ts, control level only). An episode ends with the match; its infos
- * carry the outcome and the final state hash, so a run can be checked against
- * `npm run match`.
+ * (train/scenarios.ts, control level only). An episode ends with the match: terminated by a
+ * win, truncated by the time limit (the draw; Gymnasium's truncation, so a learner
+ * bootstraps past it); its infos carry the outcome and the final state hash, so a run can
+ * be checked against `npm run match`.
  */
 import { Match, type TeamFactory } from '../match';
 import {
@@ -39,7 +40,8 @@ import { SKILL_IDS, type SkillId } from '../skills';
 import { HierarchicalController, type Platform, type Strategist, type TeamController } from '../teams';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from './scenarios';
 
-export const BRIDGE_PROTOCOL = 1;
+/** 2: a step's answer also carries truncations (the time limit's draw). */
+export const BRIDGE_PROTOCOL = 2;
 export const BRIDGE_LEVELS = ['control', 'strategist'] as const;
 export type BridgeLevel = (typeof BRIDGE_LEVELS)[number];
 export const ACTION_SIZE = 5;
@@ -85,8 +87,10 @@ export interface EpisodeEnd {
 export interface BridgeStep {
   readonly obs: Float32Array;
   readonly rewards: Float32Array;
-  /** 1 where the agent's episode ended this step. */
+  /** 1 where the agent's episode ended this step by a win (or had ended so, and waits for a reset). */
   readonly terminations: Uint8Array;
+  /** 1 where it ended by the time limit instead (a draw). */
+  readonly truncations: Uint8Array;
   readonly ends: readonly EpisodeEnd[];
 }
 
@@ -168,7 +172,8 @@ interface Slot {
   strategist: OutsideStrategist | null;
   before: Float32Array;
   progress: [number, number];
-  done: boolean;
+  /** How the episode ended (null: under way): it waits for its next reset so. */
+  ended: 'terminated' | 'truncated' | null;
 }
 
 export class BridgeEnvs {
@@ -248,7 +253,7 @@ export class BridgeEnvs {
       match.world.observationCache.tick.fill(-1);
     }
     const ids = opponent === null ? [0, 1, 2, 3] : teamAgents(match.world, 0).map((a) => a.id);
-    return { match, ids, control, strategist, before: new Float32Array(ids.length * OBS_SIZE), progress: [0, 0], done: false };
+    return { match, ids, control, strategist, before: new Float32Array(ids.length * OBS_SIZE), progress: [0, 0], ended: null };
   }
 
   private observeInto(slot: Slot, out: Float32Array, env: number): void {
@@ -271,13 +276,13 @@ export class BridgeEnvs {
     const skills = this.options.level === 'strategist' ? this.slots.map((_, e) => this.skillsAt(actions, e)) : null;
     const obs = new Float32Array(envs * this.perEnv * this.spec.obsSize);
     const rewards = new Float32Array(envs * this.perEnv);
-    const terminations = new Uint8Array(envs * this.perEnv);
+    const ended = { terminated: new Uint8Array(envs * this.perEnv), truncated: new Uint8Array(envs * this.perEnv) };
     const ends: EpisodeEnd[] = [];
     for (let e = 0; e < envs; e++) {
       const slot = this.slots[e]!;
-      if (slot.done) {
+      if (slot.ended) {
         this.observeInto(slot, obs, e);
-        terminations.fill(1, e * this.perEnv, (e + 1) * this.perEnv);
+        ended[slot.ended].fill(1, e * this.perEnv, (e + 1) * this.perEnv);
         continue;
       }
       if (slot.strategist) slot.strategist.next = skills![e]!;
@@ -294,12 +299,12 @@ export class BridgeEnvs {
       this.observeInto(slot, obs, e);
       this.reward(slot, obs, rewards, e);
       if (slot.match.done) {
-        slot.done = true;
-        terminations.fill(1, e * this.perEnv, (e + 1) * this.perEnv);
+        slot.ended = world.outcome?.kind === 'draw' ? 'truncated' : 'terminated';
+        ended[slot.ended].fill(1, e * this.perEnv, (e + 1) * this.perEnv);
         ends.push({ env: e, outcome: outcomeSide(world.outcome)!, ticks: world.tick, hash: hashWorld(world) });
       }
     }
-    return { obs, rewards, terminations, ends };
+    return { obs, rewards, terminations: ended.terminated, truncations: ended.truncated, ends };
   }
 
   /** The skills the strategist level's actions pick for environment `env`; throws naming a bad one. */

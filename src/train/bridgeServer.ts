@@ -7,13 +7,17 @@
  *            -> 1, JSON spec (BridgeSpec)
  *   2 RESET  JSON { seeds, envs? }     -> 2, u32 n, n bytes of JSON {}, float32 observations
  *   3 STEP   float64 actions           -> 3, u32 n, n bytes of JSON { ends }, float32
- *            observations, float32 rewards, u8 terminations
+ *            observations, float32 rewards, u8 terminations (a win), u8 truncations
+ *            (the time limit)
  *   4 CLOSE                            (the child exits)
- *   Any failure answers 255 with JSON { error }, and the child goes on.
+ *   Any failure answers 255 with JSON { error }, and the child goes on; a refused request
+ *   changes nothing. A frame is checked whole (a step is exactly its actions), and one
+ *   longer than the largest request is refused when its header arrives, its bytes skipped.
  *
  * Raw arrays (no encoding step on either side: numpy reads them in place), JSON for the
  * rest. Actions go as float64, the simulation's own precision, so actions a Node team
- * played replay exactly; observations come back as the float32 the policies read. Frames are answered in order, one at a time.
+ * played replay exactly; observations come back as the float32 the policies read. Frames
+ * are answered in order, one at a time.
  */
 import type { Readable, Writable } from 'node:stream';
 import { z } from 'zod';
@@ -152,7 +156,7 @@ export async function serveBridge(
         if (body.length !== bytes) throw new Error(`a step carries ${bytes / 8} float64 actions (${bytes} bytes), got ${body.length} bytes`);
         const copy = new Uint8Array(body); // aligned for the float64 view
         const result = await envs.step(new Float64Array(copy.buffer, 0, copy.length / 8));
-        send(frame(OP.step, sized({ ends: result.ends }), new Uint8Array(result.obs.buffer), new Uint8Array(result.rewards.buffer), result.terminations));
+        send(frame(OP.step, sized({ ends: result.ends }), new Uint8Array(result.obs.buffer), new Uint8Array(result.rewards.buffer), result.terminations, result.truncations));
       } else throw new Error(`unknown operation ${op}`);
     } catch (err) {
       send(frame(OP.error, JSON.stringify({ error: err instanceof Error ? err.message : String(err) })));

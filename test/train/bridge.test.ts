@@ -61,6 +61,25 @@ describe('the bridge environments', () => {
     for (let e = 1; e < 4; e++) expect(Array.from(after.obs.subarray(e * size, (e + 1) * size))).toEqual(Array.from(after.obs.subarray(0, size)));
   });
 
+  it('end an episode the time limit ends as truncated, and one a team wins as terminated', async () => {
+    const idle = new BridgeEnvs(TEST_PLATFORM, { ...CONTROL, opponent: null }, VERSIONS); // four idle agents: nobody takes the zone
+    await idle.reset([3]);
+    let step = await idle.step(new Float64Array(4 * 5));
+    while (!step.ends.length) step = await idle.step(new Float64Array(4 * 5));
+    expect(step.ends[0]).toMatchObject({ outcome: 'draw' });
+    expect([Array.from(step.terminations), Array.from(step.truncations)]).toEqual([[0, 0, 0, 0], [1, 1, 1, 1]]);
+    const waiting = await idle.step(new Float64Array(4 * 5)); // until its reset, it reads as it ended
+    expect([Array.from(waiting.terminations), Array.from(waiting.truncations)]).toEqual([[0, 0, 0, 0], [1, 1, 1, 1]]);
+
+    const secure = new BridgeEnvs(TEST_PLATFORM, { ...STRATEGIST, envs: 1, opponent: 'random' }, VERSIONS); // secure and combat against random skills: blue wins (seed 5)
+    await secure.reset([5]);
+    const plan = new Float64Array([2, 1]);
+    step = await secure.step(plan);
+    while (!step.ends.length) step = await secure.step(plan);
+    expect(step.ends[0]!.outcome).toBe('blue');
+    expect([Array.from(step.terminations), Array.from(step.truncations)]).toEqual([[1, 1], [0, 0]]);
+  });
+
   it('refuse a reset of some environments before every environment has started, starting none', async () => {
     const envs = new BridgeEnvs(TEST_PLATFORM, { ...CONTROL, envs: 3 }, VERSIONS);
     await expect(envs.reset([5], [1])).rejects.toThrow('environments 0, 2 have not started: reset every environment (no envs) first');
