@@ -211,7 +211,10 @@ class Bridge:
             raise
         answer = body[0]
         if answer == OP_ERROR:
-            raise BridgeError(self._json(body[1:], "an error")["error"])
+            error = self._json(body[1:], "an error")
+            if not isinstance(error, dict) or not isinstance(error.get("error"), str):
+                raise self._refuse_protocol("an error without its message")
+            raise BridgeError(error["error"])
         if answer != op:
             raise self._refuse_protocol(f"it answered operation {answer} to {op}")
         return body[1:]
@@ -262,6 +265,8 @@ class Bridge:
         self._check_actions(array)
         n = self.envs * len(self.agents)
         meta, (obs, rewards, terminations, truncations) = self._arrays(self._call(OP_STEP, array.tobytes()), "a step's answer", [4 * n * self.obs_size, 4 * n, n, n])
+        if not isinstance(meta, dict) or not isinstance(meta.get("ends"), list):
+            raise self._refuse_protocol("a step's answer without its list of ended episodes")
         return (
             np.frombuffer(obs, dtype="<f4").reshape(self.envs, len(self.agents), self.obs_size).copy(),
             np.frombuffer(rewards, dtype="<f4").reshape(self.envs, len(self.agents)).copy(),

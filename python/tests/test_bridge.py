@@ -114,6 +114,14 @@ def test_the_strategist_env_refuses_a_fractional_skill_rather_than_round_it():
     env.close()
 
 
+def test_a_reset_of_some_environments_before_all_have_started_is_refused_and_changes_nothing():
+    bridge = Bridge({**CONTROL, "envs": 3})
+    with pytest.raises(BridgeError, match=r"environments 0, 2 have not started: reset every environment \(no envs\) first"):
+        bridge.reset([5], envs=[1])
+    assert bridge.reset([1, 2, 3]).shape == (3, 2, 20)  # a refused call leaves the bridge usable
+    bridge.close()
+
+
 @pytest.mark.parametrize("make", [lambda: HillmindControlEnv(opponent="heuristic"), lambda: HillmindVectorEnv(2, level="control", opponent=None)])
 def test_a_dropped_environment_ends_its_child(make):
     env = make()
