@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -30,38 +29,35 @@ from hillmind.export import export_policy
 
 
 class HillmindSb3VecEnv(VecEnv):
-    """SB3's VecEnv over a HillmindVectorEnv: one sub-environment per (environment, agent)."""
+    """SB3's VecEnv over a HillmindVectorEnv, whose sub-environments are already one per (match, agent)."""
 
     def __init__(self, envs: int, opponent: str, reward: str, seed: int):
         self.hillmind = HillmindVectorEnv(envs, level="control", opponent=opponent, reward=reward, scenario_start=True, seed=seed)
-        self.per_env = len(self.hillmind.agents)
-        observation_space = spaces.Box(-1.0, 1.0, (20,), np.float32)
-        action_space = spaces.Box(np.array([-1, -1, -1, 0, 0], np.float32), np.array([1, 1, 1, 1, 1], np.float32))
-        super().__init__(envs * self.per_env, observation_space, action_space)
+        super().__init__(self.hillmind.num_envs, self.hillmind.single_observation_space, self.hillmind.single_action_space)
         self._actions: np.ndarray | None = None
         self.returns = np.zeros(self.num_envs)
         self.finished: list[float] = []
 
     def reset(self):
-        return self.hillmind.reset().reshape(self.num_envs, 20)
+        obs, _ = self.hillmind.reset()
+        return obs
 
     def step_async(self, actions):
-        self._actions = np.asarray(actions, np.float64).reshape(self.hillmind.num_envs, self.per_env, 5)
+        self._actions = np.asarray(actions, np.float64)
 
     def step_wait(self):
-        obs, rewards, terminations, ends = self.hillmind.step(self._actions)
-        rewards = rewards.reshape(-1).astype(np.float32)
-        dones = terminations.reshape(-1)
-        infos = [{} for _ in range(self.num_envs)]
+        obs, rewards, terminations, truncations, infos = self.hillmind.step(self._actions)
+        rewards = rewards.astype(np.float32)
+        dones = terminations | truncations
+        out = [{} for _ in range(self.num_envs)]
         self.returns += rewards
-        for end in ends:
-            for a in range(self.per_env):
-                i = end["env"] * self.per_env + a
-                infos[i]["terminal_observation"] = end["final_observation"][a]
-                infos[i]["episode"] = {"r": float(self.returns[i]), "l": end["ticks"] // 4}
-                self.finished.append(float(self.returns[i]))
-                self.returns[i] = 0.0
-        return obs.reshape(self.num_envs, 20), rewards, dones, infos
+        for i in np.flatnonzero(dones):
+            out[i]["terminal_observation"] = infos["final_obs"][i]
+            out[i]["TimeLimit.truncated"] = bool(truncations[i])  # the time limit: SB3 bootstraps past it
+            out[i]["episode"] = {"r": float(self.returns[i]), "l": int(infos["final_info"]["ticks"][i]) // 4}
+            self.finished.append(float(self.returns[i]))
+            self.returns[i] = 0.0
+        return obs, rewards, dones, out
 
     def close(self):
         self.hillmind.close()

@@ -10,8 +10,6 @@ import argparse
 import json
 import time
 
-import numpy as np
-
 from .vector import HillmindVectorEnv
 
 
@@ -25,10 +23,9 @@ def main() -> None:
     opponent = None if args.level == "control" else "heuristic"
     env = HillmindVectorEnv(args.envs, level=args.level, opponent=opponent)
     env.reset(seed=1)
-    rng = np.random.default_rng(0)
+    env.action_space.seed(0)
     agents = len(env.agents)
-    shape = (args.envs, agents, 5 if args.level == "control" else 1)
-    actions = [rng.uniform(-1, 1, shape) if args.level == "control" else rng.integers(0, 4, shape).astype(np.float64) for _ in range(16)]
+    actions = [env.action_space.sample() for _ in range(16)]
     for a in actions[:4]:
         env.step(a)  # warm up
     steps = 0

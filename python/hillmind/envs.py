@@ -9,7 +9,11 @@
   observation is the discretised situation as 20 numbers.
 
 Both take reset(seed, options) and play the same match as `npm run match` for the same seed
-and actions; an ended episode's infos carry the outcome and the final state hash.
+and actions. An episode a team wins is terminated; one the time limit ends (a draw) is
+truncated. An ended episode's infos carry the outcome and the final state hash.
+
+PettingZoo's module form: ``hillmind.control_v1`` and ``hillmind.strategist_v1`` each give
+``parallel_env(**kwargs)`` and ``env(**kwargs)`` (the AEC form, by PettingZoo's conversion).
 """
 from __future__ import annotations
 
@@ -24,8 +28,16 @@ from ._bridge import Bridge
 _SEED_SPAN = 2**32
 
 
+def action_space(level: str) -> spaces.Space:
+    """One agent's action: the control level's Box(5), or the strategist level's skill index."""
+    if level == "strategist":
+        return spaces.Discrete(4)
+    return spaces.Box(np.array([-1, -1, -1, 0, 0], dtype=np.float32), np.array([1, 1, 1, 1, 1], dtype=np.float32), dtype=np.float32)
+
+
 class _HillmindParallelEnv(ParallelEnv):
     metadata: dict[str, Any] = {"render_modes": [], "is_parallelizable": True}
+    render_mode = None
 
     def __init__(self, level: str, opponent: str | None, reward: str, scenario_start: bool, bridge_options: dict[str, Any] | None):
         self._bridge = Bridge({"level": level, "envs": 1, "opponent": opponent, "reward": reward, "scenarioStart": scenario_start}, **(bridge_options or {}))
@@ -34,10 +46,7 @@ class _HillmindParallelEnv(ParallelEnv):
         self._observation_space = spaces.Box(-1.0, 1.0, shape=(self._bridge.obs_size,), dtype=np.float32)
         self._rng = np.random.default_rng()
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
-        self.action_spaces = {a: self._make_action_space() for a in self.possible_agents}
-
-    def _make_action_space(self) -> spaces.Space:
-        raise NotImplementedError
+        self.action_spaces = {a: action_space(level) for a in self.possible_agents}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -62,15 +71,15 @@ class _HillmindParallelEnv(ParallelEnv):
         raise NotImplementedError
 
     def step(self, actions: dict[str, Any]):
-        obs, rewards, terminations, ends = self._bridge.step(self._encode(actions))
+        obs, rewards, terminations, truncations, ends = self._bridge.step(self._encode(actions))
         live = list(self.agents)
         observations = self._observations(obs)
         reward = {a: float(rewards[0, self.possible_agents.index(a)]) for a in live}
         terms = {a: bool(terminations[0, self.possible_agents.index(a)]) for a in live}
-        truncs = {a: False for a in live}
+        truncs = {a: bool(truncations[0, self.possible_agents.index(a)]) for a in live}
         end = ends[0] if ends else None
         infos: dict[str, dict[str, Any]] = {a: ({"outcome": end["outcome"], "hash": end["hash"], "ticks": end["ticks"]} if end else {}) for a in live}
-        self.agents = [a for a in live if not terms[a]]
+        self.agents = [a for a in live if not (terms[a] or truncs[a])]
         return observations, reward, terms, truncs, infos
 
     def close(self) -> None:
@@ -84,9 +93,6 @@ class HillmindControlEnv(_HillmindParallelEnv):
 
     def __init__(self, opponent: str | None = "heuristic", reward: str = "match", scenario_start: bool = False, bridge_options: dict[str, Any] | None = None):
         super().__init__("control", opponent, reward, scenario_start, bridge_options)
-
-    def _make_action_space(self) -> spaces.Space:
-        return spaces.Box(np.array([-1, -1, -1, 0, 0], dtype=np.float32), np.array([1, 1, 1, 1, 1], dtype=np.float32), dtype=np.float32)
 
     def _encode(self, actions: dict[str, Any]) -> np.ndarray:
         out = np.zeros((1, len(self.possible_agents), 5), dtype=np.float64)
@@ -105,11 +111,10 @@ class HillmindStrategistEnv(_HillmindParallelEnv):
         super().__init__("strategist", opponent, "match", False, bridge_options)
         self.skills: list[str] = list(self._bridge.spec["skills"])
 
-    def _make_action_space(self) -> spaces.Space:
-        return spaces.Discrete(4)
-
     def _encode(self, actions: dict[str, Any]) -> np.ndarray:
-        out = np.zeros((1, len(self.possible_agents), 1), dtype=np.float32)
+        # Sent as given (2.5 stays 2.5): the bridge refuses what is not a skill rather than round it to one.
+        out = np.zeros((1, len(self.possible_agents), 1), dtype=np.float64)
         for i, a in enumerate(self.possible_agents):
-            out[0, i, 0] = int(actions.get(a, 0)) if a in self.agents else 0
+            out[0, i, 0] = actions.get(a, 0) if a in self.agents else 0
         return out
+

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 
-from hillmind import BridgeClosed, BridgeError, BridgeTimeout, HillmindControlEnv, HillmindStrategistEnv, HillmindVectorEnv
+from hillmind import BridgeClosed, BridgeError, HillmindControlEnv, HillmindStrategistEnv, HillmindVectorEnv, control_v1, strategist_v1
 from hillmind._bridge import Bridge, repository_root
 
 ROOT = repository_root()
@@ -78,20 +80,62 @@ def test_control_level_plays_the_match_npm_run_match_plays():
     assert infos["blue_0"]["hash"] == node["hash"]
 
 
-def test_vector_form_steps_many_environments_and_restarts_ended_ones():
+def test_vector_form_is_a_gymnasium_vector_env_that_restarts_ended_matches_in_the_same_step():
     env = HillmindVectorEnv(8, level="control", opponent=None, seed=100)
-    obs = env.reset()
-    assert obs.shape == (8, 4, 20)
+    assert isinstance(env, VectorEnv) and env.num_envs == 8 * 4
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    stats = RecordEpisodeStatistics(env)  # Gymnasium's own wrapper reads the vector API and autoreset mode
+    obs, infos = stats.reset()
+    assert obs.shape == (32, 20) and env.observation_space.contains(obs)
+    np.testing.assert_array_equal(infos["seed"], np.repeat(np.arange(100, 108), 4))
+    env.action_space.seed(1)
     ended = []
-    # A 60 s episode is 750 steps: every environment ends at least once.
+    # A 60 s episode is 750 steps: every match ends at least once.
     for _ in range(760):
-        actions = np.random.default_rng(1).uniform(-1, 1, (8, 4, 5)).astype(np.float32)
-        obs, rewards, terminations, ends = env.step(actions)
-        assert rewards.shape == (8, 4)
-        ended += ends
+        obs, rewards, terminations, truncations, infos = stats.step(env.action_space.sample())
+        assert obs.shape == (32, 20) and rewards.shape == terminations.shape == truncations.shape == (32,)
+        done = terminations | truncations
+        assert not (terminations & truncations).any()
+        if done.any():
+            np.testing.assert_array_equal(infos["_final_obs"], done)
+            np.testing.assert_array_equal(infos["_episode"], done)
+            for i in np.flatnonzero(done):
+                final = {k: infos["final_info"][k][i] for k in ("outcome", "hash", "ticks", "seed")}
+                # terminated by a win, truncated by the time limit (a draw)
+                assert truncations[i] == (final["outcome"] == "draw")
+                assert env.single_observation_space.contains(infos["final_obs"][i])
+                ended.append((i // 4, final))
+    stats.close()
+    assert {m for m, _ in ended} == set(range(8))
+    assert all(len(f["hash"]) == 16 and f["outcome"] in ("blue", "red", "draw") for _, f in ended)
+    assert any(f["outcome"] == "draw" for _, f in ended) and any(f["outcome"] != "draw" for _, f in ended)
+
+
+def test_the_time_limit_truncates_an_episode_and_a_win_terminates_it():
+    env = HillmindControlEnv(opponent=None)  # four idle agents: nobody takes the zone, the time limit ends it
+    env.reset(seed=3)
+    while env.agents:
+        _, _, terms, truncs, infos = env.step({a: np.zeros(5, np.float32) for a in env.agents})
     env.close()
-    assert {e["env"] for e in ended} == set(range(8))
-    assert all(len(e["hash"]) == 16 and e["outcome"] in ("blue", "red", "draw") for e in ended)
+    assert infos["blue_0"]["outcome"] == "draw"
+    assert truncs == dict.fromkeys(["blue_0", "blue_1", "red_0", "red_1"], True) and not any(terms.values())
+    env = HillmindStrategistEnv(opponent="random")  # secure and combat win seed 5
+    env.reset(seed=5)
+    while env.agents:
+        _, _, terms, truncs, infos = env.step({"blue_0": env.skills.index("secure"), "blue_1": env.skills.index("combat")})
+    env.close()
+    assert infos["blue_0"]["outcome"] == "blue"
+    assert terms == {"blue_0": True, "blue_1": True} and not any(truncs.values())
+
+
+def test_pettingzoo_module_factories_give_the_parallel_and_aec_forms():
+    parallel = strategist_v1.parallel_env(opponent="random")
+    assert isinstance(parallel, HillmindStrategistEnv)
+    parallel_api_test(parallel, num_cycles=20)
+    parallel.close()
+    aec = control_v1.env(opponent="heuristic")
+    api_test(aec, num_cycles=50)
+    aec.close()
 
 
 def test_bad_input_and_a_refusing_simulation_are_clear_errors():
@@ -101,8 +145,10 @@ def test_bad_input_and_a_refusing_simulation_are_clear_errors():
         HillmindControlEnv(opponent="skynet").reset(seed=1)
     env = HillmindVectorEnv(2, level="control", opponent="heuristic")
     env.reset()
-    with pytest.raises(ValueError, match=r"actions must have shape \(2, 2, 5\)"):
+    with pytest.raises(ValueError, match=r"actions must have shape \(4, 5\) \(2 matches x 2 agents\), got \(2, 5\)"):
         env.step(np.zeros((2, 5), np.float32))
+    with pytest.raises(ValueError, match="seed is one whole number"):
+        env.reset(seed=[1, 2])
     env.close()
 
 
@@ -126,14 +172,3 @@ def test_a_dead_child_is_an_exception_naming_it_and_close_ends_the_child():
     other.close()
     assert not child.alive
 
-
-def test_a_silent_child_times_out():
-    bridge = Bridge({"level": "control", "envs": 1, "opponent": "heuristic", "reward": "match"}, timeout=1.0)
-    bridge.reset([1])
-    os.kill(bridge.pid, signal.SIGSTOP)
-    try:
-        with pytest.raises(BridgeTimeout, match="did not answer within 1 s"):
-            bridge.step(np.zeros((1, 2, 5), np.float32))
-    finally:
-        os.kill(bridge.pid, signal.SIGCONT)
-        bridge.close()

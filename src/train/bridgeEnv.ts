@@ -12,9 +12,10 @@
  *
  * Rewards: 'match' (win +1, loss -1 at the end, plus the zone progress the team gained
  * less the enemy's, as a share of the hold that wins), or a skill's training reward
- * (train/scenarios.ts, control level only). An episode ends with the match; its infos
- * carry the outcome and the final state hash, so a run can be checked against
- * `npm run match`.
+ * (train/scenarios.ts, control level only). An episode ends with the match: terminated by a
+ * win, truncated by the time limit (the draw; Gymnasium's truncation, so a learner
+ * bootstraps past it); its infos carry the outcome and the final state hash, so a run can
+ * be checked against `npm run match`.
  */
 import { Match, type TeamFactory } from '../match';
 import {
@@ -39,7 +40,8 @@ import { SKILL_IDS, type SkillId } from '../skills';
 import { HierarchicalController, type Platform, type Strategist, type TeamController } from '../teams';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from './scenarios';
 
-export const BRIDGE_PROTOCOL = 1;
+/** 2: a step's answer also carries truncations (the time limit's draw). */
+export const BRIDGE_PROTOCOL = 2;
 export const BRIDGE_LEVELS = ['control', 'strategist'] as const;
 export type BridgeLevel = (typeof BRIDGE_LEVELS)[number];
 export const ACTION_SIZE = 5;
@@ -85,8 +87,10 @@ export interface EpisodeEnd {
 export interface BridgeStep {
   readonly obs: Float32Array;
   readonly rewards: Float32Array;
-  /** 1 where the agent's episode ended this step. */
+  /** 1 where the agent's episode ended this step by a win (or had ended so, and waits for a reset). */
   readonly terminations: Uint8Array;
+  /** 1 where it ended by the time limit instead (a draw). */
+  readonly truncations: Uint8Array;
   readonly ends: readonly EpisodeEnd[];
 }
 
@@ -168,7 +172,8 @@ interface Slot {
   strategist: OutsideStrategist | null;
   before: Float32Array;
   progress: [number, number];
-  done: boolean;
+  /** How the episode ended (null: under way): it waits for its next reset so. */
+  ended: 'terminated' | 'truncated' | null;
 }
 
 export class BridgeEnvs {
@@ -205,16 +210,24 @@ export class BridgeEnvs {
 
   /**
    * Start episodes on their seeds: every environment's (one seed each), or those `which`
-   * names (one seed each, the others go on). Gives every environment's observation.
+   * names (one seed each, the others go on; only once every environment has started).
+   * Gives every environment's observation. A refused reset starts nothing.
    */
   async reset(seeds: readonly number[], which?: readonly number[]): Promise<Float32Array> {
-    const envs = which ?? Array.from({ length: this.options.envs }, (_, e) => e);
+    const { envs: count } = this.options;
+    const envs = which ?? Array.from({ length: count }, (_, e) => e);
     if (seeds.length !== envs.length) throw new Error(`reset needs ${envs.length} seeds, got ${seeds.length}`);
-    for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= this.options.envs) throw new Error(`no environment ${e}: there are ${this.options.envs}`);
-    if (!which && this.slots.length === 0) this.slots.length = this.options.envs;
-    for (let i = 0; i < envs.length; i++) this.slots[envs[i]!] = await this.start(Number(seeds[i]) >>> 0);
-    if (this.slots.some((s) => s === undefined)) throw new Error('reset every environment before resetting some');
-    const obs = new Float32Array(this.options.envs * this.perEnv * this.spec.obsSize);
+    for (const e of envs) if (!Number.isInteger(e) || e < 0 || e >= count) throw new Error(`no environment ${e}: there are ${count}`);
+    const twice = envs.find((e, i) => envs.indexOf(e) !== i);
+    if (twice !== undefined) throw new Error(`environment ${twice} is named twice`);
+    if (which) {
+      const waiting = Array.from({ length: count }, (_, e) => e).filter((e) => !this.slots[e] && !which.includes(e));
+      if (waiting.length) throw new Error(`environment${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')} ${waiting.length > 1 ? 'have' : 'has'} not started: reset every environment (no envs) first`);
+    }
+    const started: Slot[] = [];
+    for (const seed of seeds) started.push(await this.start(seed >>> 0));
+    envs.forEach((e, i) => (this.slots[e] = started[i]!));
+    const obs = new Float32Array(count * this.perEnv * this.spec.obsSize);
     this.slots.forEach((slot, e) => this.observeInto(slot, obs, e));
     return obs;
   }
@@ -240,7 +253,7 @@ export class BridgeEnvs {
       match.world.observationCache.tick.fill(-1);
     }
     const ids = opponent === null ? [0, 1, 2, 3] : teamAgents(match.world, 0).map((a) => a.id);
-    return { match, ids, control, strategist, before: new Float32Array(ids.length * OBS_SIZE), progress: [0, 0], done: false };
+    return { match, ids, control, strategist, before: new Float32Array(ids.length * OBS_SIZE), progress: [0, 0], ended: null };
   }
 
   private observeInto(slot: Slot, out: Float32Array, env: number): void {
@@ -258,19 +271,22 @@ export class BridgeEnvs {
     const { envs } = this.options;
     const width = this.perEnv * this.spec.actionSize;
     if (actions.length !== envs * width) throw new Error(`step needs ${envs * width} numbers (${envs} envs x ${this.perEnv} agents x ${this.spec.actionSize}), got ${actions.length}`);
+    if (this.slots.length < envs) throw new Error('step before reset: reset every environment first');
+    // Every environment's skills are checked before any environment moves: a refused step moves nothing.
+    const skills = this.options.level === 'strategist' ? this.slots.map((_, e) => this.skillsAt(actions, e)) : null;
     const obs = new Float32Array(envs * this.perEnv * this.spec.obsSize);
     const rewards = new Float32Array(envs * this.perEnv);
-    const terminations = new Uint8Array(envs * this.perEnv);
+    const ended = { terminated: new Uint8Array(envs * this.perEnv), truncated: new Uint8Array(envs * this.perEnv) };
     const ends: EpisodeEnd[] = [];
     for (let e = 0; e < envs; e++) {
-      const slot = this.slots[e];
-      if (!slot) throw new Error('step before reset');
-      if (slot.done) {
+      const slot = this.slots[e]!;
+      if (slot.ended) {
         this.observeInto(slot, obs, e);
-        terminations.fill(1, e * this.perEnv, (e + 1) * this.perEnv);
+        ended[slot.ended].fill(1, e * this.perEnv, (e + 1) * this.perEnv);
         continue;
       }
-      this.apply(slot, actions, e * width);
+      if (slot.strategist) slot.strategist.next = skills![e]!;
+      else this.hold(slot, actions, e * width);
       const world = slot.match.world;
       if (this.options.reward !== 'match') slot.ids.forEach((id, i) => observe(world, id, slot.before, i * OBS_SIZE));
       this.events.length = 0;
@@ -283,23 +299,25 @@ export class BridgeEnvs {
       this.observeInto(slot, obs, e);
       this.reward(slot, obs, rewards, e);
       if (slot.match.done) {
-        slot.done = true;
-        terminations.fill(1, e * this.perEnv, (e + 1) * this.perEnv);
+        slot.ended = world.outcome?.kind === 'draw' ? 'truncated' : 'terminated';
+        ended[slot.ended].fill(1, e * this.perEnv, (e + 1) * this.perEnv);
         ends.push({ env: e, outcome: outcomeSide(world.outcome)!, ticks: world.tick, hash: hashWorld(world) });
       }
     }
-    return { obs, rewards, terminations, ends };
+    return { obs, rewards, terminations: ended.terminated, truncations: ended.truncated, ends };
   }
 
-  private apply(slot: Slot, actions: Float64Array | Float32Array, at: number): void {
-    if (slot.strategist) {
-      slot.strategist.next = slot.ids.map((_, i) => {
-        const k = actions[at + i]!;
-        if (!Number.isInteger(k) || k < 0 || k >= SKILL_IDS.length) throw new Error(`a skill is a whole number from 0 to ${SKILL_IDS.length - 1}, got ${k}`);
-        return SKILL_IDS[k]!;
-      });
-      return;
-    }
+  /** The skills the strategist level's actions pick for environment `env`; throws naming a bad one. */
+  private skillsAt(actions: Float64Array | Float32Array, env: number): SkillId[] {
+    return Array.from({ length: this.perEnv }, (_, agent) => {
+      const k = actions[env * this.perEnv + agent]!;
+      if (!Number.isInteger(k) || k < 0 || k >= SKILL_IDS.length) throw new Error(`a skill is a whole number from 0 to ${SKILL_IDS.length - 1}, got ${k} (environment ${env}, agent ${agent})`);
+      return SKILL_IDS[k]!;
+    });
+  }
+
+  /** The control level's actions for environment `at`, held by its outside agents until the next step. */
+  private hold(slot: Slot, actions: Float64Array | Float32Array, at: number): void {
     let i = 0;
     for (const c of slot.control) {
       for (const held of c.held) {
