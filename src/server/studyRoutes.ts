@@ -51,8 +51,10 @@ import {
   type EpisodeChecker,
   type ParticipantRecord,
   type StudyRecord,
+  SERVER_BUSY_TIMEOUT_MS,
   StudyError,
   StudyStore,
+  UnusableStudyDatabase,
   abandonAttempt,
   abandonBodySchema,
   acknowledgeInstructions,
@@ -125,10 +127,19 @@ export interface StudyRoutesOptions {
   readonly checker?: EpisodeChecker;
 }
 
-/** A study's refusal as the API's error; a failure of the database itself (a read-only or full disk, a lock held too long) as one 503 naming the file; anything else as it was. */
+/**
+ * A study's refusal as the API's error; a failure of the database itself (a read-only or
+ * full disk, a file that is not a study database this build reads) as one 503 naming the
+ * file, and a write lock another program holds as a 503 to retry in a second; anything
+ * else as it was.
+ */
 function studyApiError(err: unknown, path: string): unknown {
   if (err instanceof StudyError) return new ApiError(err.status, err.message);
+  if (err instanceof UnusableStudyDatabase) return new ApiError(503, `the study database cannot be used: ${err.message}`);
   const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_BUSY') {
+    return new ApiError(503, `the study database ${path} is busy: another program is writing to it; try again in a moment`, { headers: { 'retry-after': '1' } });
+  }
   if (!(err instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
   return new ApiError(503, `the study database ${path} cannot be used: ${err.message}`);
 }
@@ -158,7 +169,8 @@ const ADMIN = '/api/admin/study/:id';
 export function studyRoutes(options: StudyRoutesOptions): ApiRoutes {
   const root = resolve(options.root);
   let store = options.store ?? null;
-  const db = () => (store ??= StudyStore.open(options.dbPath ?? DEFAULT_STUDY_DB));
+  // A short wait for the write lock: better-sqlite3 waits on the event loop, so every other request would wait too.
+  const db = () => (store ??= StudyStore.open(options.dbPath ?? DEFAULT_STUDY_DB, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS }));
   let library = options.models ?? null;
   const models = () => (library ??= new ModelLibrary(nodeModelSource(SHIPPED_MODEL_DIR)));
   const limit = options.maxBodyBytes ?? STUDY_MAX_BODY;
