@@ -11,12 +11,15 @@
  * episode with its replay 8 MiB). Answers return the participant's new state.
  *   GET  /api/study/<id>                     the study as participants see it (no team types)
  *   POST /api/study/<id>/session             {consent: true, external?: {PROLIFIC_PID, ...}}
- *                                            -> 201 {token, state}
+ *                                            -> 201 {token, state}; 409 when the PROLIFIC_PID
+ *                                            already has a session in the study
  *   GET  /api/study/<id>/session             -> {state}
  *   POST /api/study/<id>/instructions        {} (read and understood)
  *   POST /api/study/<id>/practice/skip       {}
- *   POST /api/study/<id>/attempts            {block, episode} the episode starts (a restart
- *                                            records the attempt it replaces as abandoned)
+ *   POST /api/study/<id>/attempts            {block, episode, attempt?} the episode starts (a
+ *                                            restart records the attempt it replaces as
+ *                                            abandoned); `attempt` (starts so far + 1) makes
+ *                                            a retry of the same start change nothing
  *   POST /api/study/<id>/attempts/abandon    {block, episode, ticks, replay?} the page is left
  *                                            mid-episode (sent as it unloads)
  *   POST /api/study/<id>/episodes            {block, episode, replay, summary?}

@@ -246,8 +246,8 @@ function identify(db: Database.Database, path: string): { readonly version: numb
   }
   if (tables.length === 0 && applicationId === 0) return { version: null };
   const foreign = tables.filter((t) => !STUDY_TABLES.has(t));
-  if ((applicationId !== 0 && applicationId !== STUDY_APPLICATION_ID) || foreign.length > 0 || !tables.includes('studies') || !tables.includes('meta')) {
-    const what = foreign.length > 0 ? `it has tables of its own (${foreign.slice(0, 5).join(', ')})` : applicationId !== 0 && applicationId !== STUDY_APPLICATION_ID ? `its application id is ${applicationId}` : `it has no studies or meta table`;
+  if ((applicationId !== 0 && applicationId !== STUDY_APPLICATION_ID) || foreign.length > 0 || !tables.includes('meta')) {
+    const what = foreign.length > 0 ? `it has tables of its own (${foreign.slice(0, 5).join(', ')})` : applicationId !== 0 && applicationId !== STUDY_APPLICATION_ID ? `its application id is ${applicationId}` : 'it has no meta table';
     throw new UnusableStudyDatabase(
       `${path} is not a Hillmind study database (${what}); it was left as it is: give the study database another path (HILLMIND_STUDY_DB or --db)`,
     );
@@ -545,6 +545,13 @@ export interface StoreOptions {
 /** The server's wait for a write lock: its own writes take milliseconds, so a lock held longer is another program's, and the request is answered 503 to retry. */
 export const SERVER_BUSY_TIMEOUT_MS = 100;
 
+/** A session of this Prolific participant (PROLIFIC_PID) already exists in the study: one person, one session. */
+export class ParticipantExists extends Error {
+  constructor(readonly prolificPid: string) {
+    super(`Prolific participant ${prolificPid} already has a session in this study`);
+  }
+}
+
 export class StudyStore {
   /** The store's clock: what it stamps records with, and what checks of their times compare with. */
   readonly now: () => Date;
@@ -658,7 +665,12 @@ export class StudyStore {
   ): { token: string; participant: ParticipantRecord } {
     const { token, hash } = newToken();
     const rows = williamsDesign(study.config.teams.length);
+    const pid = external.PROLIFIC_PID;
     const create = this.db.transaction(() => {
+      // In the write transaction, so two starts at once cannot both pass.
+      if (pid !== undefined && this.db.prepare("SELECT 1 FROM participants WHERE study_id = ? AND json_extract(external, '$.PROLIFIC_PID') = ?").get(study.id, pid)) {
+        throw new ParticipantExists(pid);
+      }
       const now = this.now();
       const cutoff = new Date(now.getTime() - study.config.abandonAfterMinutes * 60_000).toISOString();
       const held = (
