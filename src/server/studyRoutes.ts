@@ -92,6 +92,7 @@ import { SHIPPED_MODEL_DIR, nodeModelSource } from '../skills/nodeModels';
 import { ApiError, validBody } from './apiError';
 import { jsonApi } from './jsonApi';
 import { useRateLimits } from './rateLimit';
+import { checkStudyModels } from './studyModels';
 import type { ApiRoutes } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
@@ -297,6 +298,8 @@ export function studyRoutes(options: StudyRoutesOptions): ApiRoutes {
   };
 
   return async (app) => {
+    // A damaged or swapped model would leave every episode's AI side unchecked: the server does not start on one.
+    await checkStudyModels(models());
     app.get('/study/*', page);
     await app.register(async (api) => {
       jsonApi(api, { mapError: (err) => studyApiError(err, store?.path ?? options.dbPath ?? DEFAULT_STUDY_DB) });
