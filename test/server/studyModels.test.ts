@@ -49,6 +49,11 @@ describe('a study server on damaged or swapped models', () => {
   it.each([
     ['a flipped byte', (f: string) => flipByte(join(f, 'combat.onnx')), /combat\.onnx is not the model its card describes: its SHA-256 is [0-9a-f]{64}, the card says c6103a9e/],
     ['two models swapped', (f: string) => swap(join(f, 'navigate.onnx'), join(f, 'retreat.onnx')), /navigate\.onnx is not the model its card describes[^]*retreat\.onnx is not the model its card describes/],
+    [
+      'two models swapped with their cards',
+      (f: string) => ['onnx', 'json'].forEach((ext) => swap(join(f, `combat.${ext}`), join(f, `secure.${ext}`))),
+      /combat\.json is the card of model 'secure', not 'combat': the model and its card were swapped or renamed/,
+    ],
   ])('does not start on %s, naming each model and what is wrong', async (name, damage, problem) => {
     const models = modelFolder(name.replace(/ /g, '-'), damage);
     const root = join(dir, 'dist');
