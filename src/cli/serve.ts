@@ -25,6 +25,8 @@ environment:
                      behind a proxy, or a machine's LAN name); other Host headers get 403
   HILLMIND_DIST      the built app's folder (default dist)
   HILLMIND_STUDY_DB  the user studies' database (default data/studies.sqlite)
+  HILLMIND_MODELS    the trained models participants' episodes are checked with (default
+                     models/); the server does not start when one of them does not load
   OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL  the language model the page's LLM team reaches
                      through /api/llm (none: the embedded local model, after npm run llm:pull)`;
 

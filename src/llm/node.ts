@@ -5,8 +5,9 @@
  * only (the page uses proxyClient.ts); never imported by a page.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, lazyLlmAccess } from './access';
 import type { ChatClient } from './chat';
 import { ChannelChatClient } from './channel';
@@ -14,7 +15,8 @@ import { OpenAiChatClient } from './openaiClient';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
-import { LOCAL_MODELS, adaptedModelName } from './localModels';
+import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
+import { LOCAL_MODELS, adaptedModelName, shippedAdapterPath } from './localModels';
 import { systemPrompt } from './prompt';
 import { isVerified } from './pull';
 import {
@@ -70,7 +72,47 @@ export function localAvailability(settings: LocalLlmSettings): { readonly ok: tr
   if (settings.adapter !== null && !existsSync(settings.adapter)) {
     return { ok: false, reason: `the LoRA adapter ${settings.adapter} does not exist`, help: 'set LLM_ADAPTER=<path to a .gguf adapter> (npm run llm:tune makes one), or LLM_ADAPTER=none for the model alone' };
   }
+  if (settings.adapter !== null) {
+    const shipped = settings.pulled && LOCAL_MODELS[settings.pulled] ? shippedAdapterPath(LOCAL_MODELS[settings.pulled]!) : null;
+    const problem = adapterProblem(settings.adapter, { cardRequired: shipped !== null && resolve(shipped) === resolve(settings.adapter) });
+    if (problem) return { ok: false, reason: problem, help: 'restore the shipped adapter and its card (git checkout models/), set LLM_ADAPTER to another adapter, or LLM_ADAPTER=none for the model alone' };
+  }
   return { ok: true };
+}
+
+/** Adapters' digests by path, with the size and modification time they were hashed at. */
+const adapterDigests = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly sha256: string }>();
+
+/**
+ * An adapter file's SHA-256, hashed again only when its size or modification time changed
+ * (the shipped one is 2.5 MB, about 15 ms to read and hash, and availability is asked often).
+ */
+export function adapterSha256(path: string): string {
+  const { size, mtimeMs } = statSync(path);
+  const known = adapterDigests.get(path);
+  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.sha256;
+  const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
+  adapterDigests.set(path, { size, mtimeMs, sha256 });
+  return sha256;
+}
+
+/**
+ * Why an adapter must not be served, or null: a card beside it (the same name, .json) must
+ * name its SHA-256 (a flipped byte, or a changed card, is refused); the shipped adapter must
+ * have its card. An adapter without a card (one npm run llm:tune is trying) is served as it is.
+ */
+export function adapterProblem(path: string, options: { readonly cardRequired: boolean }): string | null {
+  const cardPath = cardPathOf(path);
+  if (!existsSync(cardPath)) return options.cardRequired ? `the LoRA adapter ${path} has no card: ${cardPath} is missing, so its SHA-256 cannot be checked` : null;
+  let card: AdapterCard;
+  try {
+    card = readAdapterCard(cardPath);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const sha256 = adapterSha256(path);
+  if (sha256 === card.sha256) return null;
+  return `the LoRA adapter ${path} is not the one its card ${cardPath} describes: its SHA-256 is ${sha256}, the card says ${card.sha256}; the file is corrupted or was replaced`;
 }
 
 /**
@@ -80,7 +122,7 @@ export function localAvailability(settings: LocalLlmSettings): { readonly ok: tr
  */
 export function localModelName(settings: LocalLlmSettings): string {
   if (settings.adapter === null || !existsSync(settings.adapter)) return settings.model;
-  return adaptedModelName(settings.model, settings.adapter, createHash('sha256').update(readFileSync(settings.adapter)).digest('hex'));
+  return adaptedModelName(settings.model, settings.adapter, adapterSha256(settings.adapter));
 }
 
 /** Load the engine on the settings' file and ready a sequence or two with the system prompt. */

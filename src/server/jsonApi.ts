@@ -15,9 +15,34 @@ export interface JsonApiOptions {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * How deep a body's arrays and objects may nest. The API's deepest body (a left episode's
+ * replay) nests 5 levels; walking a body thousands of levels deep (JSON.stringify, zod)
+ * overflows the stack, which no handler can catch, so such a body is refused unparsed.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `text` opens more than `max` arrays and objects inside one another (brackets inside strings do not count): one pass, no parse. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** Parse a JSON body; an empty one is {} (a POST that only says "done"). */
 export function parseJson(text: string): unknown {
   if (text.trim() === '') return {};
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new ApiError(400, `the request nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
   try {
     return JSON.parse(text);
   } catch {

@@ -11,12 +11,15 @@
  * episode with its replay 8 MiB). Answers return the participant's new state.
  *   GET  /api/study/<id>                     the study as participants see it (no team types)
  *   POST /api/study/<id>/session             {consent: true, external?: {PROLIFIC_PID, ...}}
- *                                            -> 201 {token, state}
+ *                                            -> 201 {token, state}; 409 when the PROLIFIC_PID
+ *                                            already has a session in the study
  *   GET  /api/study/<id>/session             -> {state}
  *   POST /api/study/<id>/instructions        {} (read and understood)
  *   POST /api/study/<id>/practice/skip       {}
- *   POST /api/study/<id>/attempts            {block, episode} the episode starts (a restart
- *                                            records the attempt it replaces as abandoned)
+ *   POST /api/study/<id>/attempts            {block, episode, attempt?} the episode starts (a
+ *                                            restart records the attempt it replaces as
+ *                                            abandoned); `attempt` (starts so far + 1) makes
+ *                                            a retry of the same start change nothing
  *   POST /api/study/<id>/attempts/abandon    {block, episode, ticks, replay?} the page is left
  *                                            mid-episode (sent as it unloads)
  *   POST /api/study/<id>/episodes            {block, episode, replay, summary?}
@@ -51,8 +54,10 @@ import {
   type EpisodeChecker,
   type ParticipantRecord,
   type StudyRecord,
+  SERVER_BUSY_TIMEOUT_MS,
   StudyError,
   StudyStore,
+  UnusableStudyDatabase,
   abandonAttempt,
   abandonBodySchema,
   acknowledgeInstructions,
@@ -87,6 +92,7 @@ import { SHIPPED_MODEL_DIR, nodeModelSource } from '../skills/nodeModels';
 import { ApiError, validBody } from './apiError';
 import { jsonApi } from './jsonApi';
 import { useRateLimits } from './rateLimit';
+import { checkStudyModels } from './studyModels';
 import type { ApiRoutes } from './server';
 
 export const STUDY_MAX_BODY = 16 * 1024;
@@ -125,10 +131,19 @@ export interface StudyRoutesOptions {
   readonly checker?: EpisodeChecker;
 }
 
-/** A study's refusal as the API's error; a failure of the database itself (a read-only or full disk, a lock held too long) as one 503 naming the file; anything else as it was. */
+/**
+ * A study's refusal as the API's error; a failure of the database itself (a read-only or
+ * full disk, a file that is not a study database this build reads) as one 503 naming the
+ * file, and a write lock another program holds as a 503 to retry in a second; anything
+ * else as it was.
+ */
 function studyApiError(err: unknown, path: string): unknown {
   if (err instanceof StudyError) return new ApiError(err.status, err.message);
+  if (err instanceof UnusableStudyDatabase) return new ApiError(503, `the study database cannot be used: ${err.message}`);
   const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_BUSY') {
+    return new ApiError(503, `the study database ${path} is busy: another program is writing to it; try again in a moment`, { headers: { 'retry-after': '1' } });
+  }
   if (!(err instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
   return new ApiError(503, `the study database ${path} cannot be used: ${err.message}`);
 }
@@ -158,7 +173,8 @@ const ADMIN = '/api/admin/study/:id';
 export function studyRoutes(options: StudyRoutesOptions): ApiRoutes {
   const root = resolve(options.root);
   let store = options.store ?? null;
-  const db = () => (store ??= StudyStore.open(options.dbPath ?? DEFAULT_STUDY_DB));
+  // A short wait for the write lock: better-sqlite3 waits on the event loop, so every other request would wait too.
+  const db = () => (store ??= StudyStore.open(options.dbPath ?? DEFAULT_STUDY_DB, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS }));
   let library = options.models ?? null;
   const models = () => (library ??= new ModelLibrary(nodeModelSource(SHIPPED_MODEL_DIR)));
   const limit = options.maxBodyBytes ?? STUDY_MAX_BODY;
@@ -282,6 +298,8 @@ export function studyRoutes(options: StudyRoutesOptions): ApiRoutes {
   };
 
   return async (app) => {
+    // A damaged or swapped model would leave every episode's AI side unchecked: the server does not start on one.
+    await checkStudyModels(models());
     app.get('/study/*', page);
     await app.register(async (api) => {
       jsonApi(api, { mapError: (err) => studyApiError(err, store?.path ?? options.dbPath ?? DEFAULT_STUDY_DB) });

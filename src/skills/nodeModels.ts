@@ -45,7 +45,10 @@ function readModel(dir: string, name: string): { readonly path: string; readonly
   for (const file of [path, cardPath]) {
     if (!existsSync(file)) throw new Error(missingModelMessage(dir, name, file));
   }
-  return { path, card: parseModelCard(readFileSync(cardPath, 'utf8'), cardPath), bytes: new Uint8Array(readFileSync(path)) };
+  const card = parseModelCard(readFileSync(cardPath, 'utf8'), cardPath);
+  // A model swapped with its card passes the digest check, and would play the other skill.
+  if (card.name !== name) throw new Error(`${cardPath} is the card of model '${card.name}', not '${name}': the model and its card were swapped or renamed; ${name}.onnx and ${name}.json must be the model '${name}'`);
+  return { path, card, bytes: new Uint8Array(readFileSync(path)) };
 }
 
 export function nodeModelSource(dir: string): ModelSource {

@@ -149,7 +149,10 @@ export async function checkEpisode(body: Uint8Array | string, expected: EpisodeE
   const humanAgents = expected.personTeammate ? blue : [blue[0]!];
   const agentControllers = world.agents.map((a) => (humanAgents.includes(a.id) ? 'human' : a.team === 0 ? expected.teammate : expected.opponent));
   const check = await verifyReplayWithModels(replay, { models, people: { blue: { agents: humanAgents, ...(expected.personTeammate ? {} : { teammate: expected.teammate }) } } });
-  const problems = [...check.problems, ...(request.summary ? summaryProblems(request.summary, check.summary) : [])];
+  // Every AI agent's actions must have been derived again: a side whose models could not load here (or that no team plays) is not verified.
+  const aiSides: readonly (readonly ['blue' | 'red', string])[] = [['red', expected.opponent], ...(expected.personTeammate ? [] : [['blue', expected.teammate] as const])];
+  const unchecked = aiSides.filter(([side]) => !check.sides[side].checked).map(([side, team]) => `the AI side ${side} ('${team}') is not verified: ${check.sides[side].how}`);
+  const problems = [...check.problems, ...unchecked, ...(request.summary ? summaryProblems(request.summary, check.summary) : [])];
   // The first checkpoint that differs, else (the states agreed wherever the file kept one) the end, where the outcome differed.
   const divergedByTick = check.divergence?.differsBy ?? (check.resimulates && check.outcome === replay.outcome ? null : check.ticks);
   return {

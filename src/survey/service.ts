@@ -13,7 +13,7 @@ import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyCon
 import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type ParticipantState, type Step, badgeFor, currentStep } from './flow';
 import type { EpisodeChecker, EpisodeExpectation } from './episodeCheck';
 import { ABANDONED_REPLAY_MAX } from './limits';
-import { type NewAnswer, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
+import { type NewAnswer, ParticipantExists, type ParticipantRecord, type StudyRecord, type StudyStore, newToken } from './store';
 
 /** An error with the HTTP status it maps to. */
 export class StudyError extends Error {
@@ -179,8 +179,17 @@ export function startSession(
   if (study.status !== 'open') throw new StudyError(410, 'this study is closed');
   const external = Object.fromEntries(Object.entries(body.external ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const planClips = study.config.kind === 'observe' ? clipPlanner(store, study) : undefined;
-  const { token, participant } = store.createParticipant(study, external, userAgent ? userAgent.slice(0, 300) : null, planClips);
-  return { token, state: sessionState(store, study, participant) };
+  let created: { token: string; participant: ParticipantRecord };
+  try {
+    created = store.createParticipant(study, external, userAgent ? userAgent.slice(0, 300) : null, planClips);
+  } catch (err) {
+    // The session's token lives only in the browser that started it: a second start is refused, never handed the first one's session.
+    if (err instanceof ParticipantExists) {
+      throw new StudyError(409, `${err.message}: continue it in the browser where it was started (the study's link resumes it there), or ask the researcher`);
+    }
+    throw err;
+  }
+  return { token: created.token, state: sessionState(store, study, created.participant) };
 }
 
 /** The participant a token belongs to in this study, or a 401. */
@@ -215,13 +224,22 @@ export function skipPractice(store: StudyStore, study: StudyRecord, participant:
 export const attemptBodySchema = z.strictObject({
   block: z.number().int().min(-1).max(100),
   episode: z.number().int().min(0).max(1000),
+  /**
+   * Which start of the episode this is: the step's `attempt` (its starts so far) plus one,
+   * as the page read it. It makes the request safe to send again: a start whose answer was
+   * lost, sent again, finds its attempt under way and changes nothing. Absent: every
+   * request is a new start.
+   */
+  attempt: z.number().int().min(1).max(1000).optional(),
 });
 
 /**
  * The participant starts the current episode (before its countdown). An earlier start of
  * the same episode that never ended was left (a reload, a closed tab): it is recorded as
  * abandoned with this restart. When that uses up the restarts the study allows, the
- * episode is skipped and the answer is the next step, with a notice saying why.
+ * episode is skipped and the answer is the next step, with a notice saying why. A request
+ * naming the attempt already under way is the same start sent again (its answer was lost):
+ * answered with the state as it is.
  */
 export function startAttempt(store: StudyStore, study: StudyRecord, participant: ParticipantRecord, body: z.infer<typeof attemptBodySchema>): ParticipantState {
   const step = expectStep(sessionState(store, study, participant), 'play', 'practice');
@@ -229,6 +247,12 @@ export function startAttempt(store: StudyStore, study: StudyRecord, participant:
     throw new StudyError(409, `expected block ${step.block} episode ${step.episode}, got block ${body.block} episode ${body.episode}`);
   }
   const open = store.attempts(participant.id).find((a) => a.block === step.block && a.episode === step.episode && a.status === 'playing');
+  if (body.attempt !== undefined) {
+    if (open && open.attempt === body.attempt) return sessionState(store, study, participant);
+    if (body.attempt !== step.attempt + 1) {
+      throw new StudyError(409, `this episode has been started ${step.attempt} time${step.attempt === 1 ? '' : 's'}, so its next start is attempt ${step.attempt + 1}, not ${body.attempt}`);
+    }
+  }
   const allowed = step.restarts.allowed;
   if (open && allowed !== null && step.restarts.used + 1 > allowed) {
     // Leaving it once more than allowed: the episode is skipped, and no new attempt starts.

@@ -49,7 +49,9 @@
  *           restart is on record beside the attempt it replaced. (Added in version 2; older
  *           files gain the table when opened.)
  *
- * Times are ISO 8601 UTC strings.
+ * Times are ISO 8601 UTC strings. Files this build writes carry SQLite's application id
+ * STUDY_APPLICATION_ID ("HMND"); a file with other tables, another id or a newer version
+ * is refused before anything is written to it.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -215,25 +217,67 @@ CREATE INDEX IF NOT EXISTS episodes_participant ON episodes(participant_id);
   },
 ];
 
-/** The schema as version 1 wrote it, then every migration: a new file ends at SCHEMA_VERSION. */
-function migrate(db: Database.Database, path: string): void {
-  db.exec(SCHEMA);
-  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string } | undefined;
-  const from = row ? Number(row.value) : 1;
-  if (!Number.isInteger(from) || from < 1 || from > SCHEMA_VERSION) {
-    db.close();
-    throw new Error(`${path} has study schema version ${row?.value}; this build reads versions 1 to ${SCHEMA_VERSION}`);
+/**
+ * SQLite's application id (the file header's `PRAGMA application_id`) of a study database:
+ * "HMND". Files this build creates or migrates carry it; older ones are known by their tables.
+ */
+export const STUDY_APPLICATION_ID = 0x484d4e44;
+
+/** Every table a study database of any version has or had. */
+const STUDY_TABLES = new Set(['meta', 'studies', 'participants', 'answers', 'episodes', 'judgements', 'attempts']);
+
+/** A file the store will not use: another program's, a newer build's, or no SQLite database. Nothing was written to it. */
+export class UnusableStudyDatabase extends Error {}
+
+/**
+ * Which study database `db` is, read before anything is written: a new (empty) file, or a
+ * Hillmind one at the version it names. Another application's file (tables not Hillmind's,
+ * or another application id) and a newer build's schema are refused untouched.
+ */
+function identify(db: Database.Database, path: string): { readonly version: number | null } {
+  let tables: string[];
+  let applicationId: number;
+  try {
+    tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((t) => t.name);
+    applicationId = db.pragma('application_id', { simple: true }) as number;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_NOTADB') throw new UnusableStudyDatabase(`${path} is not a SQLite database: give the study database another path (HILLMIND_STUDY_DB or --db)`);
+    throw err;
   }
+  if (tables.length === 0 && applicationId === 0) return { version: null };
+  const foreign = tables.filter((t) => !STUDY_TABLES.has(t));
+  if ((applicationId !== 0 && applicationId !== STUDY_APPLICATION_ID) || foreign.length > 0 || !tables.includes('meta')) {
+    const what = foreign.length > 0 ? `it has tables of its own (${foreign.slice(0, 5).join(', ')})` : applicationId !== 0 && applicationId !== STUDY_APPLICATION_ID ? `its application id is ${applicationId}` : 'it has no meta table';
+    throw new UnusableStudyDatabase(
+      `${path} is not a Hillmind study database (${what}); it was left as it is: give the study database another path (HILLMIND_STUDY_DB or --db)`,
+    );
+  }
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as { value: string } | undefined;
+  const version = row ? Number(row.value) : 1;
+  if (!Number.isInteger(version) || version < 1 || version > SCHEMA_VERSION) {
+    const by = Number.isInteger(version) && version > SCHEMA_VERSION ? 'it was written by a newer Hillmind: open it with that version' : 'the file is damaged';
+    throw new UnusableStudyDatabase(`${path} has study schema version ${row?.value}, and this build reads versions 1 to ${SCHEMA_VERSION}; ${by} (the file was left as it is)`);
+  }
+  return { version };
+}
+
+/**
+ * The schema as version 1 wrote it, then every migration: a new file ends at SCHEMA_VERSION.
+ * `from` is what identify() read: null for a new file.
+ */
+function migrate(db: Database.Database, path: string, from: number | null): void {
   // Up to date: nothing is written, so a database on a read-only or full disk still opens for reading.
-  if (row && from === SCHEMA_VERSION) return;
+  if (from === SCHEMA_VERSION) return;
+  db.exec(SCHEMA);
   // A table made again must not trip the keys that point at it (SQLite's own recipe); checked before the commit.
   db.pragma('foreign_keys = OFF');
   try {
     db.transaction(() => {
-      for (const m of MIGRATIONS) if (m.to > from) db.exec(m.sql);
+      for (const m of MIGRATIONS) if (m.to > (from ?? 1)) db.exec(m.sql);
       const broken = db.pragma('foreign_key_check') as unknown[];
       if (broken.length > 0) throw new Error(`${path}: migrating to study schema version ${SCHEMA_VERSION} broke ${broken.length} references`);
       db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('schema_version', String(SCHEMA_VERSION));
+      db.pragma(`application_id = ${STUDY_APPLICATION_ID}`);
     })();
   } finally {
     db.pragma('foreign_keys = ON');
@@ -489,6 +533,23 @@ export interface StoreOptions {
   /** Clock (tests); default the system clock. */
   readonly now?: () => Date;
   readonly readonly?: boolean;
+  /**
+   * How long a write waits for another connection's write lock before it fails with
+   * SQLITE_BUSY (default 5000 ms, for commands). better-sqlite3 waits on the calling
+   * thread: the server passes a short wait (SERVER_BUSY_TIMEOUT_MS) so a lock held by
+   * another program never stalls its event loop for seconds.
+   */
+  readonly busyTimeoutMs?: number;
+}
+
+/** The server's wait for a write lock: its own writes take milliseconds, so a lock held longer is another program's, and the request is answered 503 to retry. */
+export const SERVER_BUSY_TIMEOUT_MS = 100;
+
+/** A session of this Prolific participant (PROLIFIC_PID) already exists in the study: one person, one session. */
+export class ParticipantExists extends Error {
+  constructor(readonly prolificPid: string) {
+    super(`Prolific participant ${prolificPid} already has a session in this study`);
+  }
 }
 
 export class StudyStore {
@@ -503,16 +564,26 @@ export class StudyStore {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Open (creating when needed) the database at `path`, in WAL mode with foreign keys on. */
+  /**
+   * Open (creating when needed) the database at `path`, in WAL mode with foreign keys on.
+   * A file that is not a study database this build reads is refused (UnusableStudyDatabase)
+   * before anything is written to it.
+   */
   static open(path: string, options: StoreOptions = {}): StudyStore {
     if (path !== ':memory:' && !options.readonly) mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, options.readonly ? { readonly: true, fileMustExist: true } : {});
-    db.pragma('busy_timeout = 5000');
-    if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      migrate(db, path);
+    try {
+      db.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs ?? 5000))}`);
+      const { version } = identify(db, path);
+      if (!options.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('foreign_keys = ON');
+        migrate(db, path, version);
+      }
+    } catch (err) {
+      db.close();
+      throw err;
     }
     return new StudyStore(db, path, options);
   }
@@ -594,7 +665,12 @@ export class StudyStore {
   ): { token: string; participant: ParticipantRecord } {
     const { token, hash } = newToken();
     const rows = williamsDesign(study.config.teams.length);
+    const pid = external.PROLIFIC_PID;
     const create = this.db.transaction(() => {
+      // In the write transaction, so two starts at once cannot both pass.
+      if (pid !== undefined && this.db.prepare("SELECT 1 FROM participants WHERE study_id = ? AND json_extract(external, '$.PROLIFIC_PID') = ?").get(study.id, pid)) {
+        throw new ParticipantExists(pid);
+      }
       const now = this.now();
       const cutoff = new Date(now.getTime() - study.config.abandonAfterMinutes * 60_000).toISOString();
       const held = (

@@ -4,13 +4,15 @@
  * local engine loads it by default, and it teaches: its choices follow the rules on exam
  * situations where the model alone does not. (The match it plays is local.test.ts's.)
  */
-import { readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmConnection, buildRequest, parseAnswer, parseExamSet } from '../../src/llm';
 import { sha256File } from '../../src/llm/digest';
 import type { LlamaChatClient } from '../../src/llm/llamaClient';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
-import { nodeLlmAccess } from '../../src/llm/node';
+import { adapterProblem, localAvailability, nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec, readLlmSettings } from '../../src/llm/settings';
 import { cardPathOf, readAdapterCard } from '../../src/llm/adapterCard';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
@@ -85,4 +87,56 @@ describeWithLocalModel('the shipped adapter')('the shipped adapter on the local 
     const [withAdapter, without] = [await agreement(tuned), await agreement(alone)];
     expect(withAdapter - without).toBeGreaterThan(0.2);
   }, 600_000);
+});
+
+describe('an adapter that is not the one its card describes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hillmind-adapter-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The shipped adapter and its card copied to `name`, changed by `change`, on a model file that is only there (nothing is loaded). */
+  const copied = (name: string, change: (adapter: string, card: string) => void) => {
+    const adapter = join(dir, `${name}.gguf`);
+    copyFileSync(ADAPTER, adapter);
+    copyFileSync(cardPathOf(ADAPTER), cardPathOf(adapter));
+    change(adapter, cardPathOf(adapter));
+    writeFileSync(join(dir, 'model.gguf'), 'weights');
+    return { HILLMIND_LLM_GGUF: join(dir, 'model.gguf'), LLM_ADAPTER: adapter };
+  };
+  const shipped = readAdapterCard(cardPathOf(ADAPTER)).sha256;
+
+  it.each([
+    [
+      'a flipped byte',
+      (adapter: string) => {
+        const bytes = readFileSync(adapter);
+        const at = bytes.length >> 1;
+        bytes[at] = bytes[at]! ^ 0x01;
+        writeFileSync(adapter, bytes);
+      },
+      (adapter: string) => new RegExp(`the LoRA adapter ${adapter} is not the one its card ${cardPathOf(adapter)} describes: its SHA-256 is (?!${shipped})[0-9a-f]{64}, the card says ${shipped}`),
+    ],
+    [
+      'a changed card digest',
+      (_adapter: string, card: string) => writeFileSync(card, readFileSync(card, 'utf8').replace(shipped, '0'.repeat(64))),
+      (adapter: string) => new RegExp(`the LoRA adapter ${adapter} is not the one its card .* describes: its SHA-256 is ${shipped}, the card says 0{64}`),
+    ],
+  ])('is refused before it is loaded: %s', async (name, change, reason) => {
+    const env = copied(name.replace(/ /g, '-'), change);
+    const settings = readLlmSettings(env);
+    if (!settings.ok || settings.settings.source !== 'local') throw new Error('expected local settings');
+    expect(localAvailability(settings.settings)).toMatchObject({ ok: false, reason: expect.stringMatching(reason(env.LLM_ADAPTER)) });
+    let opened = 0;
+    const access = nodeLlmAccess({ spec: parseLlmSpec(env), openLocal: async () => (opened++, Promise.reject(new Error('not reached'))) });
+    await expect(access.connect()).rejects.toThrow(reason(env.LLM_ADAPTER));
+    expect(opened).toBe(0);
+  });
+
+  it('is served when it matches its card; a shipped adapter without its card is refused, a trial one without a card is not', () => {
+    const env = copied('intact', () => undefined);
+    const settings = readLlmSettings(env);
+    if (!settings.ok || settings.settings.source !== 'local') throw new Error('expected local settings');
+    expect(localAvailability(settings.settings)).toEqual({ ok: true });
+    rmSync(cardPathOf(env.LLM_ADAPTER));
+    expect(adapterProblem(env.LLM_ADAPTER, { cardRequired: true })).toMatch(/has no card: .*intact\.json is missing/);
+    expect(adapterProblem(env.LLM_ADAPTER, { cardRequired: false })).toBeNull();
+  });
 });

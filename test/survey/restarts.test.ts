@@ -119,6 +119,24 @@ describe('episode restarts', () => {
     expect(sessionState(store, study, participant).notice).toBeUndefined();
   });
 
+  it('take a start sent again after its answer was lost as that same start: lost answers cost no restart', async () => {
+    const { store, study, participant } = await studyWith(1, 'restart-retry');
+    const step = play(sessionState(store, study, participant));
+    const at = { block: step.block, episode: step.episode };
+    // The first start's answer is lost twice; the page sends it a third time.
+    for (let i = 0; i < 3; i++) expect(play(startAttempt(store, study, participant, { ...at, attempt: 1 }))).toMatchObject({ ...at, attempt: 1, restarts: { used: 0, allowed: 1 } });
+    expect(store.attempts(participant.id).map((a) => [a.attempt, a.status])).toEqual([[1, 'playing']]);
+    // A reload is still a restart (the page names the next start), and its own retries are not more.
+    for (let i = 0; i < 2; i++) expect(play(startAttempt(store, study, participant, { ...at, attempt: 2 }))).toMatchObject({ ...at, attempt: 2, restarts: { used: 1, allowed: 1 } });
+    expect(store.attempts(participant.id).map((a) => [a.attempt, a.status])).toEqual([
+      [1, 'abandoned'],
+      [2, 'playing'],
+    ]);
+    // A start that is neither the one under way nor the next comes from a stale page.
+    expect(() => startAttempt(store, study, participant, { ...at, attempt: 1 })).toThrow(/started 2 times, so its next start is attempt 3, not 1/);
+    expect(() => startAttempt(store, study, participant, { ...at, attempt: 5 })).toThrow(StudyError);
+  });
+
   it('with no restarts allowed, leaving once skips the episode; the page can say how far it got', async () => {
     const { store, study, participant } = await studyWith(0, 'restart-none');
     const step = play(sessionState(store, study, participant));
@@ -164,6 +182,6 @@ describe('episode restarts', () => {
     const newer = new Database(path);
     newer.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '99');");
     newer.close();
-    expect(() => StudyStore.open(path)).toThrow(/version 99; this build reads versions 1 to 3/);
+    expect(() => StudyStore.open(path)).toThrow(/version 99, and this build reads versions 1 to 3/);
   });
 });

@@ -123,6 +123,15 @@ describe('the study API', () => {
     expect((await api('GET', `/api/study/${STUDY}/nothing`, undefined, as(token))).status).toBe(404);
   });
 
+  it('gives one Prolific participant one session: a second start is refused, in this study only', async () => {
+    await join_(STUDY, { PROLIFIC_PID: 'once-only' });
+    const again = await api('POST', `/api/study/${STUDY}/session`, { consent: true, external: { PROLIFIC_PID: 'once-only' } });
+    expect(again.status).toBe(409);
+    expect((again.body.error as { message: string }).message).toMatch(/Prolific participant once-only already has a session in this study: continue it in the browser where it was started/);
+    expect(store.participants(STUDY).filter((p) => p.external.PROLIFIC_PID === 'once-only')).toHaveLength(1);
+    await join_('other-study', { PROLIFIC_PID: 'once-only' });
+  });
+
   it('keeps participants apart: a token reaches only its own session, in its own study', async () => {
     const a = await join_();
     const b = await join_();

@@ -112,8 +112,12 @@ export class StudyApi {
     return this.post('/practice/skip', {});
   }
 
-  /** The participant starts the episode (the server records the attempt, and any it replaces). */
-  startAttempt(body: { block: number; episode: number }): Promise<ParticipantState> {
+  /**
+   * The participant starts the episode (the server records the attempt, and any it
+   * replaces). `attempt` names this start (the step's starts so far plus one), so sending it
+   * again after a lost answer is not a restart.
+   */
+  startAttempt(body: { block: number; episode: number; attempt: number }): Promise<ParticipantState> {
     return this.post('/attempts', body);
   }
 

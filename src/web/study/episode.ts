@@ -69,7 +69,8 @@ async function playEpisode(page: StudyPage, step: EpisodeStep): Promise<void> {
   let skipped: ParticipantState | null = null;
   // The server records the start once the match is ready: from then on, a reload is a restart.
   const begin = async () => {
-    const begun = await api.startAttempt({ block: step.block, episode: step.episode });
+    // Named by its number, so a retry after a lost answer (the "Try again" below) is not counted as a restart.
+    const begun = await api.startAttempt({ block: step.block, episode: step.episode, attempt: step.attempt + 1 });
     const now = begun.step;
     if ((now.kind !== 'play' && now.kind !== 'practice') || now.block !== step.block || now.episode !== step.episode) {
       // Left too often before: the episode is skipped.
