@@ -108,6 +108,17 @@ describe('the layers of src', () => {
     expect(misplaced).toEqual([]);
   });
 
+  it('load no ONNX engine: the page and Node play and check models through the TypeScript network', () => {
+    // onnxruntime is the reference the tests hold the network to; only the inference bench
+    // row (a developer's tool) loads it beside the network, when it runs.
+    const engines = [...graph]
+      .filter(([, { packages }]) => packages.some((p) => p.startsWith('onnxruntime-')))
+      .map(([file]) => file);
+    expect(engines).toEqual(['train/inferenceBenchmarks.ts']);
+    const source = readFileSync(join(SRC, 'train/inferenceBenchmarks.ts'), 'utf8');
+    expect(source, 'the bench loads onnxruntime-node only when its row runs').not.toMatch(/^\s*import\b[^;]*from\s+['"]onnxruntime-/m);
+  });
+
   it('keep the local engine (node-llama-cpp) in src/llm, and out of everything the pages load', () => {
     const misplaced: string[] = [];
     for (const [file, { packages }] of graph) {
