@@ -6,7 +6,8 @@ import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-// COOP/COEP make the page cross-origin isolated, which onnxruntime-web's threaded wasm needs.
+// COOP/COEP make the page cross-origin isolated (SharedArrayBuffer, threaded WebAssembly), as
+// the server does (src/server/server.ts).
 const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -54,7 +55,7 @@ function shippedModels(): Plugin {
 // The built text and wasm (not images, fonts or model weights, which hardly shrink),
 // compressed once: a brotli (.br) and a gzip (.gz) copy beside each file of 1 KiB or more,
 // which the server sends as the browser accepts, with their length and validators and no
-// compression per request (src/server/server.ts). Brotli at quality 5: the 14 MB wasm takes
+// compression per request (src/server/server.ts). Brotli at quality 5: a 14 MB wasm takes
 // about 0.7 s, and quality 9 takes 2.4 times as long for 5% less.
 function precompressed(): Plugin {
   const brotli = promisify(brotliCompress);

@@ -24,11 +24,9 @@ interface Imports {
   readonly packages: string[];
 }
 
-/** Static imports and re-exports (dynamic imports by a literal path count too). */
-function importsOf(file: string, runtimeOnly = false): Imports {
-  const source = readFileSync(file, 'utf8');
-  // Type-only imports are erased before anything runs: they cannot make a module wait for another.
-  const text = runtimeOnly ? source.replace(/^\s*import type [^;]*;/gm, '') : source;
+/** Static imports and re-exports, type-only ones included (dynamic imports by a literal path count too). */
+function importsOf(file: string): Imports {
+  const text = readFileSync(file, 'utf8');
   const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
   const local: string[] = [];
   const packages: string[] = [];
@@ -46,18 +44,19 @@ function importsOf(file: string, runtimeOnly = false): Imports {
 
 const files = sources(SRC).map((f) => relative(SRC, f));
 const graph = new Map(files.map((f) => [f, importsOf(join(SRC, f))]));
-const runtimeGraph = new Map(files.map((f) => [f, importsOf(join(SRC, f), true)]));
 const layer = (file: string) => file.split('/')[0]!;
 
 describe('the layers of src', () => {
-  it('have no import cycle at run time (type-only imports are erased)', () => {
+  // Type-only imports are erased before anything runs, but a circle through them still ties
+  // its files together: none can be read, tested or moved without the others.
+  it('have no import cycle, type-only imports included', () => {
     const cycles: string[] = [];
     const state = new Map<string, 'open' | 'done'>();
     const stack: string[] = [];
     const visit = (file: string) => {
       state.set(file, 'open');
       stack.push(file);
-      for (const next of runtimeGraph.get(file)!.local) {
+      for (const next of graph.get(file)!.local) {
         if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
         else if (!state.has(next)) visit(next);
       }
@@ -107,6 +106,17 @@ describe('the layers of src', () => {
       if (packages.some((p) => p === 'openai' || p.startsWith('openai/')) && layer(file) !== 'llm') misplaced.push(`${file}: openai`);
     }
     expect(misplaced).toEqual([]);
+  });
+
+  it('load no ONNX engine: the page and Node play and check models through the TypeScript network', () => {
+    // onnxruntime is the reference the tests hold the network to; only the inference bench
+    // row (a developer's tool) loads it beside the network, when it runs.
+    const engines = [...graph]
+      .filter(([, { packages }]) => packages.some((p) => p.startsWith('onnxruntime-')))
+      .map(([file]) => file);
+    expect(engines).toEqual(['train/inferenceBenchmarks.ts']);
+    const source = readFileSync(join(SRC, 'train/inferenceBenchmarks.ts'), 'utf8');
+    expect(source, 'the bench loads onnxruntime-node only when its row runs').not.toMatch(/^\s*import\b[^;]*from\s+['"]onnxruntime-/m);
   });
 
   it('keep the local engine (node-llama-cpp) in src/llm, and out of everything the pages load', () => {

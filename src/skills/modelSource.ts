@@ -1,6 +1,6 @@
 /**
  * Where trained policies come from. A ModelSource reads a model by name (Node reads
- * models/ with onnxruntime-node; the page fetches them for onnxruntime-web); a
+ * models/, the page fetches them; both play them through the TypeScript network); a
  * ModelLibrary, one per platform, loads each model once and shares it among the matches
  * that use it. Teams that need trained models name them; the library says whether each is
  * there without loading it.

@@ -1,14 +1,13 @@
 /**
- * The Node model source: models/<name>.onnx with its card <name>.json, run by
- * onnxruntime-node. Node only (the page has its own source over fetch).
+ * The Node model source: models/<name>.onnx with its card <name>.json, played by the
+ * TypeScript network (onnxPolicy.ts). Node only (the page has its own source over fetch).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as ort from 'onnxruntime-node';
 import { type ModelCard, parseModelCard } from './modelCard';
 import type { ModelSource } from './modelSource';
-import { type OrtModule, checkModelDigest, loadOnnxPolicy } from './onnxPolicy';
+import { checkModelDigest, loadOnnxPolicy } from './onnxPolicy';
 import { type PolicyNetworkWeights, readPolicyNetwork } from './policyNetwork';
 
 /** Where shipped models live, relative to the working directory. */
@@ -18,10 +17,6 @@ export const SHIPPED_MODEL_DIR = 'models';
 export function modelDirFrom(env: Readonly<Record<string, string | undefined>>): string {
   return env.HILLMIND_MODELS?.trim() || SHIPPED_MODEL_DIR;
 }
-
-// One thread per session: these models are tiny, and thread hand-offs cost more than the
-// arithmetic (tournament workers already use every core).
-const SESSION_OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
 
 /**
  * Why a model cannot load from `dir`, and what to do, cheapest first: a folder other than
@@ -56,7 +51,7 @@ export function nodeModelSource(dir: string): ModelSource {
     where: `${dir}/`,
     async load(name) {
       const { path, bytes, card } = readModel(dir, name);
-      return loadOnnxPolicy(ort as unknown as OrtModule, bytes, card, path, SESSION_OPTIONS);
+      return loadOnnxPolicy(bytes, card, path);
     },
     async check(name) {
       const { path, bytes, card } = readModel(dir, name);

@@ -1,30 +1,16 @@
 /**
- * Trained policies at play time: an ONNX model, checked by onnxruntime (onnxruntime-node
- * headless, onnxruntime-web in the browser; both have this API) and played by its network
- * in plain TypeScript (policyNetwork.ts), which gives the same bits in every engine. Play is
- * deterministic: the Gaussian means are the continuous actions, and dash/fire are on when
- * their logit is positive.
+ * Trained policies at play time: an ONNX model, read and played by its network in plain
+ * TypeScript (policyNetwork.ts), which gives the same bits in every engine, and checked by
+ * that same network against its card's probe. No ONNX engine is loaded to play or to check:
+ * the page and Node run only the network that plays (onnxruntime stays a test's reference,
+ * test/skills/onnxPolicy.test.ts). Play is deterministic: the Gaussian means are the
+ * continuous actions, and dash/fire are on when their logit is positive.
  */
 import { ACTION_SPEC_VERSION, type Action, OBS_SIZE, OBS_SPEC_VERSION, clampUnit } from '../sim';
 import { type ModelCard, POLICY_INPUT, POLICY_OUTPUT, POLICY_OUTPUT_LAYOUT } from './modelCard';
 import type { Policy } from './policy';
 import { PolicyNetwork, readPolicyNetwork } from './policyNetwork';
 import { sha256Hex } from './sha256';
-
-/** The part of onnxruntime's API we use (identical in onnxruntime-node and onnxruntime-web). */
-export interface OrtTensor {
-  readonly data: unknown;
-  readonly dims: readonly number[];
-}
-export interface OrtSession {
-  readonly inputNames: readonly string[];
-  readonly outputNames: readonly string[];
-  run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
-}
-export interface OrtModule {
-  InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
-  Tensor: new (type: 'float32', data: Float32Array, dims: readonly number[]) => OrtTensor;
-}
 
 /** Check a card against this build's observation and action specs. */
 export function checkCard(card: ModelCard, source: string): void {
@@ -64,46 +50,26 @@ export function checkModelDigest(bytes: Uint8Array, card: ModelCard, source: str
 
 /**
  * Load a model with its card: the card must fit this build, the file must be the one the
- * card's SHA-256 names and a model with the documented input and output, and the card's
- * probe must reproduce, both in onnxruntime and in the network that plays.
+ * card's SHA-256 names and a network with the documented input and output, and the network
+ * that plays must reproduce the card's probe (outputs the trainer computed when it wrote the
+ * model) within the card's tolerance.
  */
-export async function loadOnnxPolicy(
-  ort: OrtModule,
-  bytes: Uint8Array,
-  card: ModelCard,
-  source: string,
-  sessionOptions: Record<string, unknown> = {},
-): Promise<Policy> {
+export function loadOnnxPolicy(bytes: Uint8Array, card: ModelCard, source: string): Policy {
   checkCard(card, source);
   checkModelDigest(bytes, card, source);
-  let session: OrtSession;
-  try {
-    session = await ort.InferenceSession.create(bytes, sessionOptions);
-  } catch (err) {
-    throw new Error(`${source} is not a valid ONNX model: ${(err as Error).message}`);
+  const network = new PolicyNetwork(readPolicyNetwork(bytes, source, { input: POLICY_INPUT, output: POLICY_OUTPUT }));
+  if (network.inputSize !== OBS_SIZE || network.outputSize !== POLICY_OUTPUT_LAYOUT.length) {
+    throw new Error(`${source} maps ${network.inputSize} inputs to ${network.outputSize} outputs; expected ${OBS_SIZE} to ${POLICY_OUTPUT_LAYOUT.length}`);
   }
-  if (!session.inputNames.includes(POLICY_INPUT) || !session.outputNames.includes(POLICY_OUTPUT)) {
-    throw new Error(
-      `${source} has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}]; expected input '${POLICY_INPUT}' and output '${POLICY_OUTPUT}'`,
-    );
-  }
-  const probe = card.probe;
-  const probeIn = Float32Array.from(probe.inputs.flat());
-  const count = probe.inputs.length;
-  const runtimeOut = (await session.run({ [POLICY_INPUT]: new ort.Tensor('float32', probeIn, [count, OBS_SIZE]) }))[POLICY_OUTPUT]!.data as Float32Array;
-  checkProbe(runtimeOut, probe.outputs.flat(), probe.tolerance, source, 'its card\'s probe');
-  const network = new PolicyNetwork(readPolicyNetwork(bytes, source));
-  const networkOut = network.forward(probeIn, count, new Float32Array(count * POLICY_OUTPUT_LAYOUT.length));
-  checkProbe(networkOut, Array.from(runtimeOut), probe.tolerance, source, 'onnxruntime on its card\'s probe (the network that plays)');
-  return { ...networkPolicy(card.name, network), agentsPerTeam: card.training.agentsPerTeam };
-}
-
-function checkProbe(got: Float32Array, expected: readonly number[], tolerance: number, source: string, what: string): void {
-  expected.forEach((want, i) => {
+  const { inputs, outputs, tolerance } = card.probe;
+  const count = inputs.length;
+  const got = network.forward(Float32Array.from(inputs.flat()), count, new Float32Array(count * network.outputSize));
+  outputs.flat().forEach((want, i) => {
     if (!(Math.abs(got[i]! - want) <= tolerance)) {
-      throw new Error(`${source} does not reproduce ${what} (output ${i}: ${got[i]} vs ${want}); the file is corrupted or not the model its card describes`);
+      throw new Error(`${source} does not reproduce its card's probe (output ${i}: ${got[i]} vs ${want}); the file is corrupted or not the model its card describes`);
     }
   });
+  return { ...networkPolicy(card.name, network), agentsPerTeam: card.training.agentsPerTeam };
 }
 
 /** A policy that plays a network: synchronous, so a match never waits on it. */

@@ -9,10 +9,12 @@
  * disagreed on 71-81% of the outputs, by up to 1.5e-5; one such bit in a turn rate changes
  * a match within seconds. Here the arithmetic is IEEE 754 double with a fixed
  * summation order and the deterministic tanh of sim/detMath, rounded to float32 between
- * layers as the ONNX graph is. onnxruntime still loads every model and runs its card's
- * probe (onnxPolicy.ts): it is the reference this network is checked against.
+ * layers as the ONNX graph is. This network also checks each model against its card's
+ * probe (onnxPolicy.ts); onnxruntime is the reference the tests hold it to (1e-5), and no
+ * part of the product loads it.
  *
- * Speed: `npm run bench -- --only inference` prints this network beside onnxruntime-node.
+ * Speed: `npm run bench -- --only inference` prints this network beside onnxruntime-node
+ * (a dev dependency, as the bench is a developer's tool).
  *
  * The graph it reads is the one train/onnxExport.ts writes (and any exporter may write):
  *   Sub(obs, obs_mean) -> Div(., obs_std) -> Clip(., min, max) -> [Gemm -> Tanh]* -> Gemm
@@ -43,8 +45,14 @@ export interface PolicyNetworkWeights {
   readonly layers: readonly DenseLayer[];
 }
 
+/** The names a graph must read and write (the model card's io): checked when given. */
+export interface GraphNames {
+  readonly input: string;
+  readonly output: string;
+}
+
 /** Read the weights of a policy graph as documented above; throws naming what differs. */
-export function readPolicyNetwork(bytes: Uint8Array, source: string): PolicyNetworkWeights {
+export function readPolicyNetwork(bytes: Uint8Array, source: string, names?: GraphNames): PolicyNetworkWeights {
   const fail = (why: string): never => {
     throw new Error(`${source} is not a Hillmind policy network: ${why} (expected Sub, Div, Clip, then Gemm and Tanh layers ending in a Gemm)`);
   };
@@ -55,6 +63,7 @@ export function readPolicyNetwork(bytes: Uint8Array, source: string): PolicyNetw
     return fail(`protobuf decoding failed (${(err as Error).message})`);
   }
   const graph = model.graph ?? fail('no graph');
+  if (names) checkGraphNames(graph, names, source);
   const tensors = new Map<string, Float32Array & { dims?: number[] }>();
   for (const t of graph.initializer ?? []) tensors.set(t.name ?? '', floatTensor(t, source));
   const tensor = (name: string | undefined, what: string) => tensors.get(name ?? '') ?? fail(`${what} '${name}' is not a float initializer`);
@@ -90,6 +99,20 @@ export function readPolicyNetwork(bytes: Uint8Array, source: string): PolicyNetw
   if (layers.length === 0) fail('no Gemm layer');
   if (obsStd.length !== obsMean.length) fail(`the observation scale has ${obsStd.length} values, the mean ${obsMean.length}`);
   return { obsMean, obsStd, clipMin, clipMax, layers };
+}
+
+/** The graph's declared input and output must be the card's, and its nodes must read and write them. */
+function checkGraphNames(graph: OnnxTypes.IGraphProto, names: GraphNames, source: string): void {
+  const inputs = (graph.input ?? []).map((v) => v.name ?? '');
+  const outputs = (graph.output ?? []).map((v) => v.name ?? '');
+  const nodes = graph.node ?? [];
+  const reads = nodes[0]?.input?.[0];
+  const writes = nodes.at(-1)?.output?.[0];
+  if (!inputs.includes(names.input) || !outputs.includes(names.output) || reads !== names.input || writes !== names.output) {
+    throw new Error(
+      `${source} has inputs [${inputs.join(', ')}] and outputs [${outputs.join(', ')}] (its first node reads '${reads}', its last writes '${writes}'); expected input '${names.input}' and output '${names.output}'`,
+    );
+  }
 }
 
 function floatTensor(t: OnnxTypes.ITensorProto, source: string): Float32Array {

@@ -1,5 +1,5 @@
 /**
- * What a pool gives each episode-playing thread (pool.ts to worker.ts): the platform spec to
+ * What a pool gives each episode-playing thread (pool.ts to episodeThread.ts): the platform spec to
  * build its platform from, where the coordinator's local engine answers, and the control
  * channel on which the pool asks the threads to close their platforms.
  */

@@ -7,11 +7,11 @@
 import type { BenchRow } from '../match/benchmarks';
 import { ACTION_SIZE, OBS_SIZE, Rng } from '../sim';
 import { Adam } from './adam';
-import { TRAINING_CONFIGS, playsTrainedSkills, trainingPlan } from './config';
+import { type Opponents, TRAINING_CONFIGS, type TrainedSkillNetworks, playsTrainedSkills, trainingPlan } from './config';
 import { Mlp } from './mlp';
 import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from './ppo';
 import { readTrainedSkills } from './trainedSkills';
-import { type Opponents, type TrainedSkillNetworks, describeOpponents } from './opponents';
+import { describeOpponents } from './opponents';
 import { MODEL_NAMES, type ModelName } from './scenarios';
 import { trainPpo } from './trainer';
 

@@ -16,10 +16,12 @@
  *
  * Units: a step is one learner's decision, every 4 ticks (0.08 s of play at 12.5 Hz); an
  * environment step with two learners counts two.
+ *
+ * The types of a run's plan (TrainingPlan, its opponents and league by name) live here too,
+ * so the files that train read their settings from this one and it imports none of them.
  */
 import type { SkillId } from '../skills';
-import type { TrainingPlan } from './learner';
-import { type Opponents, type TrainedSkillNetworks, playsAgainst } from './opponents';
+import type { PolicyNetworkWeights } from '../skills/policyNetwork';
 import type { ModelName } from './scenarios';
 
 /** PPO's settings. Defaults are PPO_DEFAULTS' values (seed and totalSteps: per model). */
@@ -151,6 +153,51 @@ export const PPO_DEFAULTS: Omit<PpoConfig, 'seed' | 'totalSteps'> = {
   teacherFloor: 0,
 };
 
+/**
+ * Who the learners play in training, by name, so a training config (and a worker thread
+ * given one) says it as data: the heuristic team (the study's only training opponent),
+ * bt-scripted (the behavior tree over the scripted skills, the team a trained skill must
+ * match inside bt) or bt (the tree over the trained skills, the product's own team: the
+ * plan carries their networks, read by the entry point, as trainedSkills). opponents.ts
+ * builds each.
+ */
+export const OPPONENT_NAMES = ['heuristic', 'bt-scripted', 'bt'] as const;
+export type OpponentName = (typeof OPPONENT_NAMES)[number];
+
+/**
+ * The learners' opposition: 'self' (every agent learns, sharing the weights), fixed
+ * opponents (with several, environment e plays opponents[e % length], a fixed mix), or a
+ * league of the learner's past snapshots and scripted teams, one drawn per episode (league.ts).
+ */
+export type Opponents = 'self' | readonly OpponentName[] | { readonly league: LeagueSettings };
+
+/** The league's settings (a training config's first phase holds them; league.ts plays them). */
+export interface LeagueSettings {
+  /** Learner steps between snapshots of the learner joining the league. */
+  readonly snapshotEvery: number;
+  /** Scripted teams in the league beside the past selves. */
+  readonly scripted: readonly OpponentName[];
+  /** Share of episodes against the newest snapshot; the rest are drawn by PFSP over every member. */
+  readonly latestShare: number;
+  /** p in PFSP's weight (1 - x)^p: 1 is proportional to the learner's losses, larger favours the hardest. */
+  readonly exponent: number;
+  /**
+   * Each update, past results are multiplied by this before the new ones are added, so the
+   * score tracks the learner as it is now (0.98: half-weight after 34 updates) and a member
+   * not met for a while drifts back towards the prior and is tried again.
+   */
+  readonly decay: number;
+}
+
+/** Whether any of these opponents is `name`, as a fixed opponent or in a league. */
+export function playsAgainst(opponents: Opponents, name: OpponentName): boolean {
+  if (opponents === 'self') return false;
+  return 'league' in opponents ? opponents.league.scripted.includes(name) : opponents.includes(name);
+}
+
+/** The trained skills' networks, as a plan carries them to worker threads (plain arrays, cloned). */
+export type TrainedSkillNetworks = Readonly<Record<SkillId, PolicyNetworkWeights>>;
+
 /** A stretch of training against one opposition: until `until` x totalSteps learner steps. */
 export interface OpponentPhase {
   readonly opponents: Opponents;
@@ -188,6 +235,20 @@ export interface ModelTrainingConfig {
    * or 0: the full cost from the start).
    */
   readonly shotCostRamp?: number;
+}
+
+/** What to train, as data (a worker thread is given it; learner.ts trains it). */
+export interface TrainingPlan {
+  readonly scenario: ModelName;
+  readonly config: PpoConfig;
+  readonly phases: readonly OpponentPhase[];
+  readonly teacher: TeacherName | null;
+  /** Extra cost per shot in the reward (withShotCost); 0 or absent: the scenario's own reward. */
+  readonly shotCost?: number;
+  /** Share of the steps over which the shot cost rises from 0 (shotCostAt); absent: the full cost throughout. */
+  readonly shotCostRamp?: number;
+  /** The trained skills' networks, where a phase plays bt (read by the entry point: cli/train.ts). */
+  readonly trainedSkills?: TrainedSkillNetworks;
 }
 
 /** The teacher that teaches (null: none): one named at weight 0 teaches nothing, and a team teacher then plays no tree. */

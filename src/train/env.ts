@@ -22,8 +22,9 @@ import {
   step,
 } from '../sim';
 import { type SkillContext, type SkillSet, skillContext } from '../skills';
+import type { OpponentName, Opponents } from './config';
 import { type League, episodeScore } from './league';
-import { type OpponentDriver, type OpponentName, type Opponents, createOpponent, createPolicyOpponent, createTeamDriver } from './opponents';
+import { type OpponentDriver, createOpponent, createPolicyOpponent, createTeamDriver } from './opponents';
 import type { Scenario } from './scenarios';
 
 export const AGENT_NAMES = ['blue_0', 'blue_1', 'red_0', 'red_1'] as const;

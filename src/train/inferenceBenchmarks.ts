@@ -1,9 +1,10 @@
 /**
  * Policy inference for `npm run bench`: a raw onnxruntime-node session beside the network
  * that plays (skills/policyNetwork.ts: the same bits in every engine), on a
- * [20, 128, 128, 5] model, at the batch sizes of STACK.md.
+ * [20, 128, 128, 5] model, at the batch sizes of STACK.md. onnxruntime-node is a dev
+ * dependency (no part of the product loads an ONNX engine), so it is imported only here,
+ * when the row runs.
  */
-import * as ort from 'onnxruntime-node';
 import { OBS_SIZE, Rng } from '../sim';
 import { PolicyNetwork, readPolicyNetwork } from '../skills/policyNetwork';
 import type { BenchRow } from '../match/benchmarks';
@@ -25,6 +26,7 @@ export async function benchInference(seconds: number): Promise<BenchRow[]> {
   const rng = new Rng(3);
   const mlp = new Mlp([OBS_SIZE, 128, 128, 5], () => rng.next());
   const bytes = exportPolicyOnnx({ mlp, obsMean: new Float32Array(OBS_SIZE), obsVar: new Float32Array(OBS_SIZE).fill(1), clip: 5, epsilon: 1e-8 });
+  const ort = await import('onnxruntime-node');
   const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   const run = async (obs: Float32Array, count: number) => (await session.run({ obs: new ort.Tensor('float32', obs, [count, OBS_SIZE]) })).action_mean!.data as Float32Array;
   const network = new PolicyNetwork(readPolicyNetwork(bytes, 'bench'));

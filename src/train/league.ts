@@ -23,26 +23,8 @@ import type { Policy } from '../skills';
 import { outputsToActions } from '../skills/onnxPolicy';
 import { Mlp } from './mlp';
 import { RunningNormalizer } from './normalizer';
-import type { OpponentName } from './opponents';
+import type { LeagueSettings, OpponentName } from './config';
 import type { PolicyState } from './ppo';
-
-/** The league's settings (a training config's first phase holds them). */
-export interface LeagueSettings {
-  /** Learner steps between snapshots of the learner joining the league. */
-  readonly snapshotEvery: number;
-  /** Scripted teams in the league beside the past selves. */
-  readonly scripted: readonly OpponentName[];
-  /** Share of episodes against the newest snapshot; the rest are drawn by PFSP over every member. */
-  readonly latestShare: number;
-  /** p in PFSP's weight (1 - x)^p: 1 is proportional to the learner's losses, larger favours the hardest. */
-  readonly exponent: number;
-  /**
-   * Each update, past results are multiplied by this before the new ones are added, so the
-   * score tracks the learner as it is now (0.98: half-weight after 34 updates) and a member
-   * not met for a while drifts back towards the prior and is tried again.
-   */
-  readonly decay: number;
-}
 
 /** A frozen snapshot: the policy network's weights and the observation statistics it was trained on. */
 export interface LeagueSnapshot {

@@ -15,26 +15,12 @@ import { type Policy, SCRIPTED_SKILLS } from '../skills';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { Adam, type AdamState } from './adam';
 import type { Collective } from './collective';
-import { type OpponentPhase, type PpoConfig, type TeacherName, isTeamTeacher, opponentsAt, shotCostAt, teacherWeight, teachingTeacher } from './config';
+import { type Opponents, type TeacherName, type TrainingPlan, isTeamTeacher, opponentsAt, shotCostAt, teacherWeight, teachingTeacher } from './config';
 import { VecEnv, type VecEnvState } from './env';
 import { League, type LeagueState } from './league';
-import { type Opponents, type TrainedSkillNetworks, trainedSkillSet } from './opponents';
+import { trainedSkillSet } from './opponents';
 import { BINARY, CONTINUOUS, type PolicyState, type UpdateStats, addTeacherGrad, gaussian, logProb, policyLossAndGrad, sigmoid } from './ppo';
-import { type ModelName, SCENARIOS, withShotCost } from './scenarios';
-
-/** What to train, as data (a worker thread is given it). */
-export interface TrainingPlan {
-  readonly scenario: ModelName;
-  readonly config: PpoConfig;
-  readonly phases: readonly OpponentPhase[];
-  readonly teacher: TeacherName | null;
-  /** Extra cost per shot in the reward (withShotCost); 0 or absent: the scenario's own reward. */
-  readonly shotCost?: number;
-  /** Share of the steps over which the shot cost rises from 0 (config.ts shotCostAt); absent: the full cost throughout. */
-  readonly shotCostRamp?: number;
-  /** The trained skills' networks, where a phase plays bt (read by the entry point: cli/train.ts). */
-  readonly trainedSkills?: TrainedSkillNetworks;
-}
+import { SCENARIOS, withShotCost } from './scenarios';
 
 /** One worker's part of the trainer's state: its random stream and its environments mid-episode. */
 export interface ShardState {

@@ -1,42 +1,25 @@
 /**
- * Who the learners play in training, by name, so a training config (and a worker thread
- * given one) says it as data: the heuristic team (the study's only training opponent),
- * bt-scripted (the behavior tree over the scripted skills, the team a trained skill must
- * match inside bt) or bt (the tree over the trained skills, the product's own team: the
- * plan carries their networks, read by the entry point, as trainedSkills). Each is the same
- * controller a match runs, built afresh per episode so a tree's memory never leaks from one
- * episode into the next.
+ * The teams the learners play in training, built from the names a training config gives
+ * them (config.ts OPPONENT_NAMES). Each is the same controller a match runs, built afresh
+ * per episode so a tree's memory never leaks from one episode into the next.
  */
 import type { Action, Team, World } from '../sim';
-import { type Policy, SCRIPTED_SKILLS, type SkillId, type SkillSet } from '../skills';
+import { type Policy, SCRIPTED_SKILLS, type SkillSet } from '../skills';
 import { networkPolicy } from '../skills/onnxPolicy';
-import { PolicyNetwork, type PolicyNetworkWeights } from '../skills/policyNetwork';
+import { PolicyNetwork } from '../skills/policyNetwork';
 import { BehaviorTreeStrategist } from '../teams/behaviorTree';
 import type { TeamController } from '../teams/controller';
 import { FlatController } from '../teams/flat';
 import { HEURISTIC_POLICY } from '../teams/heuristic';
 import { HierarchicalController } from '../teams/hierarchical';
 import { STUDY_TREE } from '../teams/personas';
-import type { LeagueSettings } from './league';
-
-export const OPPONENT_NAMES = ['heuristic', 'bt-scripted', 'bt'] as const;
-export type OpponentName = (typeof OPPONENT_NAMES)[number];
-
-/**
- * The learners' opposition: 'self' (every agent learns, sharing the weights), fixed
- * opponents (with several, environment e plays opponents[e % length], a fixed mix), or a
- * league of the learner's past snapshots and scripted teams, one drawn per episode (league.ts).
- */
-export type Opponents = 'self' | readonly OpponentName[] | { readonly league: LeagueSettings };
+import type { OpponentName, Opponents, TrainedSkillNetworks } from './config';
 
 /** One side of one environment's episode, played by a team controller. */
 export interface OpponentDriver {
   /** Write the side's agents' actions for the coming decision step (4 ticks, held). */
   act(world: World, actions: Action[]): void;
 }
-
-/** The trained skills' networks, as a plan carries them to worker threads (plain arrays, cloned). */
-export type TrainedSkillNetworks = Readonly<Record<SkillId, PolicyNetworkWeights>>;
 
 /** The skills that play the trained networks. */
 export function trainedSkillSet(networks: TrainedSkillNetworks): SkillSet {
@@ -84,12 +67,6 @@ export function createPolicyOpponent(policy: Policy): OpponentDriver {
       if (team.act(world, actions) instanceof Promise) throw new Error(`training opponent '${policy.name}' must act synchronously`);
     },
   };
-}
-
-/** Whether any of these opponents is `name`, as a fixed opponent or in a league. */
-export function playsAgainst(opponents: Opponents, name: OpponentName): boolean {
-  if (opponents === 'self') return false;
-  return 'league' in opponents ? opponents.league.scripted.includes(name) : opponents.includes(name);
 }
 
 export function describeOpponents(opponents: Opponents): string {

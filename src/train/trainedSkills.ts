@@ -5,7 +5,7 @@
  */
 import { SKILL_IDS, type SkillId } from '../skills';
 import { readTrainedNetwork } from '../skills/nodeModels';
-import type { TrainedSkillNetworks } from './opponents';
+import type { TrainedSkillNetworks } from './config';
 
 export interface TrainedSkills {
   readonly networks: TrainedSkillNetworks;

@@ -12,8 +12,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { SOLO, collectiveMemory } from './collective';
+import type { TrainingPlan } from './config';
 import { type LeagueState, extendLeagueState } from './league';
-import { PpoLearner, type ShardState, type TrainerState, type TrainingPlan } from './learner';
+import { PpoLearner, type ShardState, type TrainerState } from './learner';
 import { type PolicyState, type PolicyStateData, type UpdateStats, policyStateData, policyStateFrom } from './ppo';
 
 export type { TrainerState, TrainingPlan };

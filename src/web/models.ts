@@ -1,17 +1,9 @@
-/// <reference types="vite/client" />
 /**
- * The page's model source: fetch models/<name>.onnx with its card and run it with
- * onnxruntime-web's CPU (wasm) build, pointed at its files explicitly so built pages find
- * them (threaded builds hang otherwise).
+ * The page's model source: fetch models/<name>.onnx with its card, checked and played by
+ * the TypeScript network (skills/onnxPolicy.ts), the same network Node plays, so the page
+ * downloads no ONNX engine.
  */
-import * as ort from 'onnxruntime-web/wasm';
-import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
-import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
-import { type ModelSource, type OrtModule, loadOnnxPolicy, parseModelCard } from '../skills';
-
-ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
-// One thread: the models are tiny, and the page's frame budget is better spent elsewhere.
-ort.env.wasm.numThreads = 1;
+import { type ModelSource, loadOnnxPolicy, parseModelCard } from '../skills';
 
 async function fetchOk(url: string): Promise<Response> {
   let response: Response;
@@ -31,7 +23,6 @@ export function webModelSource(base = 'models/'): ModelSource {
       const [model, card] = await Promise.all([fetchOk(`${base}${name}.onnx`), fetchOk(`${base}${name}.json`)]);
       const cardPath = `${base}${name}.json`;
       return loadOnnxPolicy(
-        ort as unknown as OrtModule,
         new Uint8Array(await model.arrayBuffer()),
         parseModelCard(await card.text(), cardPath),
         `${base}${name}.onnx`,

@@ -1,6 +1,6 @@
 /**
- * The page's platform: trained models fetched from the server's models/ and run by
- * onnxruntime-web, the language model through the server's proxy (/api/llm, live timing),
+ * The page's platform: trained models fetched from the server's models/ and played by
+ * the TypeScript network (web/models.ts), the language model through the server's proxy (/api/llm, live timing),
  * the browser's clock, and a person at the keyboard. Built once by each page's entry.
  */
 import { proxyLlmAccess } from '../llm';

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { type Action, DEFAULT_CONFIG, type GameConfig, OBS, OBS_SIZE, createWorld, deriveSeed, idleAction, observe, tickTimings, wrapAngle } from '../../src/sim';
 import { SKILLS } from '../../src/skills';
 import { AGENT_NAMES, type AgentName, KothParallelEnv, VecEnv } from '../../src/train/env';
-import { type Opponents, createTeamDriver, playsAgainst, trainedSkillSet } from '../../src/train/opponents';
+import { createTeamDriver, trainedSkillSet } from '../../src/train/opponents';
 import { readTrainedSkills } from '../../src/train/trainedSkills';
 import { Rng } from '../../src/sim';
 import { type ModelName, SCENARIOS, withShotCost } from '../../src/train/scenarios';
-import { TEAM_TEACHERS, type TeamTeacherName, playsTrainedSkills } from '../../src/train/config';
+import { type Opponents, TEAM_TEACHERS, type TeamTeacherName, playsAgainst, playsTrainedSkills } from '../../src/train/config';
 import { PARKED, ZONE, place, remove, testConfig } from '../helpers/world';
 
 /** Agents move 1 m per decision step (4 ticks of 0.02 s) at this speed. */

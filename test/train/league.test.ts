@@ -3,8 +3,8 @@ import { DEFAULT_CONFIG, OBS_SIZE, deriveSeed, idleAction } from '../../src/sim'
 import { skillContext } from '../../src/skills';
 import { outputsToActions } from '../../src/skills/onnxPolicy';
 import { loadCheckpoint, saveCheckpoint } from '../../src/train/artifacts';
-import type { PpoConfig } from '../../src/train/config';
-import { League, type LeagueSettings, episodeScore, pfspWeights, sampleIndex } from '../../src/train/league';
+import type { LeagueSettings, PpoConfig } from '../../src/train/config';
+import { League, episodeScore, pfspWeights, sampleIndex } from '../../src/train/league';
 import { type PolicyState, type UpdateStats, createPolicyState } from '../../src/train/ppo';
 import { type TrainingPlan, trainPpo } from '../../src/train/trainer';
 import { TINY, sampleObservations, tempDir, tinyState } from './fixtures';
