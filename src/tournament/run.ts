@@ -14,7 +14,7 @@ import type { NodePlatform, PlatformSpec } from '../teams/nodePlatform';
 import { type QueueOutcome, coordinate } from './coordinator';
 import { DEFAULT_EPISODES_PER_JOB } from './jobs';
 import { checkExistingRecords, stampRecord } from './existing';
-import { type LockEnvironment, THIS_PROCESS, lockTournament, tookOverMessage } from './lock';
+import { type LockEnvironment, lockTournament, tookOverMessage } from './lock';
 import { type Manifest, buildManifest, checkResume, readManifest, tournamentId } from './manifest';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { episodePool } from './pool';
@@ -102,7 +102,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   if (options.queue) await probeRedis(options.queue.redis);
   mkdirSync(out, { recursive: true });
   // One writer per folder: taken before anything in it is read, held until the reports are written.
-  const lock = lockTournament(out, options.lockAs ?? THIS_PROCESS);
+  const lock = lockTournament(out, options.lockAs);
   try {
     const tookOver = tookOverMessage(lock);
     if (tookOver) options.onEvent?.(tookOver);
