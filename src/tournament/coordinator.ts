@@ -114,6 +114,17 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 
+/** What a damaged value in Redis holds, for a message: not JSON, or other JSON (its start). */
+function damage(text: string): string {
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
+  try {
+    JSON.parse(text);
+    return `other data (${shown})`;
+  } catch {
+    return `data that is not JSON (${shown})`;
+  }
+}
+
 export async function coordinate(options: CoordinatorOptions): Promise<QueueOutcome> {
   const report = options.onEvent ?? (() => {});
   await probeRedis(options.redis);
@@ -136,12 +147,13 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
   const refusals: Record<string, string> = {};
   let collected = 0;
 
+  const jobData = (job: PlannedJob): EpisodeJob => ({ tournament: id, episodes: job.episodes });
   const enqueue = async (jobs: readonly PlannedJob[]) => {
     for (let i = 0; i < jobs.length; i += 1000) {
       await queue.addBulk(
         jobs.slice(i, i + 1000).map((job) => ({
           name: 'episodes',
-          data: { tournament: id, episodes: job.episodes },
+          data: jobData(job),
           opts: { jobId: job.id, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: RETRY_DELAY_MS }, removeOnComplete: false, removeOnFail: false },
         })),
       );
@@ -201,14 +213,48 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
     }
   };
 
-  const register = () => client.hset(REGISTRY_KEY, { [id]: JSON.stringify({ queue: queueName(id), manifest: options.manifest }) });
+  /**
+   * This tournament's jobs in Redis whose data is not what was planned (not JSON, or other
+   * episodes): no worker can play them (BullMQ cannot even read them, and a worker takes the
+   * job again and again), and the coordinator cannot read their results. Those that workers
+   * take or finish (active, completed, failed) are checked each round and written back as
+   * planned, said aloud with the job and its Redis key.
+   */
+  const repairDamagedJobs = async (): Promise<void> => {
+    const [active, completed, failedIds] = await Promise.all([
+      client.lrange(queue.toKey('active'), 0, -1),
+      client.zrange(queue.toKey('completed'), 0, 199),
+      client.zrange(queue.toKey('failed'), 0, -1),
+    ]);
+    const ours = [...new Set([...active, ...completed, ...failedIds])].filter((jobId) => outstanding.has(jobId));
+    if (!ours.length) return;
+    const texts = await Promise.all(ours.map((jobId) => client.hget(queue.toKey(jobId), 'data')));
+    for (const [i, jobId] of ours.entries()) {
+      const found = texts[i];
+      const planned = JSON.stringify(jobData(outstanding.get(jobId)!));
+      if (found === undefined || found === null || found === planned) continue;
+      await client.hset(queue.toKey(jobId), { data: planned });
+      report(`job ${jobId} (Redis key ${queue.toKey(jobId)}) held ${damage(found)} where its episodes were expected (JSON {tournament, episodes}): wrote the planned episodes back`);
+    }
+  };
+
+  const registryText = JSON.stringify({ queue: queueName(id), manifest: options.manifest });
+  const register = () => client.hset(REGISTRY_KEY, { [id]: registryText });
 
   /**
    * The registry entry is written once and removed only by this coordinator at the end: when
    * it is gone, Redis lost its data. Register again and re-add every job not yet recorded.
+   * An entry that is not the one written (not JSON, another manifest) leaves workers unable
+   * to join: it is written again, said aloud with its key, and workers that refused it read it anew.
    */
   const restoreIfLost = async (): Promise<void> => {
-    if (await client.hexists(REGISTRY_KEY, id)) return;
+    const entry = await client.hget(REGISTRY_KEY, id);
+    if (entry === registryText) return;
+    if (entry !== null) {
+      await register();
+      report(`the registry entry ${id} in Redis key ${REGISTRY_KEY} held ${damage(entry)} where this tournament's JSON {queue, manifest} was expected: wrote it again`);
+      return;
+    }
     await register();
     const jobs = [...outstanding.values()].filter((job) => !failed.has(job.id));
     await enqueue(jobs);
@@ -244,6 +290,7 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
     /** When Redis last answered a whole round. */
     let answered = now();
     const round = async (): Promise<number> => {
+      await repairDamagedJobs();
       const read = await collect();
       if (read > 0) progress();
       await checkFailures();
