@@ -86,6 +86,14 @@ export class LlmSilent extends Error {
   }
 }
 
+/** LlmSilent's message, which is all of it that crosses a thread (a tournament's episode threads keep no error class). */
+const SILENT_MESSAGE = /^the language model .* did not answer \d+ calls in a row/;
+
+/** Whether an error's message, here or from another thread or a queue job, is LlmSilent's. */
+export function isLlmSilentMessage(message: string): boolean {
+  return SILENT_MESSAGE.test(message);
+}
+
 /** Game ticks that `ms` of wall-clock latency spans at 1x: at least one (an answer arrives after its request). */
 export function latencyTicks(ms: number, tickHz: number): number {
   return Math.max(1, Math.ceil((Math.max(0, ms) * tickHz) / 1000 - 1e-9));

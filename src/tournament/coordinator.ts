@@ -18,6 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
+import { isLlmSilentMessage } from '../llm';
 import type { NodePlatform } from '../teams/nodePlatform';
 import {
   type EpisodeJob,
@@ -146,6 +147,8 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
   const failed = new Map<string, FailedJob>();
   const refusals: Record<string, string> = {};
   let collected = 0;
+  /** Why the run must end now, before every job is done or failed. */
+  let stopped: Error | null = null;
 
   const jobData = (job: PlannedJob): EpisodeJob => ({ tournament: id, episodes: job.episodes });
   const enqueue = async (jobs: readonly PlannedJob[]) => {
@@ -205,6 +208,13 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
       const failure = { id: planned.id, episodes: planned.episodes.length, attempts: job.attemptsMade, error: job.failedReason ?? 'unknown error' };
       failed.set(planned.id, failure);
       report(`episodes ${failure.id} failed after ${failure.attempts} attempt${failure.attempts === 1 ? '' : 's'}: ${failure.error}`);
+      // Every other job would wait out the same timeouts: the run stops at the first.
+      if (isLlmSilentMessage(failure.error)) {
+        stopped ??= new Error(
+          `episodes ${failure.id} could not be played: ${failure.error.replace(/\.+$/, '')}. The tournament stopped; the episodes recorded so far are kept: ` +
+            'once the model answers again, run the same command with --resume.',
+        );
+      }
     }
     for (const [worker, reason] of Object.entries(await client.hgetall(refusalsKey(id)))) {
       if (refusals[worker] === reason) continue;
@@ -311,6 +321,7 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
         if (now() - answered >= silenceMs) throw new RedisSilent(options.redis.shown, Math.round(silenceMs / 1000), lastError || (err as Error).message);
         // A passing failure (a connection lost mid-command): the next round tries again.
       }
+      if (stopped) throw stopped;
       if (read === 0) await sleep(options.pollMs ?? 200);
     }
     finished = true;

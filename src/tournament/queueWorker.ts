@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisConnection, UnrecoverableError, Worker } from 'bullmq';
 import { z } from 'zod';
+import { isLlmSilentMessage } from '../llm';
 import type { NodePlatform } from '../teams/nodePlatform';
 import { type EpisodeJob, type JobResult, MAX_STALLED, QUEUE_PREFIX, REGISTRY_KEY, type RegistryEntry, episodeJobSchema, queueName, refusalsKey } from './jobs';
 import { type Manifest, codeVersion, fingerprints, manifestDifferences, manifestSchema } from './manifest';
@@ -101,7 +102,11 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       async (job) => {
         const parsed = episodeJobSchema.safeParse(job.data);
         if (!parsed.success || parsed.data.tournament !== id) throw new UnrecoverableError(`job ${job.id} is not a job of tournament ${id}`);
-        const records = await Promise.all(parsed.data.episodes.map((episode) => pool.play(episode)));
+        const records = await Promise.all(parsed.data.episodes.map((episode) => pool.play(episode))).catch((err: unknown) => {
+          // A model gone silent fails the job at once: another attempt would only wait out the same timeouts.
+          const message = err instanceof Error ? err.message : String(err);
+          throw isLlmSilentMessage(message) ? new UnrecoverableError(message) : err;
+        });
         state.played += records.length;
         played += records.length;
         return { worker: options.name, records };

@@ -12,28 +12,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodePlatform, readPlatformSpec } from '../../src/teams/nodePlatform';
+import { redisServerPath, startLocalRedis } from '../../src/tournament/localRedis';
 import { LOCK_FILE } from '../../src/tournament/lock';
+import { parseRedisAddress } from '../../src/tournament/redis';
 import { readRecords } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
 let fake: FakeOpenAiServer;
-const out = mkdtempSync(join(tmpdir(), 'hillmind-silent-model-'));
+const root = mkdtempSync(join(tmpdir(), 'hillmind-silent-model-'));
 beforeAll(async () => {
-  // It answers the tournament's pre-flight probe, then falls silent.
-  fake = await FakeOpenAiServer.start({ behaviour: (index) => (index === 0 ? { kind: 'answer' } : { kind: 'hang' }) });
+  fake = await FakeOpenAiServer.start();
 });
 afterAll(async () => {
   await fake?.close();
-  rmSync(out, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 });
 
 const SETTINGS = { teams: ['heuristic', 'llm'], episodes: 6, seed: 1 };
+const ENV = { OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-gemma', LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '50', LLM_CACHE: 'off', LLM_SKILLS: 'scripted' };
+
+/** The fake server answers the tournament's pre-flight probe, then falls silent. */
+function silentAfterProbe() {
+  fake.calls.length = 0;
+  fake.behaviour = (index) => (index === 0 ? { kind: 'answer' } : { kind: 'hang' });
+}
 
 describe('a lockstep tournament against a model server that never answers', () => {
   it('stops naming the server, keeps its records and says how to resume; resumed, it plays every episode once', async () => {
-    const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-gemma', LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '50', LLM_CACHE: 'off', LLM_SKILLS: 'scripted' };
-    const platform = nodePlatform(readPlatformSpec(env));
+    silentAfterProbe();
+    const out = join(root, 'local');
+    const platform = nodePlatform(readPlatformSpec({ ...ENV, OPENAI_BASE_URL: fake.url }));
     try {
       const run = runTournament({ settings: SETTINGS, platform, out, workers: 1, resume: false, llmConcurrency: 2 });
       await expect(run).rejects.toThrow(
@@ -54,6 +63,30 @@ describe('a lockstep tournament against a model server that never answers', () =
       expect(keys).toHaveLength(6);
     } finally {
       await platform.close();
+    }
+  });
+});
+
+const SERVER = redisServerPath(process.env);
+describe.skipIf(!SERVER && process.env.CI !== 'true')('over a Redis queue', () => {
+  it('the first job the silent model fails, with no retry, stops the run, naming it and saying to resume', async () => {
+    if (!SERVER) throw new Error('CI=true but there is no redis-server: .ci/run installs it (apt-get install -y redis-server)');
+    silentAfterProbe();
+    const redis = await startLocalRedis(SERVER);
+    const out = join(root, 'queue');
+    const platform = nodePlatform(readPlatformSpec({ ...ENV, OPENAI_BASE_URL: fake.url }));
+    try {
+      // The coordinator's own thread takes the jobs (one episode each, a language model plays).
+      const run = runTournament({ settings: SETTINGS, platform, out, workers: 1, resume: false, llmConcurrency: 2, queue: { redis: parseRedisAddress(redis.url) } });
+      await expect(run).rejects.toThrow(
+        /^episodes heuristic\|llm\|\d could not be played: the language model fake-gemma \(openai-compatible .*\) did not answer 3 calls in a row, .*The tournament stopped; the episodes recorded so far are kept: once the model answers again, run the same command with --resume\.$/,
+      );
+      // Each job at most once (a retry would wait out the same timeouts): the probe and at most 3 calls per job.
+      expect(fake.calls.length).toBeLessThanOrEqual(1 + 6 * 3);
+      expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+    } finally {
+      await platform.close();
+      await redis.stop();
     }
   });
 });
