@@ -1,4 +1,6 @@
 /** Shared handling for the command-line entry points: clear errors and exit codes. */
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** An error in what the user typed: printed without a stack, exit code 2. */
@@ -75,6 +77,32 @@ export function integerOption(name: string, value: string | undefined, fallback:
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
   }
   return n;
+}
+
+/**
+ * A folder option a command writes into (made if missing): `path` unchanged, or a
+ * UsageError naming the option and the first part of the path that is a file, where a
+ * folder was expected. Checked before any work starts, so a long run cannot end on it.
+ */
+export function folderOption(name: string, path: string): string {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    const stat = statOrAbsent(at);
+    if (stat && !stat.isDirectory()) {
+      const where = at === resolve(path) ? 'it is a file' : `${at} is a file`;
+      throw new UsageError(`--${name} ${path}: expected a folder, or a path where one can be made, but ${where}: choose another path, or move the file away`);
+    }
+    if (stat || dirname(at) === at) return path;
+  }
+}
+
+/** The entry at `path`, or undefined where there is none (a file above it reads as none here: its parent is checked next). */
+function statOrAbsent(path: string): ReturnType<typeof statSync> {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
 }
 
 /** Run a command's main; print errors plainly and exit non-zero. */

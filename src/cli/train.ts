@@ -6,7 +6,8 @@
  * --resume: the checkpoint keeps the optimizer and the environments, so a run resumed with
  * the same --steps ends where an uninterrupted one would), writes the learning curve
  * (curve.jsonl and curve.svg there), and at the end exports <out>/<name>.onnx with its card
- * <name>.json and curve plot. Every option is checked before any file is read or written.
+ * <name>.json and curve plot. Every option is checked before any file is read or written,
+ * --out and --runs included (each must be a folder, or a path where one can be made).
  */
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
@@ -18,7 +19,7 @@ import { describeOpponents } from '../train/opponents';
 import { type PolicyState, type PpoConfig, createPolicyState } from '../train/ppo';
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
-import { type IntegerRange, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { type IntegerRange, SEED_RANGE, UsageError, folderOption, integerOption, parseCommandLine, runCli } from './args';
 import { ProgressBar, formatDuration } from './progress';
 
 const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--workers N] [--resume] [--out models] [--runs runs]
@@ -68,8 +69,8 @@ runCli(async () => {
   if (values.resume && (seedOption !== undefined || envsOption !== undefined || workersOption !== undefined)) {
     throw new UsageError("--envs, --seed and --workers cannot change on --resume: the checkpoint keeps the run's own");
   }
-  const runDir = join(values.runs ?? 'runs', name);
-  const outDir = values.out ?? 'models';
+  const runDir = folderOption('runs', join(values.runs ?? 'runs', name));
+  const outDir = folderOption('out', values.out ?? 'models');
 
   let config: PpoConfig;
   let state: PolicyState;

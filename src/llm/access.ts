@@ -9,7 +9,7 @@
 import type { DecisionCacheStore, CacheMode } from './cache';
 import type { ChatClient } from './chat';
 import type { AnswerFormat } from './prompt';
-import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
+import { EVENT_TRIGGERS, type EventTrigger, MAX_TIMEOUTS_IN_ROW, type SilenceAction, type TimingMode } from './timing';
 
 /** Which implementation runs the skills the model chooses: the trained ones or the scripted references. */
 export type SkillImplementation = 'rl' | 'scripted';
@@ -25,6 +25,10 @@ export interface StrategistSettings {
   readonly maxTokens?: number;
   readonly timing: TimingMode;
   readonly skills: SkillImplementation;
+  /** Timeouts in a row, where the game waits for answers, before the strategist gives up on the model; 0: never. */
+  readonly maxTimeouts?: number;
+  /** What giving up means: stop the run, or play on without the model. */
+  readonly onSilence?: SilenceAction;
 }
 
 export interface DecisionCache {
@@ -113,6 +117,8 @@ export const STRATEGIST_DEFAULTS: StrategistSettings = {
   events: EVENT_TRIGGERS,
   timing: { kind: 'realtime' },
   skills: 'rl',
+  maxTimeouts: MAX_TIMEOUTS_IN_ROW,
+  onSilence: 'stop',
 };
 
 /** An access that always says the same: no model, for this reason. */

@@ -36,6 +36,11 @@
  *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health,situation
  *   LLM_MAX_TOKENS    answer bound, default 16 (compact) or 120 (json); 0 sends none
  *   LLM_TIMING        headless timing: realtime (default), ticks:N or lockstep
+ *   LLM_MAX_TIMEOUTS  where the game waits for answers (lockstep, ticks:N): calls in a row that
+ *                     may time out before the run gives up on the model, default 3 (0: never)
+ *   LLM_ON_SILENCE    what giving up means: stop (default: the match, or the tournament with
+ *                     its records kept for --resume, ends with an error naming the server) or
+ *                     continue (the team plays the rest of the match without the model)
  *   LLM_CACHE         decision cache: use (default), refresh or off
  *   LLM_CACHE_DIR     default .cache/llm
  *   LLM_SKILLS        the skills the model chooses among: rl (the trained ones, default, as the
@@ -46,7 +51,7 @@ import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
-import { EVENT_TRIGGERS, EVENT_TRIGGERS_TEXT, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
+import { EVENT_TRIGGERS, EVENT_TRIGGERS_TEXT, MAX_TIMEOUTS_IN_ROW, SILENCE_ACTIONS, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
 
 /** How the local engine chooses a compact answer's numbers (LLM_COMPACT; llamaClient.ts). */
 export const COMPACT_DECODINGS = ['scores', 'sample'] as const;
@@ -141,6 +146,8 @@ const askingFromEnv = z.object({
       if (!parsed) ctx.addIssue({ code: 'custom', message: `LLM_TIMING must be ${TIMING_HELP}` });
       return parsed ?? ({ kind: 'realtime' } as TimingMode);
     }),
+  maxTimeouts: integer('LLM_MAX_TIMEOUTS', 0, 1000).default(MAX_TIMEOUTS_IN_ROW),
+  onSilence: z.enum(SILENCE_ACTIONS, { message: `LLM_ON_SILENCE must be one of ${SILENCE_ACTIONS.join(', ')}` }).default('stop'),
   cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default('use'),
   cacheDir: z.string().optional(),
   skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default(STRATEGIST_DEFAULTS.skills),
@@ -184,6 +191,8 @@ const askingSpec = z.object({
   events: z.array(z.enum(EVENT_TRIGGERS)),
   maxTokens: z.number().optional(),
   timing: timingModeSpec,
+  maxTimeouts: z.number().int().min(0),
+  onSilence: z.enum(SILENCE_ACTIONS),
   cache: z.enum(CACHE_MODES),
   cacheDir: z.string().optional(),
   skills: z.enum(['scripted', 'rl']),
@@ -255,6 +264,8 @@ export function parseLlmSpec(env: Env): LlmSpec {
         events: trimmed(env.LLM_EVENTS),
         maxTokens: trimmed(env.LLM_MAX_TOKENS),
         timing: trimmed(env.LLM_TIMING),
+        maxTimeouts: trimmed(env.LLM_MAX_TIMEOUTS),
+        onSilence: trimmed(env.LLM_ON_SILENCE)?.toLowerCase(),
         cache: trimmed(env.LLM_CACHE)?.toLowerCase(),
         cacheDir: trimmed(env.LLM_CACHE_DIR),
         skills: trimmed(env.LLM_SKILLS)?.toLowerCase(),
@@ -403,6 +414,8 @@ export function strategistSettings(settings: LlmSettings): StrategistSettings {
     events: settings.events,
     timing: settings.timing,
     skills: settings.skills,
+    maxTimeouts: settings.maxTimeouts,
+    onSilence: settings.onSilence,
     ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
   };
 }

@@ -55,6 +55,45 @@ export function defaultTimeoutMs(mode: TimingMode, liveMs: number): number {
   return fixedDelayTicks(mode) === null ? liveMs : WAITING_TIMEOUT_MS;
 }
 
+/**
+ * Calls in a row that may time out, where the game waits for answers (lockstep, ticks:N),
+ * before the strategist gives up on the model (LLM_MAX_TIMEOUTS; 0: never). Each such call
+ * holds the match for the whole timeout (60 s by default): against a server that never
+ * answers, a match would take an hour and a tournament days, where three in a row already
+ * say the server is gone.
+ */
+export const MAX_TIMEOUTS_IN_ROW = 3;
+
+/** What a run does when the model has not answered MAX_TIMEOUTS_IN_ROW calls in a row (LLM_ON_SILENCE). */
+export const SILENCE_ACTIONS = ['stop', 'continue'] as const;
+/** stop: the match (and a tournament) ends with an error naming the server; continue: the team plays on without the model, keeping its skills. */
+export type SilenceAction = (typeof SILENCE_ACTIONS)[number];
+
+/** The model stopped answering where the game waits for it: the run stops (LLM_ON_SILENCE=stop). */
+export class LlmSilent extends Error {
+  constructor(
+    readonly model: string,
+    readonly provider: string,
+    readonly timeouts: number,
+    timeoutMs: number,
+  ) {
+    super(
+      `the language model ${model} (${provider}) did not answer ${timeouts} calls in a row, each given ${timeoutMs} ms, while the match waited for it: stopped. ` +
+        'Check that the server runs and answers; or set LLM_ON_SILENCE=continue to play on without the model (its team keeps its skills), ' +
+        `or LLM_MAX_TIMEOUTS to allow more timeouts in a row (now ${timeouts}; 0: never stop)`,
+    );
+    this.name = 'LlmSilent';
+  }
+}
+
+/** LlmSilent's message, which is all of it that crosses a thread (a tournament's episode threads keep no error class). */
+const SILENT_MESSAGE = /^the language model .* did not answer \d+ calls in a row/;
+
+/** Whether an error's message, here or from another thread or a queue job, is LlmSilent's. */
+export function isLlmSilentMessage(message: string): boolean {
+  return SILENT_MESSAGE.test(message);
+}
+
 /** Game ticks that `ms` of wall-clock latency spans at 1x: at least one (an answer arrives after its request). */
 export function latencyTicks(ms: number, tickHz: number): number {
   return Math.max(1, Math.ceil((Math.max(0, ms) * tickHz) / 1000 - 1e-9));

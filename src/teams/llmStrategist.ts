@@ -17,8 +17,10 @@
  *
  * Whatever fails (a timeout, a 429, a 5xx, the network, an empty, garbled or invalid
  * answer) the team keeps its skills and the episode goes on; failures are counted by kind
- * and repeated call failures back off (a 429's Retry-After is honoured). Wall-clock time
- * comes from the injected Clock.
+ * and repeated call failures back off (a 429's Retry-After is honoured). One exception:
+ * where the match waits for answers, a model that times out `maxTimeouts` calls in a row
+ * is taken for gone, and the match stops (LlmSilent) or, where asked, plays on without it.
+ * Wall-clock time comes from the injected Clock.
  */
 import {
   type AnswerFormat,
@@ -34,9 +36,12 @@ import {
   LlmCounters,
   type LlmCountersSnapshot,
   type LlmTeamReport,
+  LlmSilent,
+  MAX_TIMEOUTS_IN_ROW,
   type ParsedAnswer,
   type RulesLabel,
   SYSTEM_CLOCK,
+  type SilenceAction,
   type TimingMode,
   type Trigger,
   buildRequest,
@@ -81,6 +86,10 @@ export interface LlmStrategistOptions {
   readonly clock?: Clock;
   /** A persona's play style, carried by the system prompt. */
   readonly style?: string;
+  /** Where the game waits for answers: timeouts in a row before giving up on the model; default MAX_TIMEOUTS_IN_ROW, 0 never. */
+  readonly maxTimeouts?: number;
+  /** Giving up: stop (throw LlmSilent, default) or continue without the model for the rest of the match. */
+  readonly onSilence?: SilenceAction;
 }
 
 /** One request's fate, for the panel and logs. */
@@ -154,6 +163,10 @@ export class LlmStrategist implements Strategist {
   private lastRequestTick = -Infinity;
   private backoffUntil = 0;
   private callFailuresInRow = 0;
+  private timeoutsInRow = 0;
+  /** The model stopped answering and the team plays on without it (onSilence: continue). */
+  private silenced = false;
+  private readonly maxTimeouts: number;
   private prevAlive: boolean[] = [];
   private prevLow: boolean[] = [];
   private prevZone: ZoneStatus | null = null;
@@ -174,6 +187,7 @@ export class LlmStrategist implements Strategist {
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.eventGapTicks = options.eventGapTicks ?? 5;
     this.maxBackoffTicks = Math.round((options.maxBackoffSeconds ?? 5) * options.tickHz);
+    this.maxTimeouts = options.maxTimeouts ?? MAX_TIMEOUTS_IN_ROW;
   }
 
   /** The model the decisions come from. */
@@ -263,7 +277,7 @@ export class LlmStrategist implements Strategist {
   }
 
   private maybeSend(world: World, team: Team, current: readonly SkillId[], answer: Answer): Answer | Promise<Answer> {
-    if (this.inFlight || this.queued.size === 0 || this.disposed) return answer;
+    if (this.inFlight || this.queued.size === 0 || this.disposed || this.silenced) return answer;
     const t = world.tick;
     if (t < this.backoffUntil) {
       this.counters.backedOff++;
@@ -419,11 +433,14 @@ export class LlmStrategist implements Strategist {
     if (outcome.kind === 'failure') {
       this.counters.fail(outcome.failure);
       this.callFailuresInRow++;
+      this.timeoutsInRow = outcome.failure === 'timeout' ? this.timeoutsInRow + 1 : 0;
       this.backOff(t, outcome.retryAfterMs);
       this.record({ ...base, latencyMs: null, cached: false, ok: false, failure: outcome.failure, reason: outcome.reason });
+      this.giveUpIfSilent();
       return null;
     }
     this.callFailuresInRow = 0;
+    this.timeoutsInRow = 0;
     const { parsed } = outcome;
     const latencyMs = Math.round(outcome.latencyMs * 10) / 10;
     if (!parsed.ok) {
@@ -438,6 +455,18 @@ export class LlmStrategist implements Strategist {
     this.record({ ...base, latencyMs, cached: outcome.cached, ok: true, skills: parsed.skills, ...(parsed.rationale ? { rationale: parsed.rationale } : {}) });
     const timing: DecisionTiming = { requestTick: f.requestTick, latencyMs, trigger: f.trigger, ...(outcome.cached ? { cached: true } : {}) };
     return { skills: parsed.skills, ...(parsed.rationale ? { rationale: parsed.rationale } : {}), timing };
+  }
+
+  /**
+   * Where the game waits for answers, each timeout holds the match for the whole timeout:
+   * after maxTimeouts in a row the model is taken for gone. Stop the run (LlmSilent, naming
+   * the server), or play on without the model where the settings ask for that. Where the game
+   * does not wait (realtime, live) a silent model costs no time, and the team only backs off.
+   */
+  private giveUpIfSilent(): void {
+    if (fixedDelayTicks(this.timing) === null || this.maxTimeouts === 0 || this.timeoutsInRow < this.maxTimeouts) return;
+    if (this.options.onSilence !== 'continue') throw new LlmSilent(this.model, this.provider, this.timeoutsInRow, this.timeoutMs);
+    this.silenced = true;
   }
 
   /** Repeated call failures wait longer before the next call (doubling, capped); a 429 waits its Retry-After. */

@@ -91,6 +91,8 @@ export function strategistOptions(connection: LlmConnection, ctx: TeamContext, v
     cache: connection.cache,
     clock: ctx.platform.clock,
     ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
+    ...(s.maxTimeouts !== undefined ? { maxTimeouts: s.maxTimeouts } : {}),
+    ...(s.onSilence !== undefined ? { onSilence: s.onSilence } : {}),
     ...(style ? { style } : {}),
   };
 }

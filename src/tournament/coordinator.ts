@@ -18,6 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
+import { isLlmSilentMessage } from '../llm';
 import type { NodePlatform } from '../teams/nodePlatform';
 import {
   type EpisodeJob,
@@ -114,6 +115,17 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 
+/** What a damaged value in Redis holds, for a message: not JSON, or other JSON (its start). */
+function damage(text: string): string {
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
+  try {
+    JSON.parse(text);
+    return `other data (${shown})`;
+  } catch {
+    return `data that is not JSON (${shown})`;
+  }
+}
+
 export async function coordinate(options: CoordinatorOptions): Promise<QueueOutcome> {
   const report = options.onEvent ?? (() => {});
   await probeRedis(options.redis);
@@ -135,13 +147,16 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
   const failed = new Map<string, FailedJob>();
   const refusals: Record<string, string> = {};
   let collected = 0;
+  /** Why the run must end now, before every job is done or failed. */
+  let stopped: Error | null = null;
 
+  const jobData = (job: PlannedJob): EpisodeJob => ({ tournament: id, episodes: job.episodes });
   const enqueue = async (jobs: readonly PlannedJob[]) => {
     for (let i = 0; i < jobs.length; i += 1000) {
       await queue.addBulk(
         jobs.slice(i, i + 1000).map((job) => ({
           name: 'episodes',
-          data: { tournament: id, episodes: job.episodes },
+          data: jobData(job),
           opts: { jobId: job.id, attempts: JOB_ATTEMPTS, backoff: { type: 'fixed', delay: RETRY_DELAY_MS }, removeOnComplete: false, removeOnFail: false },
         })),
       );
@@ -193,6 +208,13 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
       const failure = { id: planned.id, episodes: planned.episodes.length, attempts: job.attemptsMade, error: job.failedReason ?? 'unknown error' };
       failed.set(planned.id, failure);
       report(`episodes ${failure.id} failed after ${failure.attempts} attempt${failure.attempts === 1 ? '' : 's'}: ${failure.error}`);
+      // Every other job would wait out the same timeouts: the run stops at the first.
+      if (isLlmSilentMessage(failure.error)) {
+        stopped ??= new Error(
+          `episodes ${failure.id} could not be played: ${failure.error.replace(/\.+$/, '')}. The tournament stopped; the episodes recorded so far are kept: ` +
+            'once the model answers again, run the same command with --resume.',
+        );
+      }
     }
     for (const [worker, reason] of Object.entries(await client.hgetall(refusalsKey(id)))) {
       if (refusals[worker] === reason) continue;
@@ -201,14 +223,48 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
     }
   };
 
-  const register = () => client.hset(REGISTRY_KEY, { [id]: JSON.stringify({ queue: queueName(id), manifest: options.manifest }) });
+  /**
+   * This tournament's jobs in Redis whose data is not what was planned (not JSON, or other
+   * episodes): no worker can play them (BullMQ cannot even read them, and a worker takes the
+   * job again and again), and the coordinator cannot read their results. Those that workers
+   * take or finish (active, completed, failed) are checked each round and written back as
+   * planned, said aloud with the job and its Redis key.
+   */
+  const repairDamagedJobs = async (): Promise<void> => {
+    const [active, completed, failedIds] = await Promise.all([
+      client.lrange(queue.toKey('active'), 0, -1),
+      client.zrange(queue.toKey('completed'), 0, 199),
+      client.zrange(queue.toKey('failed'), 0, -1),
+    ]);
+    const ours = [...new Set([...active, ...completed, ...failedIds])].filter((jobId) => outstanding.has(jobId));
+    if (!ours.length) return;
+    const texts = await Promise.all(ours.map((jobId) => client.hget(queue.toKey(jobId), 'data')));
+    for (const [i, jobId] of ours.entries()) {
+      const found = texts[i];
+      const planned = JSON.stringify(jobData(outstanding.get(jobId)!));
+      if (found === undefined || found === null || found === planned) continue;
+      await client.hset(queue.toKey(jobId), { data: planned });
+      report(`job ${jobId} (Redis key ${queue.toKey(jobId)}) held ${damage(found)} where its episodes were expected (JSON {tournament, episodes}): wrote the planned episodes back`);
+    }
+  };
+
+  const registryText = JSON.stringify({ queue: queueName(id), manifest: options.manifest });
+  const register = () => client.hset(REGISTRY_KEY, { [id]: registryText });
 
   /**
    * The registry entry is written once and removed only by this coordinator at the end: when
    * it is gone, Redis lost its data. Register again and re-add every job not yet recorded.
+   * An entry that is not the one written (not JSON, another manifest) leaves workers unable
+   * to join: it is written again, said aloud with its key, and workers that refused it read it anew.
    */
   const restoreIfLost = async (): Promise<void> => {
-    if (await client.hexists(REGISTRY_KEY, id)) return;
+    const entry = await client.hget(REGISTRY_KEY, id);
+    if (entry === registryText) return;
+    if (entry !== null) {
+      await register();
+      report(`the registry entry ${id} in Redis key ${REGISTRY_KEY} held ${damage(entry)} where this tournament's JSON {queue, manifest} was expected: wrote it again`);
+      return;
+    }
     await register();
     const jobs = [...outstanding.values()].filter((job) => !failed.has(job.id));
     await enqueue(jobs);
@@ -244,6 +300,7 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
     /** When Redis last answered a whole round. */
     let answered = now();
     const round = async (): Promise<number> => {
+      await repairDamagedJobs();
       const read = await collect();
       if (read > 0) progress();
       await checkFailures();
@@ -264,6 +321,7 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
         if (now() - answered >= silenceMs) throw new RedisSilent(options.redis.shown, Math.round(silenceMs / 1000), lastError || (err as Error).message);
         // A passing failure (a connection lost mid-command): the next round tries again.
       }
+      if (stopped) throw stopped;
       if (read === 0) await sleep(options.pollMs ?? 200);
     }
     finished = true;

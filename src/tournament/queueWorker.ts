@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisConnection, UnrecoverableError, Worker } from 'bullmq';
 import { z } from 'zod';
+import { isLlmSilentMessage } from '../llm';
 import type { NodePlatform } from '../teams/nodePlatform';
 import { type EpisodeJob, type JobResult, MAX_STALLED, QUEUE_PREFIX, REGISTRY_KEY, type RegistryEntry, episodeJobSchema, queueName, refusalsKey } from './jobs';
 import { type Manifest, codeVersion, fingerprints, manifestDifferences, manifestSchema } from './manifest';
@@ -90,17 +91,22 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const reportError = throttled(report);
   await probeRedis(options.redis);
   const pool = episodePool(options.threads, Math.max(4, Math.ceil(options.concurrency / options.threads)), options.platform.spec);
-  const serving = new Map<string, { worker: Worker<EpisodeJob, JobResult> | null; played: number; teams: string }>();
+  /** Tournaments served or refused, with the registry entry read (a refused one is read again when it changes). */
+  const serving = new Map<string, { worker: Worker<EpisodeJob, JobResult> | null; played: number; teams: string; entry: string }>();
   let played = 0;
 
-  const serve = (id: string, teams: string) => {
-    const state = { worker: null as Worker<EpisodeJob, JobResult> | null, played: 0, teams };
+  const serve = (id: string, teams: string, entry: string) => {
+    const state = { worker: null as Worker<EpisodeJob, JobResult> | null, played: 0, teams, entry };
     state.worker = new Worker<EpisodeJob, JobResult>(
       queueName(id),
       async (job) => {
         const parsed = episodeJobSchema.safeParse(job.data);
         if (!parsed.success || parsed.data.tournament !== id) throw new UnrecoverableError(`job ${job.id} is not a job of tournament ${id}`);
-        const records = await Promise.all(parsed.data.episodes.map((episode) => pool.play(episode)));
+        const records = await Promise.all(parsed.data.episodes.map((episode) => pool.play(episode))).catch((err: unknown) => {
+          // A model gone silent fails the job at once: another attempt would only wait out the same timeouts.
+          const message = err instanceof Error ? err.message : String(err);
+          throw isLlmSilentMessage(message) ? new UnrecoverableError(message) : err;
+        });
         state.played += records.length;
         played += records.length;
         return { worker: options.name, records };
@@ -116,13 +122,16 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
         drainDelay: 2,
       },
     );
-    state.worker.on('error', (err) => reportError(`queue of tournament ${id}: ${err.message}`));
+    // BullMQ reads a job's data before the processor sees it: data that is not JSON fails there, unnamed.
+    state.worker.on('error', (err) =>
+      reportError(`queue of tournament ${id}: ${err instanceof SyntaxError ? `a job's data is not JSON (${err.message}); its coordinator writes it back` : err.message}`),
+    );
     state.worker.on('failed', (job, err) => job && report(`episodes ${job.id} failed here (attempt ${job.attemptsMade}): ${err.message}`));
     serving.set(id, state);
   };
 
   if (options.tournament) {
-    serve(options.tournament, '');
+    serve(options.tournament, '', '');
     return {
       played: () => played,
       async close() {
@@ -142,19 +151,20 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     const reason = typeof entry === 'string' ? `its registry entry is unreadable: ${entry}` : await refusal(entry.manifest, platform);
     const teams = typeof entry === 'string' ? '?' : entry.manifest.settings.teams.join(', ');
     if (reason) {
-      serving.set(id, { worker: null, played: 0, teams });
+      serving.set(id, { worker: null, played: 0, teams, entry: text });
       await client.hset(refusalsKey(id), { [options.name]: reason });
       report(`refused tournament ${id} (${teams}): ${reason}`);
       return;
     }
-    serve(id, teams);
+    serve(id, teams, text);
     report(`joined tournament ${id} (${teams})`);
   };
 
   const sync = async () => {
     const entries = await client.hgetall(REGISTRY_KEY);
     for (const [id, text] of Object.entries(entries)) {
-      if (!serving.has(id)) await join(id, text);
+      const state = serving.get(id);
+      if (!state || (!state.worker && state.entry !== text)) await join(id, text);
     }
     for (const [id, state] of serving) {
       if (id in entries) continue;

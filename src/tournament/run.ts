@@ -14,7 +14,7 @@ import type { NodePlatform, PlatformSpec } from '../teams/nodePlatform';
 import { type QueueOutcome, coordinate } from './coordinator';
 import { DEFAULT_EPISODES_PER_JOB } from './jobs';
 import { checkExistingRecords, stampRecord } from './existing';
-import { type LockEnvironment, THIS_PROCESS, lockTournament, tookOverMessage } from './lock';
+import { type LockEnvironment, lockTournament, tookOverMessage } from './lock';
 import { type Manifest, buildManifest, checkResume, readManifest, tournamentId } from './manifest';
 import { type PlannedEpisode, type TournamentSettings, planEpisodes } from './plan';
 import { episodePool } from './pool';
@@ -95,6 +95,19 @@ export function tournamentSpec(spec: PlatformSpec, llmConcurrency: number = DEFA
   return { ...spec, llm: withEngineDefaults(spec.llm, { threads: cores, sequences: Math.min(64, 2 * llmConcurrency) }) };
 }
 
+/** An episode could not be played: the run stops, its records kept, and says how to go on. */
+export class EpisodeFailed extends Error {
+  constructor(cause: unknown, recorded: number, planned: number, recordsPath: string) {
+    const why = (cause instanceof Error ? cause.message : String(cause)).replace(/\.+$/, '');
+    super(
+      `an episode could not be played: ${why}. The tournament stopped; the ${recorded} of ${planned} episodes recorded are kept in ${recordsPath}: ` +
+        'once the cause is mended, run the same command with --resume to play the rest.',
+      { cause },
+    );
+    this.name = 'EpisodeFailed';
+  }
+}
+
 export async function runTournament(options: RunOptions): Promise<RunResult> {
   const { settings, out, platform } = options;
   const llmConcurrency = options.llmConcurrency ?? DEFAULT_LLM_CONCURRENCY;
@@ -102,7 +115,7 @@ export async function runTournament(options: RunOptions): Promise<RunResult> {
   if (options.queue) await probeRedis(options.queue.redis);
   mkdirSync(out, { recursive: true });
   // One writer per folder: taken before anything in it is read, held until the reports are written.
-  const lock = lockTournament(out, options.lockAs ?? THIS_PROCESS);
+  const lock = lockTournament(out, options.lockAs);
   try {
     const tookOver = tookOverMessage(lock);
     if (tookOver) options.onEvent?.(tookOver);
@@ -180,16 +193,24 @@ async function playLocked(
         const connection = llm ? await platform.llm.connect() : null;
         const channel = connection?.inProcess ? `hillmind-llm-${process.pid}-${randomUUID()}` : null;
         stopSharing = channel ? serveChatClient(connection!.client, channel) : null;
-        const pool = episodePool(
-          options.workers,
-          llm ? Math.max(1, Math.ceil(llmConcurrency / options.workers)) : (options.perWorker ?? 4),
-          platform.spec,
-          channel ? { engineChannel: channel } : {},
-        );
-        await Promise.all(
-          todo.map(async (episode) => {
+        const perThread = llm ? Math.max(1, Math.ceil(llmConcurrency / options.workers)) : (options.perWorker ?? 4);
+        const pool = episodePool(options.workers, perThread, platform.spec, channel ? { engineChannel: channel } : {});
+        // The pool is fed only as many episodes as it plays at once, so the first failure (a
+        // model server gone silent) stops the run at once rather than after every episode
+        // left has failed the same way.
+        let next = 0;
+        const lane = async () => {
+          while (!failure && next < todo.length) {
+            const episode = todo[next++]!;
+            let played: EpisodeRecord;
             try {
-              const record = stampRecord(await pool.play(episode), stamp);
+              played = await pool.play(episode);
+            } catch (err) {
+              failure ??= new EpisodeFailed(err, records.length, plan.length, recordsPath);
+              return;
+            }
+            try {
+              const record = stampRecord(played, stamp);
               if (failure) return;
               writer.append(record);
               records.push(record);
@@ -198,8 +219,9 @@ async function playLocked(
             } catch (err) {
               failure ??= err;
             }
-          }),
-        );
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(todo.length, options.workers * perThread) }, lane));
         await pool.close().catch(() => undefined);
       }
     } catch (err) {

@@ -3,8 +3,11 @@
  * bounds, each refusal naming the option, its range and what was typed; negative numbers
  * reach that check instead of node's "argument is ambiguous".
  */
-import { describe, expect, it } from 'vitest';
-import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine } from '../../src/cli/args';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, folderOption, integerOption, parseCommandLine } from '../../src/cli/args';
 
 const OPTIONS = { seed: { type: 'string' }, workers: { type: 'string' }, json: { type: 'boolean' } } as const;
 
@@ -42,5 +45,23 @@ describe('parseCommandLine', () => {
   it('still reads an option after a string option as an option, and stops at --', () => {
     expect(() => parseCommandLine(OPTIONS, 'usage', ['--seed', '--json'])).toThrow(/ambiguous|argument missing/);
     expect(parseCommandLine(OPTIONS, 'usage', ['--', '--seed', '-5']).positionals).toEqual(['--seed', '-5']);
+  });
+});
+
+describe('folderOption', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hillmind-folder-option-'));
+  const file = join(dir, 'a-file');
+  writeFileSync(file, '');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes a folder, or a path where one can be made', () => {
+    expect(folderOption('out', dir)).toBe(dir);
+    expect(folderOption('out', join(dir, 'new', 'deeper'))).toBe(join(dir, 'new', 'deeper'));
+  });
+
+  it('refuses a file, or a path under one, naming the option and the file', () => {
+    expect(() => folderOption('out', file)).toThrow(UsageError);
+    expect(() => folderOption('out', file)).toThrow(`--out ${file}: expected a folder, or a path where one can be made, but it is a file`);
+    expect(() => folderOption('runs', join(file, 'retreat'))).toThrow(`but ${file} is a file`);
   });
 });

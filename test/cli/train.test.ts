@@ -53,3 +53,29 @@ describe.concurrent('npm run train: a bad --seed', () => {
     expect(readFileSync(curve, 'utf8')).toBe(curveText);
   });
 });
+
+describe.concurrent('npm run train: --out or --runs where a file is', () => {
+  // --steps 1: were the paths checked only at the end, the run would still fail, after training.
+  it('--out naming an existing file exits 2 naming it, before any training (no run files written)', async ({ expect }) => {
+    const dir = join(tmp.path, 'out-is-a-file');
+    const file = join(dir, 'models.onnx');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, 'not a folder');
+    const r = await runCommand('train.ts', ['--skill', 'retreat', '--steps', '1', '--envs', '1', '--workers', '1', '--runs', join(dir, 'runs'), '--out', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: --out ${file}: expected a folder, or a path where one can be made, but it is a file`);
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('not a folder');
+  });
+
+  it('--runs under an existing file exits 2 naming the file, before any training', async ({ expect }) => {
+    const dir = join(tmp.path, 'runs-under-a-file');
+    const file = join(dir, 'runs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, 'not a folder');
+    const r = await runCommand('train.ts', ['--skill', 'retreat', '--steps', '1', '--envs', '1', '--workers', '1', '--runs', file, '--out', join(dir, 'models')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`error: --runs ${join(file, 'retreat')}: expected a folder, or a path where one can be made, but ${file} is a file`);
+    expect(existsSync(join(dir, 'models'))).toBe(false);
+  });
+});

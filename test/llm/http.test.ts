@@ -123,8 +123,8 @@ describe('the llm team over HTTP', () => {
     expect(match.replay().decisions.filter((d) => d.team === 0)).toEqual([]);
   });
 
-  it('a hang: each call ends at the timeout and the match completes', async () => {
-    const { match, stats, calls } = await play({ behaviour: { kind: 'hang' }, env: { LLM_TIMEOUT_MS: '120' }, config: short(6) });
+  it('a hang, where no number of timeouts in a row stops the match (LLM_MAX_TIMEOUTS=0): each call ends at the timeout and the match completes', async () => {
+    const { match, stats, calls } = await play({ behaviour: { kind: 'hang' }, env: { LLM_TIMEOUT_MS: '120', LLM_MAX_TIMEOUTS: '0' }, config: short(6) });
     expect(match.done).toBe(true);
     expect(stats.failures.timeout).toBe(calls.length);
     expect(stats).toMatchObject({ failed: calls.length, answers: 0, abandoned: 0 });

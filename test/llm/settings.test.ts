@@ -102,6 +102,8 @@ describe('LLM settings', () => {
       rateHz: 2,
       events: ['elimination', 'respawn', 'contested', 'low-health', 'situation'],
       timing: { kind: 'realtime' },
+      maxTimeouts: 3,
+      onSilence: 'stop',
       cache: 'use',
       skills: 'rl',
     });

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMatch } from '../../src/match';
-import { LOCK_FILE, TournamentLocked, lockTournament } from '../../src/tournament/lock';
+import { LOCK_FILE, type LockEnvironment, TournamentLocked, lockTournament } from '../../src/tournament/lock';
 import { planEpisodes } from '../../src/tournament/plan';
 import { readRecords } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
@@ -184,14 +184,20 @@ describe('one tournament folder, one writer', () => {
 
   it('a lock held by a live process, or by another host, is never taken over; a dead pid\'s is', () => {
     const dir = tempDir();
-    const at = (pid: number, host: string, alive: boolean) => ({ pid, host, now: () => new Date('2026-01-02T03:04:05Z'), alive: () => alive });
+    const at = (pid: number, host: string, alive: boolean): LockEnvironment => ({
+      pid,
+      host,
+      now: () => new Date('2026-01-02T03:04:05Z'),
+      bootId: null,
+      probe: () => (alive ? { running: true, start: null } : { running: false }),
+    });
     const held = lockTournament(dir, at(100, 'a', true));
     expect(() => lockTournament(dir, at(200, 'a', true))).toThrow(`${join(dir, LOCK_FILE)}: this tournament is being run by process 100 on a, started 2026-01-02T03:04:05.000Z`);
     // From another host its pid means nothing here: refused even if "dead".
     expect(() => lockTournament(dir, at(200, 'b', false))).toThrow(TournamentLocked);
     expect(() => lockTournament(dir, at(200, 'b', false))).toThrow(/cannot be checked from b: if that process is gone, delete/);
     const taken = lockTournament(dir, at(200, 'a', false));
-    expect(taken.tookOver).toEqual(held.owner);
+    expect(taken.tookOver).toEqual({ owner: held.owner, why: 'which no longer runs' });
     // The old holder's release leaves the new lock alone.
     held.release();
     expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(200);
