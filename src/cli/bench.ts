@@ -4,7 +4,7 @@
  */
 import { type BenchRow, benchDetMath, benchMatches, benchStep, benchVerify } from '../match/benchmarks';
 import type { LlmSpec } from '../llm';
-import { createPlatform } from '../teams';
+import { createPlatform, usingPlatform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
 import { modelDirFrom } from '../skills/nodeModels';
 import { benchTraining } from '../train/benchmarks';
@@ -64,6 +64,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
       minutes += match.world.tick / match.world.config.tickHz / 60;
       episodes++;
     }
+    await platform.close();
     return { perEpisode: requests / episodes, perMinute: requests / minutes, eventShare: eventTriggered / Math.max(1, requests), episodes };
   };
   const fixed = await perEpisode(false);
@@ -121,15 +122,15 @@ async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow
             const pending = match.advance();
             if (pending) await pending;
           }
-          const s = llmStrategistOf(match.controllers[0])!;
-          s.dispose();
-          calls += s.stats().answers;
+          match.close();
+          calls += llmStrategistOf(match.controllers[0])!.stats().answers;
         }
       }),
     );
     rows.push({ name: `local decisions/s, ${matches} match${matches > 1 ? 'es' : ''} at once (lockstep)`, value: calls / ((performance.now() - start) / 1000), unit: 'decisions/s' });
   }
   rows.push(residentRow('after 4 matches at once'));
+  await platform.close();
   await client.engine.dispose();
   return rows;
 }
@@ -183,7 +184,8 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
   const { spawnSync } = await import('node:child_process');
   const { BridgeEnvs } = await import('../train/bridgeEnv');
   const envs = 64;
-  const node = new BridgeEnvs(createPlatform(), { level: 'control', envs, opponent: null, reward: 'match' }, { obs: 1, action: 1 });
+  const platform = createPlatform();
+  const node = new BridgeEnvs(platform, { level: 'control', envs, opponent: null, reward: 'match' }, { obs: 1, action: 1 });
   await node.reset(Array.from({ length: envs }, (_, i) => i));
   const actions = Float64Array.from({ length: envs * 4 * 5 }, (_, i) => Math.cos(i * 0.7));
   let calls = 0;
@@ -193,6 +195,7 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
     if (r.ends.length) await node.reset(r.ends.map((e) => 1000 + calls + e.env), r.ends.map((e) => e.env));
     calls++;
   }
+  await platform.close();
   const inNode = (calls * envs * 4) / ((performance.now() - start) / 1000);
   const rows: BenchRow[] = [{ name: `control level in Node, ${envs} envs`, value: inNode, unit: 'agent-steps/s' }];
   const python = '.venv/bin/python';
@@ -232,13 +235,14 @@ runCli(async () => {
   await withPlatform(commandPlatformSpec(), async (platform: NodePlatform) => {
     const all: [(typeof SECTIONS)[number], string, () => BenchRow[] | Promise<BenchRow[]>][] = [
       ['sim', 'simulation (engine-independent math beside the engine\'s own)', () => [...benchStep(seconds), ...benchDetMath(seconds)]],
-      ['matches', 'matches (one core, no rendering)', async () => [
-        ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
-        ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
+      // The scripted teams play on a bare platform (no models, no language model), one for the section.
+      ['matches', 'matches (one core, no rendering)', () => usingPlatform(createPlatform(), async (bare) => [
+        ...(await benchMatches(bare, 'bt-scripted', 'heuristic', seconds)),
+        ...(await benchMatches(bare, 'heuristic', 'heuristic', seconds)),
         ...(await benchMatches(platform, 'bt', 'flat', seconds)),
-        ...(await benchVerify(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
+        ...(await benchVerify(bare, 'bt-scripted', 'heuristic', seconds)),
         ...(await benchVerify(platform, 'bt', 'flat', seconds)),
-      ]],
+      ])],
       ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
       ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds, platform)],
       ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds, platform, (await import('../tournament/localRedis')).redisServerPath(process.env))],

@@ -20,6 +20,8 @@ export interface OrtSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   run(feeds: Record<string, OrtTensor>): Promise<Record<string, OrtTensor>>;
+  /** Free the session's native memory (onnxruntime keeps it until released). */
+  release(): Promise<void>;
 }
 export interface OrtModule {
   InferenceSession: { create(model: Uint8Array, options?: Record<string, unknown>): Promise<OrtSession> };
@@ -82,6 +84,17 @@ export async function loadOnnxPolicy(
   } catch (err) {
     throw new Error(`${source} is not a valid ONNX model: ${(err as Error).message}`);
   }
+  // The session checks the probe and plays nothing: it is released whatever the check finds.
+  try {
+    const network = await checkSession(ort, session, bytes, card, source);
+    return { ...networkPolicy(card.name, network), agentsPerTeam: card.training.agentsPerTeam };
+  } finally {
+    await session.release();
+  }
+}
+
+/** The session's inputs and outputs and the card's probe, in onnxruntime and in the network that plays; gives that network. */
+async function checkSession(ort: OrtModule, session: OrtSession, bytes: Uint8Array, card: ModelCard, source: string): Promise<PolicyNetwork> {
   if (!session.inputNames.includes(POLICY_INPUT) || !session.outputNames.includes(POLICY_OUTPUT)) {
     throw new Error(
       `${source} has inputs [${session.inputNames.join(', ')}] and outputs [${session.outputNames.join(', ')}]; expected input '${POLICY_INPUT}' and output '${POLICY_OUTPUT}'`,
@@ -95,7 +108,7 @@ export async function loadOnnxPolicy(
   const network = new PolicyNetwork(readPolicyNetwork(bytes, source));
   const networkOut = network.forward(probeIn, count, new Float32Array(count * POLICY_OUTPUT_LAYOUT.length));
   checkProbe(networkOut, Array.from(runtimeOut), probe.tolerance, source, 'onnxruntime on its card\'s probe (the network that plays)');
-  return { ...networkPolicy(card.name, network), agentsPerTeam: card.training.agentsPerTeam };
+  return network;
 }
 
 function checkProbe(got: Float32Array, expected: readonly number[], tolerance: number, source: string, what: string): void {

@@ -46,6 +46,8 @@ export interface Strategist {
    * (ONNX inference, a lockstep language model).
    */
   decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
+  /** Free what it holds (a request in flight); absent where it holds nothing. */
+  close?(): void;
 }
 
 /** Every agent's skill before the strategist's first decision. */
@@ -76,6 +78,10 @@ export class HierarchicalController implements TeamController {
         runner.write(actions),
       ),
     );
+  }
+
+  close(): void {
+    this.strategist.close?.();
   }
 
   /** Adopt a strategist's answer; report it when it changes anything. */

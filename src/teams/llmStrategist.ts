@@ -161,7 +161,7 @@ export class LlmStrategist implements Strategist {
   private readonly rules = rulesJudge();
   /** The own agents' facts at the last tick (situationKey), for the `situation` trigger. */
   private prevFacts: string | null = null;
-  private disposed = false;
+  private closed = false;
 
   constructor(private readonly options: LlmStrategistOptions) {
     const rate = options.rateHz ?? 2;
@@ -215,9 +215,9 @@ export class LlmStrategist implements Strategist {
     };
   }
 
-  /** Abort a call still out (the match is over). */
-  dispose(): void {
-    this.disposed = true;
+  /** Abort a call still out and ask no more (the match is over). */
+  close(): void {
+    this.closed = true;
     this.inFlight?.abort?.abort();
   }
 
@@ -263,7 +263,7 @@ export class LlmStrategist implements Strategist {
   }
 
   private maybeSend(world: World, team: Team, current: readonly SkillId[], answer: Answer): Answer | Promise<Answer> {
-    if (this.inFlight || this.queued.size === 0 || this.disposed) return answer;
+    if (this.inFlight || this.queued.size === 0 || this.closed) return answer;
     const t = world.tick;
     if (t < this.backoffUntil) {
       this.counters.backedOff++;

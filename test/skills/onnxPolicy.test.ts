@@ -27,16 +27,22 @@ let bytes: Uint8Array;
 const modelPath = join(dir, 'combat.onnx');
 const cardPath = join(dir, 'combat.json');
 
-/** An OrtModule that records every raw output and every session (to release them). */
+/**
+ * An OrtModule that records every raw output, every session, and how many of the sessions
+ * it gave out are still open (not released). The raw sessions stay the test's own, to
+ * compare runtimes with, until afterAll releases them.
+ */
 function recording(ort: OrtModule) {
   const outputs: Float32Array[] = [];
   const sessions: OrtSession[] = [];
+  const counts = { open: 0 };
   const module: OrtModule = {
     Tensor: ort.Tensor,
     InferenceSession: {
       async create(model) {
         const session = await ort.InferenceSession.create(model);
         sessions.push(session);
+        counts.open++;
         return {
           inputNames: session.inputNames,
           outputNames: session.outputNames,
@@ -45,11 +51,14 @@ function recording(ort: OrtModule) {
             outputs.push(Float32Array.from(result.action_mean!.data as Float32Array));
             return result;
           },
+          async release() {
+            counts.open--;
+          },
         };
       },
     },
   };
-  return { module, outputs, sessions };
+  return { module, outputs, sessions, counts };
 }
 const recorders: ReturnType<typeof recording>[] = [];
 const record = (ort: unknown) => {
@@ -69,7 +78,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const r of recorders) for (const s of r.sessions) await (s as unknown as { release(): Promise<void> }).release();
+  for (const r of recorders) for (const s of r.sessions) await s.release();
   tmp.remove();
 });
 
@@ -224,6 +233,19 @@ describe('loadOnnxPolicy', () => {
     await expect(loadOnnxPolicy(node.module, bytes, outCard, modelPath)).rejects.toThrow(/output action_mean\[batch, 4\], expected action_mean\[batch, 5\]/);
     // The spec check comes first: no session was even created.
     expect(node.sessions).toHaveLength(0);
+  });
+
+  it('releases the session that checked the probe, whether the probe passes or fails (play runs the network)', async () => {
+    const ort = record(ortNode);
+    const policy = await loadOnnxPolicy(ort.module, bytes, card, modelPath);
+    const edited = { ...card, probe: { ...card.probe, outputs: card.probe.outputs.map((r) => r.map((v) => v + 0.01)) } };
+    await expect(loadOnnxPolicy(ort.module, bytes, edited, modelPath)).rejects.toThrow(/does not reproduce its card's probe/);
+    expect(ort.sessions).toHaveLength(2);
+    expect(ort.counts.open).toBe(0);
+    // The policy still plays: it never needed the session.
+    const actions = actionsOf(1);
+    await policy.act(sampleObservations(1, 5), 1, actions, context);
+    expect(actions[0]).toBeDefined();
   });
 
   it('a valid model that is not the one its card describes fails its digest, and the probe', async () => {
