@@ -35,7 +35,7 @@ async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
  * decisions per episode at 2 Hz and with events, prompt tokens, its own time per decision.
  */
 async function benchLlm(seconds: number): Promise<BenchRow[]> {
-  const { RuleChatClient, STRATEGIST_DEFAULTS, fixedLlmAccess } = await import('../llm');
+  const { RuleChatClient, fixedLlmAccess, strategistSettingsOf } = await import('../llm');
   const { benchDecisionCost, promptTokenRows } = await import('../llm/bench');
   const { runMatch } = await import('../match');
   const { llmStrategistOf } = await import('../teams');
@@ -49,7 +49,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
     },
   };
   const perEpisode = async (events: boolean) => {
-    const settings = { ...STRATEGIST_DEFAULTS, timing: { kind: 'lockstep' }, skills: 'scripted', ...(events ? {} : { events: [] }) } as const;
+    const settings = strategistSettingsOf({ timing: { kind: 'lockstep' }, skills: 'scripted', ...(events ? {} : { events: [] }) });
     const platform = createPlatform({ llm: fixedLlmAccess({ client, provider: 'rules', settings, cache: null }) });
     let requests = 0;
     let eventTriggered = 0;
@@ -85,7 +85,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
  * second with 1, 2 and 4 matches at once on the one engine (lockstep, llm vs bt-scripted).
  */
 async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
-  const { STRATEGIST_DEFAULTS, fixedLlmAccess, llmSettingsOf, localLlmSpec } = await import('../llm');
+  const { fixedLlmAccess, llmSettingsOf, localLlmSpec, strategistSettingsOf } = await import('../llm');
   const { localAvailability } = await import('../llm/node');
   const { benchLocalEngine, residentRow } = await import('../llm/localBench');
   const { Match } = await import('../match');
@@ -105,7 +105,7 @@ async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow
   }
   const { rows, client } = await benchLocalEngine(settings, seconds);
   rows.push(residentRow('after single decisions'));
-  const strategist = { ...STRATEGIST_DEFAULTS, timing: { kind: 'lockstep' }, skills: 'scripted', timeoutMs: 60_000 } as const;
+  const strategist = strategistSettingsOf({ timing: { kind: 'lockstep' }, skills: 'scripted' });
   const platform = createPlatform({ llm: fixedLlmAccess({ client, provider: 'local', settings: strategist, cache: null }) });
   const config = { ...DEFAULT_CONFIG, episodeSeconds: 20 };
   for (const matches of [1, 2, 4]) {

@@ -29,13 +29,13 @@ import {
   type Clock,
   type DecisionCache,
   type EventTrigger,
-  EVENT_TRIGGERS,
   type FailureKind,
   LlmCounters,
   type LlmCountersSnapshot,
   type LlmTeamReport,
   type ParsedAnswer,
   type RulesLabel,
+  type StrategistSettings,
   SYSTEM_CLOCK,
   type TimingMode,
   type Trigger,
@@ -52,26 +52,19 @@ import { andThen } from './controller';
 import { rulesJudge } from './behaviorTree';
 import type { DecisionTiming, Strategist, StrategistAnswer } from './hierarchical';
 
-export interface LlmStrategistOptions {
+/**
+ * What a strategist asks with. Its settings (format, temperature, timeout, rate, events,
+ * timing) are all given: their defaults are applied once, where settings enter
+ * (strategistSettingsOf: the environment, the page's status, a test's options).
+ */
+export interface LlmStrategistOptions extends Pick<StrategistSettings, 'format' | 'temperature' | 'timeoutMs' | 'rateHz' | 'events' | 'timing'> {
   readonly client: ChatClient;
   /** Who serves the model, for summaries (the connection's provider); default 'unknown'. */
   readonly provider?: string;
   /** Game ticks per second (the config's tickHz). */
   readonly tickHz: number;
-  /** 'compact' ("1,3", default) or 'json' (skills and a rationale, structured output). */
-  readonly format?: AnswerFormat;
-  /** Default 0.1, the study's. */
-  readonly temperature?: number;
   /** Answer bound; default per format; 0 sends none. */
   readonly maxTokens?: number;
-  /** Default realtime (headless); the page uses live. */
-  readonly timing?: TimingMode;
-  /** Fixed decision rate; default 2 Hz; 0 asks on events only. */
-  readonly rateHz?: number;
-  /** Events that ask for a decision; default all. */
-  readonly events?: readonly EventTrigger[];
-  /** Per call; default 2000 ms. */
-  readonly timeoutMs?: number;
   readonly cache?: DecisionCache | null;
   /** Least ticks between a request and one that only events ask for; default 5 (0.1 s). */
   readonly eventGapTicks?: number;
@@ -164,13 +157,13 @@ export class LlmStrategist implements Strategist {
   private closed = false;
 
   constructor(private readonly options: LlmStrategistOptions) {
-    const rate = options.rateHz ?? 2;
+    const rate = options.rateHz;
     this.ratePeriodTicks = rate > 0 ? Math.max(1, Math.round(options.tickHz / rate)) : 0;
-    this.timing = options.timing ?? { kind: 'realtime' };
-    this.format = options.format ?? 'compact';
-    this.temperature = options.temperature ?? 0.1;
-    this.timeoutMs = options.timeoutMs ?? 2000;
-    this.events = new Set(options.events ?? EVENT_TRIGGERS);
+    this.timing = options.timing;
+    this.format = options.format;
+    this.temperature = options.temperature;
+    this.timeoutMs = options.timeoutMs;
+    this.events = new Set(options.events);
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.eventGapTicks = options.eventGapTicks ?? 5;
     this.maxBackoffTicks = Math.round((options.maxBackoffSeconds ?? 5) * options.tickHz);
