@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runMatch, verifyReplay } from '../../src/match';
-import { type Action, type World, hashWorld } from '../../src/sim';
+import { type Action, DEFAULT_CONFIG, type World, episodeTicks, hashWorld } from '../../src/sim';
 import type { HumanInputSource } from '../../src/teams/human';
 import { ReplayPlayer } from '../../src/web/replayPlayer';
 import type { Cue } from '../../src/web/cues';
@@ -46,6 +46,19 @@ describe('the page session', () => {
     const stats = s.stats.summary();
     expect(stats.frames).toBe(240);
     expect(stats.ticks).toBe(300);
+  });
+
+  it("the HUD states the figures of the game on screen: the game's own before a match, each match's config's during it", async () => {
+    const games = [
+      DEFAULT_CONFIG,
+      { ...DEFAULT_CONFIG, episodeSeconds: 20, winHoldSeconds: 5 },
+      { ...DEFAULT_CONFIG, tickHz: 25, skillEveryTicks: 2, episodeSeconds: 90, winHoldSeconds: 12 },
+    ];
+    expect(createStores().hud.getState()).toMatchObject({ tickHz: DEFAULT_CONFIG.tickHz, episodeTicks: episodeTicks(DEFAULT_CONFIG), winSeconds: DEFAULT_CONFIG.winHoldSeconds });
+    for (const game of games) {
+      const { stores } = await session({}, new Keys(), { config: () => game });
+      expect(stores.hud.getState()).toMatchObject({ tickHz: game.tickHz, episodeTicks: episodeTicks(game), winSeconds: game.winHoldSeconds });
+    }
   });
 
   it('plays 4x within 5% at 15, 30 and 60 fps and at an uneven frame rate: stepped by the clock, not the renderer', async () => {
