@@ -143,7 +143,7 @@ export const studyConfigSchema = z
       .default([...DEFAULT_TEAMS])
       .refine((t) => new Set(t).size === t.length, 'teams must not repeat'),
     episodesPerBlock: z.number().int().min(1).max(30).default(6),
-    /** Length of an episode before it is a draw (the game's default is 60 s). */
+    /** Length of an episode before it is a draw; default the game's (DEFAULT_CONFIG.episodeSeconds, studyGameConfig). */
     episodeSeconds: z.number().min(1).max(600).optional(),
     /** The AI team playing beside the participant, or "person" for a second person at the same computer. */
     teammate: z.union([aiTeam, z.literal(PERSON_TEAMMATE)]).default('bt-scripted'),
