@@ -230,13 +230,12 @@ const PACE = {
 
 /** Minutes a participant needs for the study, counting every episode at its full length: whole minutes below 10, else to the nearest 5. */
 export function studyMinutes(config: StudySettings): number {
-  const episode = studyGameConfig(config.episodeSeconds).episodeSeconds + PACE.betweenEpisodes;
-  const answers = config.background.length * PACE.backgroundQuestion;
-  let seconds = PACE.reading + answers;
-  if (config.kind === 'observe') seconds += config.observe.clips * (studyGameConfig(config.episodeSeconds).episodeSeconds + PACE.judgingClip);
+  const episodeSeconds = studyGameConfig(config.episodeSeconds).episodeSeconds;
+  let seconds = PACE.reading + config.background.length * PACE.backgroundQuestion;
+  if (config.kind === 'observe') seconds += config.observe.clips * (episodeSeconds + PACE.judgingClip);
   else {
     const rating = config.likert.length * PACE.likertItem + config.open.length * PACE.openQuestion;
-    seconds += config.teams.length * (config.episodesPerBlock * episode + rating) + PACE.forcedChoice;
+    seconds += config.teams.length * (config.episodesPerBlock * (episodeSeconds + PACE.betweenEpisodes) + rating) + PACE.forcedChoice;
     if (config.practice.enabled) seconds += config.practice.episodeSeconds + PACE.betweenEpisodes;
   }
   const minutes = seconds / 60;
