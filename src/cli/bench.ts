@@ -4,7 +4,7 @@
  */
 import { type BenchRow, benchDetMath, benchMatches, benchStep, benchVerify } from '../match/benchmarks';
 import type { LlmSpec } from '../llm';
-import { createPlatform } from '../teams';
+import { createPlatform, usingPlatform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
 import { modelDirFrom } from '../skills/nodeModels';
 import { benchTraining } from '../train/benchmarks';
@@ -35,7 +35,7 @@ async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
  * decisions per episode at 2 Hz and with events, prompt tokens, its own time per decision.
  */
 async function benchLlm(seconds: number): Promise<BenchRow[]> {
-  const { RuleChatClient, STRATEGIST_DEFAULTS, fixedLlmAccess } = await import('../llm');
+  const { RuleChatClient, fixedLlmAccess, strategistSettingsOf } = await import('../llm');
   const { benchDecisionCost, promptTokenRows } = await import('../llm/bench');
   const { runMatch } = await import('../match');
   const { llmStrategistOf } = await import('../teams');
@@ -49,7 +49,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
     },
   };
   const perEpisode = async (events: boolean) => {
-    const settings = { ...STRATEGIST_DEFAULTS, timing: { kind: 'lockstep' }, skills: 'scripted', ...(events ? {} : { events: [] }) } as const;
+    const settings = strategistSettingsOf({ timing: { kind: 'lockstep' }, skills: 'scripted', ...(events ? {} : { events: [] }) });
     const platform = createPlatform({ llm: fixedLlmAccess({ client, provider: 'rules', settings, cache: null }) });
     let requests = 0;
     let eventTriggered = 0;
@@ -64,6 +64,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
       minutes += match.world.tick / match.world.config.tickHz / 60;
       episodes++;
     }
+    await platform.close();
     return { perEpisode: requests / episodes, perMinute: requests / minutes, eventShare: eventTriggered / Math.max(1, requests), episodes };
   };
   const fixed = await perEpisode(false);
@@ -84,7 +85,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
  * second with 1, 2 and 4 matches at once on the one engine (lockstep, llm vs bt-scripted).
  */
 async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
-  const { STRATEGIST_DEFAULTS, fixedLlmAccess, llmSettingsOf, localLlmSpec } = await import('../llm');
+  const { fixedLlmAccess, llmSettingsOf, localLlmSpec, strategistSettingsOf } = await import('../llm');
   const { localAvailability } = await import('../llm/node');
   const { benchLocalEngine, residentRow } = await import('../llm/localBench');
   const { Match } = await import('../match');
@@ -104,7 +105,7 @@ async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow
   }
   const { rows, client } = await benchLocalEngine(settings, seconds);
   rows.push(residentRow('after single decisions'));
-  const strategist = { ...STRATEGIST_DEFAULTS, timing: { kind: 'lockstep' }, skills: 'scripted', timeoutMs: 60_000 } as const;
+  const strategist = strategistSettingsOf({ timing: { kind: 'lockstep' }, skills: 'scripted' });
   const platform = createPlatform({ llm: fixedLlmAccess({ client, provider: 'local', settings: strategist, cache: null }) });
   const config = { ...DEFAULT_CONFIG, episodeSeconds: 20 };
   for (const matches of [1, 2, 4]) {
@@ -121,15 +122,15 @@ async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow
             const pending = match.advance();
             if (pending) await pending;
           }
-          const s = llmStrategistOf(match.controllers[0])!;
-          s.dispose();
-          calls += s.stats().answers;
+          match.close();
+          calls += llmStrategistOf(match.controllers[0])!.stats().answers;
         }
       }),
     );
     rows.push({ name: `local decisions/s, ${matches} match${matches > 1 ? 'es' : ''} at once (lockstep)`, value: calls / ((performance.now() - start) / 1000), unit: 'decisions/s' });
   }
   rows.push(residentRow('after 4 matches at once'));
+  await platform.close();
   await client.engine.dispose();
   return rows;
 }
@@ -183,7 +184,8 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
   const { spawnSync } = await import('node:child_process');
   const { BridgeEnvs } = await import('../train/bridgeEnv');
   const envs = 64;
-  const node = new BridgeEnvs(createPlatform(), { level: 'control', envs, opponent: null, reward: 'match' }, { obs: 1, action: 1 });
+  const platform = createPlatform();
+  const node = new BridgeEnvs(platform, { level: 'control', envs, opponent: null, reward: 'match' }, { obs: 1, action: 1 });
   await node.reset(Array.from({ length: envs }, (_, i) => i));
   const actions = Float64Array.from({ length: envs * 4 * 5 }, (_, i) => Math.cos(i * 0.7));
   let calls = 0;
@@ -193,6 +195,7 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
     if (r.ends.length) await node.reset(r.ends.map((e) => 1000 + calls + e.env), r.ends.map((e) => e.env));
     calls++;
   }
+  await platform.close();
   const inNode = (calls * envs * 4) / ((performance.now() - start) / 1000);
   const rows: BenchRow[] = [{ name: `control level in Node, ${envs} envs`, value: inNode, unit: 'agent-steps/s' }];
   const python = '.venv/bin/python';
@@ -232,13 +235,14 @@ runCli(async () => {
   await withPlatform(commandPlatformSpec(), async (platform: NodePlatform) => {
     const all: [(typeof SECTIONS)[number], string, () => BenchRow[] | Promise<BenchRow[]>][] = [
       ['sim', 'simulation (engine-independent math beside the engine\'s own)', () => [...benchStep(seconds), ...benchDetMath(seconds)]],
-      ['matches', 'matches (one core, no rendering)', async () => [
-        ...(await benchMatches(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
-        ...(await benchMatches(createPlatform(), 'heuristic', 'heuristic', seconds)),
+      // The scripted teams play on a bare platform (no models, no language model), one for the section.
+      ['matches', 'matches (one core, no rendering)', () => usingPlatform(createPlatform(), async (bare) => [
+        ...(await benchMatches(bare, 'bt-scripted', 'heuristic', seconds)),
+        ...(await benchMatches(bare, 'heuristic', 'heuristic', seconds)),
         ...(await benchMatches(platform, 'bt', 'flat', seconds)),
-        ...(await benchVerify(createPlatform(), 'bt-scripted', 'heuristic', seconds)),
+        ...(await benchVerify(bare, 'bt-scripted', 'heuristic', seconds)),
         ...(await benchVerify(platform, 'bt', 'flat', seconds)),
-      ]],
+      ])],
       ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
       ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds, platform)],
       ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds, platform, (await import('../tournament/localRedis')).redisServerPath(process.env))],

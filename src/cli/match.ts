@@ -52,16 +52,14 @@ runCli(async () => {
   }
   const seed = integerOption('seed', values.seed, 1, SEED_RANGE);
   const spec = commandPlatformSpec(llmFlagsOf(values));
-  // The strategists end their calls before the platform frees the model they ask.
+  // runMatch closes the teams (a strategist's call still out is ended) before the platform frees the model they ask.
   const { match, llm } = await withPlatform(spec, async (platform) => {
     const played = await runMatch({ blue: values.blue!, red: values.red!, seed }, { platform, record: Boolean(values.replay) });
     // The language-model strategists' model, provider and counters, when an llm team played.
     const reports: Record<string, LlmTeamReport> = {};
     for (const [name, controller] of [['blue', played.controllers[0]], ['red', played.controllers[1]]] as const) {
       const strategist = llmStrategistOf(controller);
-      if (!strategist) continue;
-      reports[name] = strategist.report();
-      strategist.dispose();
+      if (strategist) reports[name] = strategist.report();
     }
     return { match: played, llm: reports };
   });

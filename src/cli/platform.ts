@@ -5,6 +5,7 @@
  */
 import { CACHE_MODES, type LlmFlags, TIMING_HELP, type TimingMode, isCacheMode, parseHeadlessTiming } from '../llm';
 import { type NodePlatform, type PlatformSpec, nodePlatform, readPlatformSpec } from '../teams/nodePlatform';
+import { usingPlatform } from '../teams';
 import { UsageError } from './args';
 
 /** This process's platform spec, with the command line's language-model flags over the environment. */
@@ -13,13 +14,8 @@ export function commandPlatformSpec(llm: LlmFlags = {}): PlatformSpec {
 }
 
 /** Build a platform from `spec`, hand it to `use`, and close it (its local engine freed) whatever `use` does. */
-export async function withPlatform<T>(spec: PlatformSpec, use: (platform: NodePlatform) => Promise<T>): Promise<T> {
-  const platform = nodePlatform(spec);
-  try {
-    return await use(platform);
-  } finally {
-    await platform.close();
-  }
+export function withPlatform<T>(spec: PlatformSpec, use: (platform: NodePlatform) => Promise<T>): Promise<T> {
+  return usingPlatform(nodePlatform(spec), use);
 }
 
 /** --llm-timing and --llm-cache as flags over the environment, or a UsageError naming what was typed. */

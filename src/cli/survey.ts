@@ -29,6 +29,7 @@ import {
   studyJson,
   studyReportFiles,
   teamsInPlay,
+  textDisagreements,
 } from '../survey';
 import { parseJsonText } from '../sim';
 import { type Platform, teamAvailability } from '../teams';
@@ -152,6 +153,11 @@ runCli(async () => {
           const placeholders = consentPlaceholders(study.config);
           if (placeholders.length > 0) {
             console.log(`\nThe consent page still says to fill in ${placeholders.map((k) => `"${k}"`).join(' and ')}: set ${placeholders.length > 1 ? 'them' : 'it'} in the config before inviting participants.`);
+          }
+          const disagreements = textDisagreements(study.config);
+          if (disagreements.length > 0) {
+            console.log(`\nThe study's own text disagrees with its settings: correct the config before inviting participants.`);
+            for (const d of disagreements) console.log(`  ${d.field}: "${d.sentence}" ${d.message}.`);
           }
           // Where npm run llm:exam writes its reports unless told otherwise.
           const modelNote = await languageModelNote(teamsInPlay(study.config), platform, join('results', 'exam'));

@@ -9,7 +9,7 @@
 import type { DecisionCacheStore, CacheMode } from './cache';
 import type { ChatClient } from './chat';
 import type { AnswerFormat } from './prompt';
-import { EVENT_TRIGGERS, type EventTrigger, MAX_TIMEOUTS_IN_ROW, type SilenceAction, type TimingMode } from './timing';
+import { EVENT_TRIGGERS, type EventTrigger, LIVE_TIMEOUT_MS, MAX_TIMEOUTS_IN_ROW, type SilenceAction, type TimingMode, defaultTimeoutMs } from './timing';
 
 /** Which implementation runs the skills the model chooses: the trained ones or the scripted references. */
 export type SkillImplementation = 'rl' | 'scripted';
@@ -26,9 +26,9 @@ export interface StrategistSettings {
   readonly timing: TimingMode;
   readonly skills: SkillImplementation;
   /** Timeouts in a row, where the game waits for answers, before the strategist gives up on the model; 0: never. */
-  readonly maxTimeouts?: number;
+  readonly maxTimeouts: number;
   /** What giving up means: stop the run, or play on without the model. */
-  readonly onSilence?: SilenceAction;
+  readonly onSilence: SilenceAction;
 }
 
 export interface DecisionCache {
@@ -112,7 +112,7 @@ export class LlmUnavailable extends Error {
 export const STRATEGIST_DEFAULTS: StrategistSettings = {
   format: 'compact',
   temperature: 0.1,
-  timeoutMs: 2000,
+  timeoutMs: LIVE_TIMEOUT_MS,
   rateHz: 2,
   events: EVENT_TRIGGERS,
   timing: { kind: 'realtime' },
@@ -120,6 +120,18 @@ export const STRATEGIST_DEFAULTS: StrategistSettings = {
   maxTimeouts: MAX_TIMEOUTS_IN_ROW,
   onSilence: 'stop',
 };
+
+/**
+ * The strategist's settings from those given, each one not given at its default, and the
+ * call timeout, where none is given, the timing's own (defaultTimeoutMs: a lockstep run
+ * waits 60 s, live play 2 s). Where settings enter (the environment, the page's status, a
+ * test's options), so nothing below defaults them again.
+ */
+export function strategistSettingsOf(given: Partial<StrategistSettings>): StrategistSettings {
+  const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<StrategistSettings>;
+  const timing = set.timing ?? STRATEGIST_DEFAULTS.timing;
+  return { ...STRATEGIST_DEFAULTS, ...set, timing, timeoutMs: set.timeoutMs ?? defaultTimeoutMs(timing) };
+}
 
 /** An access that always says the same: no model, for this reason. */
 export function noLlmAccess(reason: string, help?: string): LlmAccess {

@@ -18,6 +18,7 @@ import { LocalEngine } from './localEngine';
 import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
 import { LOCAL_MODELS, adaptedModelName, shippedAdapterPath } from './localModels';
 import { systemPrompt } from './prompt';
+import { sdkTimeoutMs } from './timing';
 import { isVerified } from './pull';
 import {
   LLM_SETUP_HELP,
@@ -38,8 +39,7 @@ export { OpenAiChatClient } from './openaiClient';
 export { FileCacheStore, defaultCacheDir } from './fileCache';
 
 export function createOpenAiClient(settings: ServerLlmSettings): OpenAiChatClient {
-  // The SDK bound is a backstop: the strategist aborts at settings.timeoutMs itself.
-  return new OpenAiChatClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, timeoutMs: Math.max(settings.timeoutMs * 2, 5000) });
+  return new OpenAiChatClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, model: settings.model, timeoutMs: sdkTimeoutMs(settings.timeoutMs) });
 }
 
 export function openCacheStore(settings: Pick<LlmSettings, 'cacheDir'>): FileCacheStore {

@@ -12,8 +12,8 @@ export interface OpenAiClientSettings {
   /** '' for servers that need none (a placeholder is sent; local servers ignore it). */
   readonly apiKey: string;
   readonly model: string;
-  /** An upper bound for the SDK; the caller's signal normally ends a call sooner. */
-  readonly timeoutMs?: number;
+  /** An upper bound for the SDK (sdkTimeoutMs of the strategist's timeout); the caller's signal normally ends a call sooner. */
+  readonly timeoutMs: number;
 }
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
@@ -50,7 +50,7 @@ export class OpenAiChatClient implements ChatClient {
       baseURL: settings.baseUrl,
       apiKey: settings.apiKey || 'none',
       maxRetries: 0,
-      timeout: settings.timeoutMs ?? 60_000,
+      timeout: settings.timeoutMs,
     });
   }
 

@@ -2,7 +2,7 @@
  * The page's chat client: it asks the product's own server (POST /api/llm), which holds the
  * key and talks to the model. No SDK, no Node modules, no key: only fetch.
  */
-import { type LlmAccess, LlmUnavailable, STRATEGIST_DEFAULTS, type StrategistSettings, lazyLlmAccess } from './access';
+import { type LlmAccess, LlmUnavailable, type StrategistSettings, lazyLlmAccess, strategistSettingsOf } from './access';
 import { type CallFailureKind, CALL_FAILURE_KINDS, type ChatClient, ChatError, type ChatRequest, type ChatResponse, chatResponseSchema, parseRetryAfter } from './chat';
 import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
 import type { AnswerFormat } from './prompt';
@@ -120,15 +120,17 @@ export function proxyLlmAccess(options: ProxyLlmOptions = {}): LlmAccess {
   let status: Promise<LlmStatus> | null = null;
   const readStatus = () => (status ??= fetchLlmStatus(options.statusEndpoint, fetchImpl));
   const provider = (s: LlmStatus) => `server proxy${s.provider ? ` to ${s.provider}` : s.baseUrl ? ` to ${s.baseUrl}` : ''}`;
-  const settingsOf = (s: LlmStatus): StrategistSettings => ({
-    format: s.format ?? STRATEGIST_DEFAULTS.format,
-    temperature: s.temperature ?? STRATEGIST_DEFAULTS.temperature,
-    timeoutMs: s.timeoutMs ?? STRATEGIST_DEFAULTS.timeoutMs,
-    rateHz: s.rateHz ?? STRATEGIST_DEFAULTS.rateHz,
-    events: (s.events ?? STRATEGIST_DEFAULTS.events).filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)),
-    timing: options.timing ?? { kind: 'live' },
-    skills: s.skills === 'scripted' ? 'scripted' : 'rl',
-  });
+  // What the status leaves out is at its default, as it would be on the server.
+  const settingsOf = (s: LlmStatus): StrategistSettings =>
+    strategistSettingsOf({
+      format: s.format,
+      temperature: s.temperature,
+      timeoutMs: s.timeoutMs,
+      rateHz: s.rateHz,
+      events: s.events?.filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)),
+      timing: options.timing ?? { kind: 'live' },
+      skills: s.skills === 'scripted' ? 'scripted' : 'rl',
+    });
   const unavailable = (s: LlmStatus) => new LlmUnavailable(s.error ?? 'the server has no language model configured', s.help);
   return lazyLlmAccess(
     async () => {

@@ -30,7 +30,7 @@
  *                     answer to the state in one-token codes, for small local models); default
  *                     the format the local model's shipped adapter was taught in (terse for
  *                     gemma3-270m), else compact
- *   LLM_TIMEOUT_MS    per call, default 2000, or 60000 where the game waits for answers
+ *   LLM_TIMEOUT_MS    per call, default 2000 (LIVE_TIMEOUT_MS), or 60000 where the game waits for answers
  *                     (LLM_TIMING lockstep or ticks:N: a slow answer costs time, not the decision)
  *   LLM_RATE_HZ       fixed decision rate, default 2 (0: events only)
  *   LLM_EVENTS        all (default), none, or a list of elimination,respawn,contested,low-health,situation
@@ -337,7 +337,7 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
 
 /** The asking settings with the call timeout resolved: the given one, else the timing's own. */
 function resolvedAsking(asking: AskingSettings): AskingSettings & { readonly timeoutMs: number } {
-  return { ...asking, timeoutMs: asking.timeoutMs ?? defaultTimeoutMs(asking.timing, STRATEGIST_DEFAULTS.timeoutMs) };
+  return { ...asking, timeoutMs: asking.timeoutMs ?? defaultTimeoutMs(asking.timing) };
 }
 
 /** Whether the settings run the local model with a LoRA adapter (the reproduction then plays it against the model alone). */

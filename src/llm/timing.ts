@@ -44,15 +44,44 @@ export function fixedDelayTicks(mode: TimingMode): number | null {
 }
 
 /**
+ * The strategist's call timeout where the game does not wait for answers (live play,
+ * realtime): an answer later than this is stale. The one default of LLM_TIMEOUT_MS and of
+ * StrategistSettings.timeoutMs; the bounds around a call below derive from the timeout.
+ */
+export const LIVE_TIMEOUT_MS = 2000;
+
+/**
  * Where the game waits for answers (lockstep, ticks:N), a slow answer costs time, never the
  * decision: a busy CPU (a tournament's episodes in flight on one local model) must not turn
  * into lost decisions under the live call timeout.
  */
 export const WAITING_TIMEOUT_MS = 60_000;
 
-/** A call's timeout where none is set: WAITING_TIMEOUT_MS where the game waits for answers, else `liveMs` (a later answer is stale). */
-export function defaultTimeoutMs(mode: TimingMode, liveMs: number): number {
-  return fixedDelayTicks(mode) === null ? liveMs : WAITING_TIMEOUT_MS;
+/** A call's timeout where none is set: WAITING_TIMEOUT_MS where the game waits for answers, else LIVE_TIMEOUT_MS (a later answer is stale). */
+export function defaultTimeoutMs(mode: TimingMode): number {
+  return fixedDelayTicks(mode) === null ? LIVE_TIMEOUT_MS : WAITING_TIMEOUT_MS;
+}
+
+/** The least a bound around a call allows: a server's connection and a model's first load fit in it. */
+const LEAST_BOUND_MS = 5000;
+
+/** The OpenAI SDK's own bound on a call: a backstop (the strategist aborts at `timeoutMs` first), twice the timeout, at least 5 s. */
+export function sdkTimeoutMs(timeoutMs: number): number {
+  return Math.max(timeoutMs * 2, LEAST_BOUND_MS);
+}
+
+/**
+ * How long the server's proxy waits for the model on the page's behalf: the timeout and
+ * half again, plus 0.5 s for the way there and back, so the page (which aborts at the
+ * timeout) gives up first and the proxy never ends an answer the page still awaits.
+ */
+export function proxyTimeoutMs(timeoutMs: number): number {
+  return Math.round(timeoutMs * 1.5) + 500;
+}
+
+/** The bound on a tournament's pre-flight call to the model: three timeouts, at least 5 s (a model may load on first use). */
+export function preflightTimeoutMs(timeoutMs: number): number {
+  return Math.max(timeoutMs * 3, LEAST_BOUND_MS);
 }
 
 /**

@@ -65,6 +65,7 @@ export async function buildExamSet(platform: Platform, options: ExamSetOptions):
         const pending = match.advance();
         if (pending) await pending;
       }
+      match.close();
       options.onMatch?.(matches.length, total);
     }
   }

@@ -8,5 +8,6 @@ export * from './match';
 export * from './metrics';
 export * from './replay';
 export * from './format';
+export * from './rulesText';
 export * from './verify';
 export * from './examSet';

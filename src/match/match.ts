@@ -114,6 +114,15 @@ export class Match {
     this.metrics.recordTick(this.world, this.controllers);
   }
 
+  /**
+   * Close both teams: a request still out (a language model's call) is aborted and none is
+   * sent again. Whoever plays a match closes it when it ends or is abandoned (runMatch
+   * does); the world, metrics and record stay readable. Closing twice is harmless.
+   */
+  close(): void {
+    for (const controller of this.controllers) controller.close?.();
+  }
+
   summary(): MatchSummary {
     return this.metrics.summary(this.world, this.controllers, hashWorld(this.world));
   }
@@ -155,12 +164,16 @@ function seedName(team: string): string {
   }
 }
 
-/** Play a match to its end. */
+/** Play a match to its end, and close its teams (also when a tick throws). */
 export async function runMatch(spec: MatchSpec, options: MatchOptions): Promise<Match> {
   const match = await Match.create(spec, options);
-  while (!match.done) {
-    const pending = match.advance();
-    if (pending) await pending;
+  try {
+    while (!match.done) {
+      const pending = match.advance();
+      if (pending) await pending;
+    }
+  } finally {
+    match.close();
   }
   return match;
 }

@@ -28,6 +28,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { type ChatClient, ChatError, type ChatRequest, type LlmAccess, type LlmAvailability, type LlmConnection, type LlmStatus, chatRequestSchema } from '../llm';
 import { estimateTokens } from '../llm/tokens';
+import { proxyTimeoutMs } from '../llm/timing';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 import { ApiError, validBody } from './apiError';
 import { jsonApi } from './jsonApi';
@@ -174,7 +175,7 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
     const scrub = (text: string) => (connection.secrets ?? []).reduce((t, secret) => t.split(secret).join('[key]'), text);
     const abort = new AbortController();
     let timedOut = false;
-    const limitMs = Math.round(connection.settings.timeoutMs * 1.5) + 500;
+    const limitMs = proxyTimeoutMs(connection.settings.timeoutMs);
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort();

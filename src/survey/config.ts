@@ -13,7 +13,8 @@
  * agent as a person or a bot.
  */
 import { z } from 'zod';
-import { parseJsonText } from '../sim';
+import { numberWord, rulesText, secondsText } from '../match/rulesText';
+import { DEFAULT_CONFIG, type GameConfig, parseJsonText } from '../sim';
 import { TEAM_IDS } from '../teams/entry';
 import { resolveTeam } from '../teams/registry';
 
@@ -89,14 +90,6 @@ export const DEFAULT_BACKGROUND: readonly BackgroundQuestion[] = [
   },
 ];
 
-export const DEFAULT_CONSENT = [
-  'You are invited to take part in a study of computer-controlled players in games.',
-  'You will play short matches of a top-down team game against several computer-controlled teams and answer a few questions about each team. It takes about 30 minutes.',
-  'We store your answers, your game inputs and the results of your matches under a random participant number, with the name and version of your browser. We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.',
-  'Taking part is voluntary. You can stop at any time by closing this page.',
-  'Press "I agree" if you are 18 or older and agree to take part.',
-].join('\n\n');
-
 /**
  * The consent page's contact and ethics lines until the researcher sets them: they say
  * what to fill in, and `npm run survey -- create` warns while either is left as it is.
@@ -108,25 +101,6 @@ export const DEFAULT_ETHICS = 'Not filled in yet: the researcher sets "ethics" i
 export function consentPlaceholders(config: Pick<StudyConfig, 'contact' | 'ethics'>): ('contact' | 'ethics')[] {
   return [...(config.contact === DEFAULT_CONTACT ? ['contact' as const] : []), ...(config.ethics === DEFAULT_ETHICS ? ['ethics' as const] : [])];
 }
-
-export const DEFAULT_INSTRUCTIONS = [
-  'Two teams of two fight over one circular zone. Your team is blue. Hold the zone alone for 8 seconds in total to win. When a player is eliminated, their team loses half of its progress and the player returns to base 2 seconds later. Green crosses restore health. After 60 seconds without a winner, the episode is a draw.',
-  'You play one agent (marked YOU); your teammate (ALLY) plays the other. You will play several blocks of episodes, each against a different opposing team, called Team 1, Team 2 and so on. After each block you rate the team you just played.',
-  'Controls: W A S D to move, the mouse to aim, click or Space to fire, Shift to dash. First, a practice round lets you try the controls.',
-].join('\n\n');
-
-export const DEFAULT_OBSERVE_CONSENT = [
-  'You are invited to take part in a study of computer-controlled players in games.',
-  'You will watch short recordings of a top-down team game and say, for each player, whether you think a person or a computer program played it. It takes about 15 minutes.',
-  'We store your answers under a random participant number, with the name and version of your browser. We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.',
-  'Taking part is voluntary. You can stop at any time by closing this page.',
-  'Press "I agree" if you are 18 or older and agree to take part.',
-].join('\n\n');
-
-export const DEFAULT_OBSERVE_INSTRUCTIONS = [
-  'Two teams of two (blue and red) fight over one circular zone; holding it alone for 8 seconds in total wins.',
-  'Some players in these recordings were people playing with a keyboard and mouse; others were bots. Watch each recording, then say for each of the four players (B1, B2, R1, R2) whether you think a person or a bot played it. Any mix is possible.',
-].join('\n\n');
 
 const practiceSchema = z.strictObject({
   enabled: z.boolean().default(true),
@@ -169,7 +143,7 @@ export const studyConfigSchema = z
       .default([...DEFAULT_TEAMS])
       .refine((t) => new Set(t).size === t.length, 'teams must not repeat'),
     episodesPerBlock: z.number().int().min(1).max(30).default(6),
-    /** Length of an episode before it is a draw (the game's default is 60 s). */
+    /** Length of an episode before it is a draw; default the game's (DEFAULT_CONFIG.episodeSeconds, studyGameConfig). */
     episodeSeconds: z.number().min(1).max(600).optional(),
     /** The AI team playing beside the participant, or "person" for a second person at the same computer. */
     teammate: z.union([aiTeam, z.literal(PERSON_TEAMMATE)]).default('bt-scripted'),
@@ -197,12 +171,14 @@ export const studyConfigSchema = z
       .max(10)
       .default(() => [...DEFAULT_BACKGROUND])
       .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'background ids must not repeat'),
-    consent: text(20_000).default(DEFAULT_CONSENT),
+    /** Default: studyConsent's, from the study's settings. */
+    consent: text(20_000).optional(),
     /** Who participants write to with questions (a name and an email address), shown with the consent text. */
     contact: text(1000).default(DEFAULT_CONTACT),
     /** The ethics approval (committee and reference), shown with the consent text. */
     ethics: text(1000).default(DEFAULT_ETHICS),
-    instructions: text(20_000).default(DEFAULT_INSTRUCTIONS),
+    /** Default: studyInstructions', from the study's settings. */
+    instructions: text(20_000).optional(),
     completion: completionSchema.prefault({}),
     observe: observeSchema.prefault({}),
     /** A participant idle this long no longer holds a counterbalancing slot. */
@@ -224,7 +200,100 @@ export const studyConfigSchema = z
   });
 
 export type StudyConfigInput = z.input<typeof studyConfigSchema>;
-export type StudyConfig = z.infer<typeof studyConfigSchema>;
+/** The settings of a study, before its words for people are computed from them. */
+export type StudySettings = Omit<z.infer<typeof studyConfigSchema>, 'consent' | 'instructions'>;
+/** A study's config: its settings, and its consent and instructions (its own, or computed from the settings). */
+export type StudyConfig = StudySettings & { consent: string; instructions: string };
+
+/** The game config of a study's episodes: the standard one, with the study's episode length (the server expects exactly this). */
+export function studyGameConfig(episodeSeconds: number | null | undefined): GameConfig {
+  return episodeSeconds ? { ...DEFAULT_CONFIG, episodeSeconds } : DEFAULT_CONFIG;
+}
+
+/**
+ * A participant's pace, in seconds, for the time a study takes: set so that the reference
+ * protocol (three blocks of six 60-second episodes, five ratings and a question a block)
+ * comes to the 30 minutes its consent text said, and six clips to its 15.
+ */
+const PACE = {
+  /** Reading the consent page and the instructions. */
+  reading: 120,
+  /** Around each episode: the 3-2-1 and the result. */
+  betweenEpisodes: 10,
+  likertItem: 8,
+  openQuestion: 60,
+  forcedChoice: 90,
+  backgroundQuestion: 10,
+  /** Tagging the players of one clip, beyond watching it. */
+  judgingClip: 60,
+} as const;
+
+/** Minutes a participant needs for the study, counting every episode at its full length: whole minutes below 10, else to the nearest 5. */
+export function studyMinutes(config: StudySettings): number {
+  const episodeSeconds = studyGameConfig(config.episodeSeconds).episodeSeconds;
+  let seconds = PACE.reading + config.background.length * PACE.backgroundQuestion;
+  if (config.kind === 'observe') seconds += config.observe.clips * (episodeSeconds + PACE.judgingClip);
+  else {
+    const rating = config.likert.length * PACE.likertItem + config.open.length * PACE.openQuestion;
+    seconds += config.teams.length * (config.episodesPerBlock * (episodeSeconds + PACE.betweenEpisodes) + rating) + PACE.forcedChoice;
+    if (config.practice.enabled) seconds += config.practice.episodeSeconds + PACE.betweenEpisodes;
+  }
+  const minutes = seconds / 60;
+  return minutes < 10 ? Math.max(1, Math.round(minutes)) : Math.round(minutes / 5) * 5;
+}
+
+/** "Team 1, Team 2 and Team 3". */
+function listed(items: readonly string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? '');
+}
+
+const plural = (n: number, word: string) => `${numberWord(n)} ${word}${n === 1 ? '' : 's'}`;
+
+/** The consent text, its description of the study and its length computed from the settings. */
+export function studyConsent(config: StudySettings): string {
+  const minutes = studyMinutes(config);
+  const takes = `It takes about ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+  const what =
+    config.kind === 'observe'
+      ? `You will watch ${plural(config.observe.clips, 'short recording')} of a top-down team game and say, for each player, whether you think a person or a computer program played it. ${takes}`
+      : `You will play short matches of a top-down team game against ${plural(config.teams.length, 'computer-controlled team')} and answer a few questions about each team. ${takes}`;
+  const stored =
+    config.kind === 'observe'
+      ? 'We store your answers under a random participant number, with the name and version of your browser.'
+      : 'We store your answers, your game inputs and the results of your matches under a random participant number, with the name and version of your browser.';
+  return [
+    'You are invited to take part in a study of computer-controlled players in games.',
+    what,
+    `${stored} We do not ask for your name. If you came from a recruitment platform, we store your platform id so that you can be paid.`,
+    'Taking part is voluntary. You can stop at any time by closing this page.',
+    'Press "I agree" if you are 18 or older and agree to take part.',
+  ].join('\n\n');
+}
+
+/** The instructions: the rules of the study's game, its blocks and episodes, the teammate and the practice round, from the settings. */
+export function studyInstructions(config: StudySettings): string {
+  const game = studyGameConfig(config.episodeSeconds);
+  const rules = rulesText(game, { yourTeam: config.kind === 'play', game: 'episode' });
+  if (config.kind === 'observe') {
+    const perTeam = game.agent.perTeam;
+    const labels = [...Array.from({ length: perTeam }, (_, i) => `B${i + 1}`), ...Array.from({ length: perTeam }, (_, i) => `R${i + 1}`)];
+    return [
+      rules,
+      `Some players in these recordings were people playing with a keyboard and mouse; others were bots. Watch each of the ${plural(config.observe.clips, 'recording')}, then say for each of the ${numberWord(labels.length)} players (${labels.join(', ')}) whether you think a person or a bot played it. Any mix is possible.`,
+    ].join('\n\n');
+  }
+  const you =
+    config.teammate === PERSON_TEAMMATE
+      ? 'You play one agent (marked P1); a second person at this computer plays the other (marked P2).'
+      : 'You play one agent (marked YOU); your teammate (ALLY) plays the other.';
+  const blocks = config.teams.map((_, i) => teamLabel(i));
+  const practice = config.practice.enabled ? ` First, a practice round of up to ${secondsText(config.practice.episodeSeconds)} lets you try the controls.` : '';
+  return [
+    rules,
+    `${you} You will play ${plural(blocks.length, 'block')} of ${plural(config.episodesPerBlock, 'episode')}, each block against a different opposing team, called ${listed(blocks)}. After each block you rate the team you just played.`,
+    `Controls: W A S D to move, the mouse to aim, click or Space to fire, Shift to dash.${config.teammate === PERSON_TEAMMATE ? ' The second person: I J K L to move, U O to turn, Enter to fire, right Shift to dash.' : ''}${practice}`,
+  ].join('\n\n');
+}
 
 /** Validate a config object; throws an Error listing every problem with its path. */
 export function parseStudyConfig(value: unknown, source = 'study config'): StudyConfig {
@@ -234,15 +303,7 @@ export function parseStudyConfig(value: unknown, source = 'study config'): Study
     throw new Error(`${source} is invalid:\n${problems.join('\n')}`);
   }
   const config = parsed.data;
-  // An observe study's participants watch rather than play: its own default texts.
-  if (config.kind === 'observe') {
-    return {
-      ...config,
-      consent: config.consent === DEFAULT_CONSENT ? DEFAULT_OBSERVE_CONSENT : config.consent,
-      instructions: config.instructions === DEFAULT_INSTRUCTIONS ? DEFAULT_OBSERVE_INSTRUCTIONS : config.instructions,
-    };
-  }
-  return config;
+  return { ...config, consent: config.consent ?? studyConsent(config), instructions: config.instructions ?? studyInstructions(config) };
 }
 
 /** Parse config JSON text. */

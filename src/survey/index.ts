@@ -14,3 +14,4 @@ export * from './report';
 export * from './service';
 export * from './store';
 export * from './limits';
+export * from './textCheck';

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { type ReplayFile, parseReplay, runMatch } from '../match';
-import { DEFAULT_CONFIG, type GameConfig, createWorld } from '../sim';
+import { createWorld } from '../sim';
 import { mulberry32 } from '../stats';
 import type { Platform } from '../teams';
-import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig } from './config';
+import { PERSON_TEAMMATE, type StudyConfig, type StudyConfigInput, parseStudyConfig, studyGameConfig } from './config';
 import { BOT_CLIP_BLOCK, PRACTICE_BLOCK, type ParticipantProgress, STUDY_BLOCK, type ParticipantState, type Step, badgeFor, currentStep } from './flow';
 import type { EpisodeChecker, EpisodeExpectation } from './episodeCheck';
 import { ABANDONED_REPLAY_MAX } from './limits';
@@ -44,11 +44,6 @@ export interface CreatedStudy {
 
 function randomId(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
-
-/** The game config of a study's episodes (the standard one, with the study's episode length). */
-export function studyGameConfig(episodeSeconds: number | null | undefined): GameConfig {
-  return episodeSeconds ? { ...DEFAULT_CONFIG, episodeSeconds } : DEFAULT_CONFIG;
 }
 
 /**

@@ -52,6 +52,12 @@ export interface TeamController {
    * (ONNX inference, a lockstep LLM).
    */
   act(world: World, actions: Action[]): void | Promise<void>;
+  /**
+   * Free what the controller holds (a language model's request in flight, aborted): the
+   * match calls it once it ends or is abandoned, and plays the controller no further.
+   * Absent where a controller holds nothing; closing twice is harmless.
+   */
+  close?(): void;
 }
 
 /** Run `next` after `value`, synchronously unless `value` is a promise. */

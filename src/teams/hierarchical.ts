@@ -46,6 +46,8 @@ export interface Strategist {
    * (ONNX inference, a lockstep language model).
    */
   decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | null | Promise<StrategistAnswer | null>;
+  /** Free what it holds (a request in flight); absent where it holds nothing. */
+  close?(): void;
 }
 
 /** Whether the strategist is asked at this tick: on its period's ticks, or every tick when it keeps its own schedule. */
@@ -79,6 +81,10 @@ export class HierarchicalController implements TeamController {
         runner.write(actions),
       ),
     );
+  }
+
+  close(): void {
+    this.strategist.close?.();
   }
 
   /** Adopt a strategist's answer; report it when it changes anything. */

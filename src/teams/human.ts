@@ -80,6 +80,10 @@ export class HumanTeamController implements TeamController {
     });
   }
 
+  close(): void {
+    this.teammate.close?.();
+  }
+
   private resolve(world: World): number[] {
     const members = teamAgents(world, this.team);
     return this.humanSlots.map((slot) => {

@@ -31,17 +31,15 @@ import {
   type Clock,
   type DecisionCache,
   type EventTrigger,
-  EVENT_TRIGGERS,
   type FailureKind,
   LlmCounters,
   type LlmCountersSnapshot,
   type LlmTeamReport,
   LlmSilent,
-  MAX_TIMEOUTS_IN_ROW,
   type ParsedAnswer,
   type RulesLabel,
+  type StrategistSettings,
   SYSTEM_CLOCK,
-  type SilenceAction,
   type TimingMode,
   type Trigger,
   buildRequest,
@@ -57,26 +55,19 @@ import { andThen } from './controller';
 import { rulesJudge } from './behaviorTree';
 import type { DecisionTiming, Strategist, StrategistAnswer } from './hierarchical';
 
-export interface LlmStrategistOptions {
+/**
+ * What a strategist asks with. Its settings (format, temperature, timeout, rate, events,
+ * timing) are all given: their defaults are applied once, where settings enter
+ * (strategistSettingsOf: the environment, the page's status, a test's options).
+ */
+export interface LlmStrategistOptions extends Pick<StrategistSettings, 'format' | 'temperature' | 'timeoutMs' | 'rateHz' | 'events' | 'timing' | 'maxTimeouts' | 'onSilence'> {
   readonly client: ChatClient;
   /** Who serves the model, for summaries (the connection's provider); default 'unknown'. */
   readonly provider?: string;
   /** Game ticks per second (the config's tickHz). */
   readonly tickHz: number;
-  /** 'compact' ("1,3", default) or 'json' (skills and a rationale, structured output). */
-  readonly format?: AnswerFormat;
-  /** Default 0.1, the study's. */
-  readonly temperature?: number;
   /** Answer bound; default per format; 0 sends none. */
   readonly maxTokens?: number;
-  /** Default realtime (headless); the page uses live. */
-  readonly timing?: TimingMode;
-  /** Fixed decision rate; default 2 Hz; 0 asks on events only. */
-  readonly rateHz?: number;
-  /** Events that ask for a decision; default all. */
-  readonly events?: readonly EventTrigger[];
-  /** Per call; default 2000 ms. */
-  readonly timeoutMs?: number;
   readonly cache?: DecisionCache | null;
   /** Least ticks between a request and one that only events ask for; default 5 (0.1 s). */
   readonly eventGapTicks?: number;
@@ -86,10 +77,6 @@ export interface LlmStrategistOptions {
   readonly clock?: Clock;
   /** A persona's play style, carried by the system prompt. */
   readonly style?: string;
-  /** Where the game waits for answers: timeouts in a row before giving up on the model; default MAX_TIMEOUTS_IN_ROW, 0 never. */
-  readonly maxTimeouts?: number;
-  /** Giving up: stop (throw LlmSilent, default) or continue without the model for the rest of the match. */
-  readonly onSilence?: SilenceAction;
 }
 
 /** One request's fate, for the panel and logs. */
@@ -174,20 +161,20 @@ export class LlmStrategist implements Strategist {
   private readonly rules = rulesJudge();
   /** The own agents' facts at the last tick (situationKey), for the `situation` trigger. */
   private prevFacts: string | null = null;
-  private disposed = false;
+  private closed = false;
 
   constructor(private readonly options: LlmStrategistOptions) {
-    const rate = options.rateHz ?? 2;
+    const rate = options.rateHz;
     this.ratePeriodTicks = rate > 0 ? Math.max(1, Math.round(options.tickHz / rate)) : 0;
-    this.timing = options.timing ?? { kind: 'realtime' };
-    this.format = options.format ?? 'compact';
-    this.temperature = options.temperature ?? 0.1;
-    this.timeoutMs = options.timeoutMs ?? 2000;
-    this.events = new Set(options.events ?? EVENT_TRIGGERS);
+    this.timing = options.timing;
+    this.format = options.format;
+    this.temperature = options.temperature;
+    this.timeoutMs = options.timeoutMs;
+    this.events = new Set(options.events);
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.eventGapTicks = options.eventGapTicks ?? 5;
     this.maxBackoffTicks = Math.round((options.maxBackoffSeconds ?? 5) * options.tickHz);
-    this.maxTimeouts = options.maxTimeouts ?? MAX_TIMEOUTS_IN_ROW;
+    this.maxTimeouts = options.maxTimeouts;
   }
 
   /** The model the decisions come from. */
@@ -229,9 +216,9 @@ export class LlmStrategist implements Strategist {
     };
   }
 
-  /** Abort a call still out (the match is over). */
-  dispose(): void {
-    this.disposed = true;
+  /** Abort a call still out and ask no more (the match is over). */
+  close(): void {
+    this.closed = true;
     this.inFlight?.abort?.abort();
   }
 
@@ -277,7 +264,7 @@ export class LlmStrategist implements Strategist {
   }
 
   private maybeSend(world: World, team: Team, current: readonly SkillId[], answer: Answer): Answer | Promise<Answer> {
-    if (this.inFlight || this.queued.size === 0 || this.disposed || this.silenced) return answer;
+    if (this.inFlight || this.queued.size === 0 || this.closed || this.silenced) return answer;
     const t = world.tick;
     if (t < this.backoffUntil) {
       this.counters.backedOff++;

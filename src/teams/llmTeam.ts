@@ -6,7 +6,7 @@
  * one) and in the page (the product's proxy).
  */
 import { z } from 'zod';
-import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, EVENT_TRIGGERS_TEXT, parseEventTriggers } from '../llm';
+import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, EVENT_TRIGGERS_TEXT, parseEventTriggers, strategistSettingsOf } from '../llm';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillSet } from '../skills';
 import type { TeamContext, TeamController } from './controller';
 import { type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
@@ -25,15 +25,19 @@ export const LLM_TEAM_DESCRIPTION =
 
 const SCRIPTED_HINT = 'or set LLM_SKILLS=scripted';
 
-export interface LlmTeamOptions extends Omit<LlmStrategistOptions, 'tickHz'> {
+/** The settings a strategist asks with, as options given directly may leave them out. */
+type AskingSettings = keyof Pick<StrategistSettings, 'format' | 'temperature' | 'timeoutMs' | 'rateHz' | 'events' | 'timing' | 'maxTimeouts' | 'onSilence'>;
+
+export interface LlmTeamOptions extends Omit<LlmStrategistOptions, 'tickHz' | AskingSettings>, Partial<Pick<StrategistSettings, AskingSettings>> {
   /** The skills the strategist chooses among; default the scripted ones. */
   readonly skills?: SkillSet;
 }
 
-/** The `llm` team for one match, from strategist options given directly (tests, benchmarks). */
+/** The `llm` team for one match, from strategist options given directly (tests, benchmarks); a setting left out is at its default. */
 export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions, name = 'llm'): HierarchicalController {
-  const { skills, ...rest } = options;
-  const strategist = new LlmStrategist({ ...rest, tickHz: ctx.config.tickHz });
+  const { skills, format, temperature, timeoutMs, rateHz, events, timing, maxTimeouts, onSilence, ...rest } = options;
+  const settings = strategistSettingsOf({ format, temperature, timeoutMs, rateHz, events, timing, maxTimeouts, onSilence });
+  const strategist = new LlmStrategist({ ...rest, ...settings, tickHz: ctx.config.tickHz });
   return new HierarchicalController(name, ctx.team, strategist, skills ?? SCRIPTED_SKILLS, ctx.onDecision);
 }
 
@@ -91,8 +95,8 @@ export function strategistOptions(connection: LlmConnection, ctx: TeamContext, v
     cache: connection.cache,
     clock: ctx.platform.clock,
     ...(s.maxTokens !== undefined ? { maxTokens: s.maxTokens } : {}),
-    ...(s.maxTimeouts !== undefined ? { maxTimeouts: s.maxTimeouts } : {}),
-    ...(s.onSilence !== undefined ? { onSilence: s.onSilence } : {}),
+    maxTimeouts: s.maxTimeouts,
+    onSilence: s.onSilence,
     ...(style ? { style } : {}),
   };
 }

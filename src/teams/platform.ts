@@ -36,3 +36,12 @@ export function createPlatform(parts: Partial<Omit<Platform, 'close'>> = {}): Pl
     close: () => llm.close(),
   };
 }
+
+/** Hand `platform` to `use`, and close it whatever `use` does. */
+export async function usingPlatform<P extends Platform, T>(platform: P, use: (platform: P) => Promise<T>): Promise<T> {
+  try {
+    return await use(platform);
+  } finally {
+    await platform.close();
+  }
+}

@@ -3,13 +3,13 @@
  * load, its language model answers). The coordinator runs it, and so does each queue
  * worker for the tournaments it joins, with its own models and language model.
  */
-import type { LlmAccess } from '../llm';
+import { type LlmAccess, preflightTimeoutMs } from '../llm';
 import { type Platform, type TeamNeeds, TeamUnavailable, resolveTeam, teamAvailability } from '../teams';
 
 /** One short call to a language model, so an unreachable one stops the run before it starts. */
 async function probeLanguageModel(access: LlmAccess): Promise<void> {
   const connection = await access.connect();
-  const timeoutMs = Math.max(5000, connection.settings.timeoutMs * 3);
+  const timeoutMs = preflightTimeoutMs(connection.settings.timeoutMs);
   try {
     await connection.client.complete({ messages: [{ role: 'user', content: 'Reply with: 1,1' }], temperature: 0, maxTokens: 8 }, AbortSignal.timeout(timeoutMs));
   } catch (err) {

@@ -33,12 +33,16 @@ export async function benchInference(seconds: number): Promise<BenchRow[]> {
   const networkOut = new Float32Array(256 * 5);
   const rows: BenchRow[] = [];
   const perFigure = Math.max(0.5, seconds / 3);
-  for (const batch of [1, 64, 256]) {
-    const obs = Float32Array.from({ length: batch * OBS_SIZE }, () => rng.next() * 2 - 1);
-    const raw = await timePerCall(() => run(obs, batch), perFigure);
-    rows.push({ name: `ORT-node raw session, batch ${batch}`, value: raw, unit: 'ms/call' });
-    const played = await timePerCall(async () => network.forward(obs, batch, networkOut), perFigure);
-    rows.push({ name: `network that plays (deterministic), batch ${batch}`, value: played, unit: 'ms/call' });
+  try {
+    for (const batch of [1, 64, 256]) {
+      const obs = Float32Array.from({ length: batch * OBS_SIZE }, () => rng.next() * 2 - 1);
+      const raw = await timePerCall(() => run(obs, batch), perFigure);
+      rows.push({ name: `ORT-node raw session, batch ${batch}`, value: raw, unit: 'ms/call' });
+      const played = await timePerCall(async () => network.forward(obs, batch, networkOut), perFigure);
+      rows.push({ name: `network that plays (deterministic), batch ${batch}`, value: played, unit: 'ms/call' });
+    }
+  } finally {
+    await session.release();
   }
   return rows;
 }

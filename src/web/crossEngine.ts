@@ -124,6 +124,7 @@ export async function playCrossEngineCase(c: CrossEngineCase, platform: Platform
     if (pending) await pending;
     hashes.push(hashWorld(match.world));
   }
+  match.close();
   return { case: c, hashes: hashes.join(''), replay: JSON.stringify(match.replay()) };
 }
 

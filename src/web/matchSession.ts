@@ -158,7 +158,8 @@ export class MatchSession {
             : {}),
         },
       );
-      if (gen !== this.generation) return;
+      if (gen !== this.generation) return match.close(); // a later start or a replay took its place
+      this.match?.close();
       this.match = match;
       this.player = null;
       const blueIds = teamAgents(match.world, 0).map((a) => a.id);
@@ -179,6 +180,7 @@ export class MatchSession {
       this.publishHud(true);
     } catch (err) {
       if (gen !== this.generation) return;
+      this.match?.close();
       this.match = null;
       this.player = null;
       // Every panel goes back to the chosen seed's preview: none may stay on the old match.
@@ -203,6 +205,7 @@ export class MatchSession {
       return false;
     }
     this.generation++;
+    this.match?.close();
     this.match = null;
     this.clock.countdownLeft = 0;
     this.player = new ReplayPlayer(replay);
@@ -428,6 +431,8 @@ export class MatchSession {
   private handleEnd(): void {
     if (this.endHandled) return;
     this.endHandled = true;
+    // The match stays on screen; its teams ask nothing more (a model's call still out ends).
+    this.match?.close();
     this.clock.alpha = 1;
     if (this.player) this.stores.app.setState({ replayCheck: this.player.check() });
     this.publishHud(true);

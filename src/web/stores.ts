@@ -6,7 +6,7 @@
  * - strategist: each team's latest decision and where it came from.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ZoneStatus } from '../sim';
+import { DEFAULT_CONFIG, type ZoneStatus, episodeTicks } from '../sim';
 import type { Decision, LlmStatus } from '../teams';
 
 export const SPEEDS = [0.5, 1, 2, 4, 8] as const;
@@ -104,12 +104,13 @@ export interface HudState {
   readonly countdown: number;
 }
 
+/** Before a match: the game's own figures (each match's config replaces them). */
 export const initialHud: HudState = {
   tick: 0,
-  tickHz: 50,
-  episodeTicks: 3000,
+  tickHz: DEFAULT_CONFIG.tickHz,
+  episodeTicks: episodeTicks(DEFAULT_CONFIG),
   progress: [0, 0],
-  winSeconds: 8,
+  winSeconds: DEFAULT_CONFIG.winHoldSeconds,
   zoneStatus: 'empty',
   outcome: null,
   teams: ['', ''],

@@ -442,7 +442,8 @@ suite('a user study in a real browser', () => {
 
     const page = await open('/study/e2e-observe?renderer=canvas');
     await waitStep(page, 'consent');
-    expect(await page.locator('#consent-text').innerText()).toMatch(/watch short recordings/);
+    // The consent text describes this study: one recording of a 2-second episode.
+    expect(await page.locator('#consent-text').innerText()).toMatch(/watch one short recording of a top-down team game .* It takes about 3 minutes\./);
     await page.click('#consent-agree');
     await waitStep(page, 'instructions');
     await page.click('#instructions-continue');

@@ -2,7 +2,7 @@
  * Platforms for tests: the shipped models and no language model (what most tests need), a
  * virtual clock, and a platform around a test chat client.
  */
-import { type ChatClient, type Clock, type DecisionCache, STRATEGIST_DEFAULTS, type StrategistSettings, fixedLlmAccess } from '../../src/llm';
+import { type ChatClient, type Clock, type DecisionCache, type StrategistSettings, fixedLlmAccess, strategistSettingsOf } from '../../src/llm';
 import { ModelLibrary } from '../../src/skills';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { type Platform, createPlatform } from '../../src/teams';
@@ -16,9 +16,9 @@ export function testPlatform(parts: Partial<Platform> = {}): Platform {
 /** One platform shared by the tests of a file (models load once). */
 export const TEST_PLATFORM = testPlatform();
 
-/** A platform whose language model is `client`, with the strategist settings given over the defaults. */
+/** A platform whose language model is `client`, with the strategist settings given (the rest at their defaults). */
 export function llmPlatform(client: ChatClient, settings: Partial<StrategistSettings> = {}, cache: DecisionCache | null = null, parts: Partial<Platform> = {}): Platform {
-  return testPlatform({ llm: fixedLlmAccess({ client, provider: 'test', settings: { ...STRATEGIST_DEFAULTS, ...settings }, cache }), ...parts });
+  return testPlatform({ llm: fixedLlmAccess({ client, provider: 'test', settings: strategistSettingsOf(settings), cache }), ...parts });
 }
 
 /**

@@ -27,7 +27,6 @@ function llmMatchOptions(options: LlmTeamOptions, extra: Partial<MatchOptions> =
 export async function playLlm(options: LlmTeamOptions, spec: Partial<MatchSpec> = {}, matchOptions: Partial<MatchOptions> = {}): Promise<Played> {
   const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 1, ...spec }, llmMatchOptions(options, matchOptions));
   const strategist = llmStrategistOf(match.controllers[0])!;
-  strategist.dispose();
   return { match, strategist };
 }
 

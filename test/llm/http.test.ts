@@ -39,7 +39,6 @@ async function play(run: Run) {
   const platform = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec(env) }) });
   const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: run.seed ?? 1, ...(run.config ? { config: run.config } : {}) }, { platform });
   const strategist = llmStrategistOf(match.controllers[0])!;
-  strategist.dispose();
   return { match, strategist, stats: strategist.stats(), calls: [...fake.calls] };
 }
 

@@ -3,12 +3,28 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LLM_SETUP_HELP, OPENAI_DEFAULT_BASE_URL, parseEventTriggers, parseTimingMode, readLlmSettings, runsAdapter } from '../../src/llm';
+import {
+  LIVE_TIMEOUT_MS,
+  LLM_SETUP_HELP,
+  OPENAI_DEFAULT_BASE_URL,
+  RuleChatClient,
+  type TimingMode,
+  WAITING_TIMEOUT_MS,
+  parseEventTriggers,
+  parseTimingMode,
+  preflightTimeoutMs,
+  proxyLlmAccess,
+  proxyTimeoutMs,
+  readLlmSettings,
+  runsAdapter,
+  sdkTimeoutMs,
+  strategistSettingsOf,
+} from '../../src/llm';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { llmSettingsOf, parseLlmSpec, withLlmFlags } from '../../src/llm/settings';
 import { LOCAL_MODELS } from '../../src/llm/localModels';
-import { createPlatform, createTeam, llmStrategistOf, teamAvailability } from '../../src/teams';
+import { createLlmTeam, createPlatform, createTeam, llmStrategistOf, teamAvailability } from '../../src/teams';
 import { FakeOpenAiServer } from './fakeOpenAiServer';
 
 describe('LLM settings', () => {
@@ -121,6 +137,34 @@ describe('LLM settings', () => {
     // A command line's timing (npm run reproduce's lockstep) sets the default as the environment's does.
     expect(timeout({}, { timing: { kind: 'lockstep' } })).toBe(60_000);
     expect(timeout({ LLM_TIMEOUT_MS: '900' }, { timing: { kind: 'lockstep' } })).toBe(900);
+  });
+
+  it('one default for the call timeout wherever settings enter: the environment, the page\'s status, options given directly', async () => {
+    const timings: TimingMode[] = [{ kind: 'live' }, { kind: 'realtime' }, { kind: 'ticks', ticks: 3 }, { kind: 'lockstep' }];
+    for (const timing of timings) {
+      const expected = timing.kind === 'live' || timing.kind === 'realtime' ? LIVE_TIMEOUT_MS : WAITING_TIMEOUT_MS;
+      expect(strategistSettingsOf({ timing }).timeoutMs, timing.kind).toBe(expected);
+      if (timing.kind !== 'live') {
+        const fromEnv = llmSettingsOf(withLlmFlags(parseLlmSpec({ OPENAI_BASE_URL: 'http://h/v1', LLM_MODEL: 'm' }), { timing }));
+        expect(fromEnv.ok && fromEnv.settings.timeoutMs, timing.kind).toBe(expected);
+      }
+      // A team built from options that leave the timeout out (tests, benchmarks) is not defaulted again below.
+      const team = createLlmTeam({ team: 0, seed: 1, config: DEFAULT_CONFIG, platform: createPlatform() }, { client: new RuleChatClient(), timing });
+      expect(llmStrategistOf(team)!.timeoutMs, timing.kind).toBe(expected);
+    }
+    // The page's status without a timeout: the page plays live.
+    const status = { configured: true, model: 'm' };
+    const page = proxyLlmAccess({ fetch: async () => new Response(JSON.stringify(status), { status: 200, headers: { 'content-type': 'application/json' } }) });
+    expect((await page.connect()).settings.timeoutMs).toBe(LIVE_TIMEOUT_MS);
+  });
+
+  it('the bounds around a call derive from its timeout: the page gives up before the proxy, the SDK and the pre-flight last longer', () => {
+    for (const timeoutMs of [1, 500, LIVE_TIMEOUT_MS, 10_000, WAITING_TIMEOUT_MS]) {
+      expect(proxyTimeoutMs(timeoutMs)).toBeGreaterThan(timeoutMs);
+      expect(sdkTimeoutMs(timeoutMs)).toBeGreaterThanOrEqual(Math.max(2 * timeoutMs, 5000));
+      expect(preflightTimeoutMs(timeoutMs)).toBeGreaterThanOrEqual(Math.max(3 * timeoutMs, 5000));
+    }
+    expect([proxyTimeoutMs(LIVE_TIMEOUT_MS), sdkTimeoutMs(LIVE_TIMEOUT_MS), preflightTimeoutMs(LIVE_TIMEOUT_MS)]).toEqual([3500, 5000, 6000]);
   });
 
   it('reads every setting and rejects bad values with a message naming the variable', () => {

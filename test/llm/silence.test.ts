@@ -40,7 +40,7 @@ async function againstSilence(env: Record<string, string> = {}) {
   } catch (err) {
     error = err as Error;
   } finally {
-    strategist.dispose();
+    strategist.close();
     await platform.close();
   }
   const stats = strategist.stats();

@@ -103,7 +103,7 @@ describe('LlmStrategist timing', () => {
       for (let k = 0; k < 3 && !match.done; k++) if (match.advance() instanceof Promise) waited++;
       await client.clock.sleep(10); // a display frame of virtual time
     }
-    strategist.dispose();
+    match.close();
     expect(waited).toBe(0);
     expect(strategist.records.length).toBeGreaterThan(3);
     for (const r of strategist.records) expect(r.applyTick).toBeGreaterThan(r.requestTick);
@@ -131,7 +131,7 @@ describe('LlmStrategist events', () => {
         if (e.type === 'hit' && blue.has(e.target) && e.health > 0 && e.health / 100 <= 0.33 && (e.health + e.damage) / 100 > 0.33) lowDrops++;
       }
     }
-    strategist.dispose();
+    match.close();
     expect(last()).toBeGreaterThan(0);
     const s = strategist.stats();
     expect(s.triggers.periodic).toBe(0);
@@ -158,7 +158,7 @@ describe('LlmStrategist events', () => {
       const pending = match.advance();
       if (pending) await pending;
     }
-    strategist.dispose();
+    match.close();
     const s = strategist.stats();
     expect(changes).toBeGreaterThan(5);
     expect(s.triggers.situation).toBe(changes);
@@ -251,7 +251,7 @@ describe('LlmStrategist failures', () => {
     match.advance();
     match.advance();
     expect(strategist.stats()).toMatchObject({ calls: 1, abandoned: 1, failed: 0 });
-    strategist.dispose();
+    match.close();
     await settle();
     expect(strategist.stats()).toMatchObject({ abandoned: 1, failed: 0 });
   });

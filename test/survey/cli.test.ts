@@ -58,6 +58,19 @@ describe('npm run survey', () => {
     expect(survey(['frobnicate']).status).toBe(2);
   });
 
+  it("create warns where the study's own text disagrees with its settings", () => {
+    const config = join(dir, 'short.json');
+    const instructions = 'Hold the zone alone for 8 seconds in total to win. After 60 seconds without a winner, the episode is a draw.';
+    writeFileSync(config, JSON.stringify({ teams: ['bt-scripted', 'heuristic'], episodeSeconds: 20, instructions }));
+    const r = survey(['create', '--config', config, '--id', 'cli-short']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      `The study's own text disagrees with its settings: correct the config before inviting participants.\n  instructions: "After 60 seconds without a winner, the episode is a draw." says 60 seconds, but this study's episodes end in a draw after 20 s (episodeSeconds).`,
+    );
+    // Text computed from the settings never disagrees.
+    expect(survey(['create', '--teams', 'bt-scripted,heuristic', '--id', 'cli-computed']).stdout).not.toMatch(/disagrees/);
+  });
+
   it('create with llm says which model it plays with, that the embedded Gemma 3 270M is untuned, and points at the exam', async () => {
     // A file with the embedded model's name: create reads the settings and never runs the model.
     const gguf = join(dir, 'gemma-3-270m-q4_k_m.gguf');

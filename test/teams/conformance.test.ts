@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { RuleChatClient } from '../../src/llm';
 import { runMatch, verifyReplayWithModels } from '../../src/match';
-import { PERSONA_NAMES, TEAM_IDS, llmStrategistOf, teamAvailability, teamNeeds } from '../../src/teams';
+import { PERSONA_NAMES, TEAM_IDS, teamAvailability, teamNeeds } from '../../src/teams';
 import { llmPlatform } from '../helpers/platform';
 import { threePerTeam } from '../helpers/world';
 
@@ -21,7 +21,6 @@ const ENTRANTS = [...TEAM_IDS.filter((id) => id !== 'human'), ...PERSONA_TEAMS.f
 
 async function play(team: string, seed: number, config?: ReturnType<typeof threePerTeam>) {
   const match = await runMatch({ blue: team, red: 'heuristic', seed, ...(config ? { config } : {}) }, { platform });
-  for (const c of match.controllers) llmStrategistOf(c)?.dispose();
   return match;
 }
 

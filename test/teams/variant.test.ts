@@ -54,7 +54,6 @@ describe('team variants', () => {
       { platform },
     );
     const strategist = llmStrategistOf(match.controllers[0])!;
-    strategist.dispose();
     expect(strategist.format).toBe('json');
     expect(strategist.ratePeriodTicks).toBe(50);
     expect([...strategist.events].sort()).toEqual(['elimination', 'respawn']);

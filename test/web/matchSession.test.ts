@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { type ChatClient, ChatError, fixedLlmAccess, strategistSettingsOf } from '../../src/llm';
 import { runMatch, verifyReplay } from '../../src/match';
-import { type Action, type World, hashWorld } from '../../src/sim';
+import { type Action, DEFAULT_CONFIG, type World, episodeTicks, hashWorld } from '../../src/sim';
 import type { HumanInputSource } from '../../src/teams/human';
 import { ReplayPlayer } from '../../src/web/replayPlayer';
 import type { Cue } from '../../src/web/cues';
@@ -46,6 +47,19 @@ describe('the page session', () => {
     const stats = s.stats.summary();
     expect(stats.frames).toBe(240);
     expect(stats.ticks).toBe(300);
+  });
+
+  it("the HUD states the figures of the game on screen: the game's own before a match, each match's config's during it", async () => {
+    const games = [
+      DEFAULT_CONFIG,
+      { ...DEFAULT_CONFIG, episodeSeconds: 20, winHoldSeconds: 5 },
+      { ...DEFAULT_CONFIG, tickHz: 25, skillEveryTicks: 2, episodeSeconds: 90, winHoldSeconds: 12 },
+    ];
+    expect(createStores().hud.getState()).toMatchObject({ tickHz: DEFAULT_CONFIG.tickHz, episodeTicks: episodeTicks(DEFAULT_CONFIG), winSeconds: DEFAULT_CONFIG.winHoldSeconds });
+    for (const game of games) {
+      const { stores } = await session({}, new Keys(), { config: () => game });
+      expect(stores.hud.getState()).toMatchObject({ tickHz: game.tickHz, episodeTicks: episodeTicks(game), winSeconds: game.winHoldSeconds });
+    }
   });
 
   it('plays 4x within 5% at 15, 30 and 60 fps and at an uneven frame rate: stepped by the clock, not the renderer', async () => {
@@ -188,6 +202,38 @@ describe('the page session', () => {
     expect(kinds.has('win') || kinds.has('draw')).toBe(true);
     expect(kinds.has('shot') || kinds.has('hit') || kinds.has('hurt') || kinds.has('down')).toBe(false);
     expect(s.snapshotState().cues.win ?? s.snapshotState().cues.draw).toBe(1);
+  });
+
+  it('closes a match another start replaces, and one that ends: the model request it has out is aborted', async () => {
+    let open = 0;
+    const hanging: ChatClient = {
+      model: 'hanging',
+      complete: (_request, signal) => {
+        open++;
+        return new Promise((_, reject) => signal.addEventListener('abort', () => (open--, reject(new ChatError('aborted', 'aborted')))));
+      },
+    };
+    const clock = new VirtualClock();
+    const settings = strategistSettingsOf({ timing: { kind: 'live' }, skills: 'scripted' });
+    const platform = testPlatform({ clock, llm: fixedLlmAccess({ client: hanging, provider: 'test', settings, cache: null }) });
+    const stores = createStores({ blue: 'llm', red: 'llm', seed: 7 });
+    const s = new MatchSession(stores, platform, new Keys(), { config: () => ({ ...DEFAULT_CONFIG, episodeSeconds: 1 }) });
+    await s.start();
+    const frames = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        clock.advance(1000 / 60);
+        s.frame();
+      }
+    };
+    frames(3);
+    expect(open).toBe(2); // each side asked at its first tick; the model never answers
+    await s.start(); // another match takes its place: the old one's requests are aborted
+    expect(open).toBe(0);
+    frames(3);
+    expect(open).toBe(2);
+    frames(90); // the 1-second match ends
+    expect(s.world.outcome).not.toBeNull();
+    expect(open).toBe(0);
   });
 
   it('shows a replay that will not load', async () => {

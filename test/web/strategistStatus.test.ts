@@ -23,7 +23,7 @@ describe('LlmStrategist.status and the panel line', () => {
     const status = strategist.status();
     expect(status.last?.ok).toBe(true);
     expect(modelStatusLine(status, HZ)).toMatch(/last answer took 300 ms · \d+ asked, 1 answered$/);
-    strategist.dispose();
+    match.close();
   });
 
   it('says when a call timed out, and counts it', async () => {
@@ -33,7 +33,7 @@ describe('LlmStrategist.status and the panel line', () => {
     const status = strategist.status();
     expect(status.timeouts).toBe(1);
     expect(modelStatusLine(status, HZ)).toMatch(/last call timed out: no answer within 500 ms · \d+ asked, 0 answered, 1 timed out, 0 failed/);
-    strategist.dispose();
+    match.close();
   });
 
   it('says why an answer was refused', () => {

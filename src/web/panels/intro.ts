@@ -1,4 +1,6 @@
 /** The short introduction for newcomers, the controls, and the team types. */
+import { rulesText } from '../../match';
+import { DEFAULT_CONFIG } from '../../sim';
 import { teamEntries } from '../../teams';
 import { el, setHidden } from '../dom';
 import type { Stores } from '../stores';
@@ -17,10 +19,8 @@ export function introPanel(stores: Stores): HTMLElement {
       'div',
       { class: 'intro-col' },
       el('h2', { text: 'How a match works' }),
-      el(
-        'p',
-        { text: 'Two teams of two fight over one circular zone. Hold it alone for 8 s in total to win; each elimination halves your team\'s progress, and the eliminated agent is back at base 2 s later. Green crosses restore health and return 10 s after they are taken. 60 s without a winner is a draw.' },
-      ),
+      // The rules of the game the page plays, in the words a study's instructions use.
+      el('p', { text: rulesText(DEFAULT_CONFIG) }),
       el('p', { text: 'Pick a team for each side and press Start. Choose "human" for blue to play yourself beside an AI teammate (controls on the left). Save any match as a replay and watch it again here.' }),
     ),
     el('div', { class: 'intro-col' }, el('h2', { text: 'Team types' }), teams),

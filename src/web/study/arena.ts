@@ -10,6 +10,7 @@ import type * as Phaser from 'phaser';
 import type { MatchSummary, ReplayFile } from '../../match';
 import { DEFAULT_CONFIG, type GameConfig, type World } from '../../sim';
 import type { Platform } from '../../teams';
+import { studyGameConfig } from '../../survey/config';
 import { clock, resultText, zoneText } from '../describe';
 import { el, setText } from '../dom';
 import { createGame, rendererName } from '../game';
@@ -36,11 +37,6 @@ export interface EpisodeResult {
   readonly outcome: 'blue' | 'red' | 'draw';
   readonly replay: ReplayFile;
   readonly summary: MatchSummary;
-}
-
-/** The game config of a study's episodes (the server expects exactly this). */
-export function studyGameConfig(episodeSeconds: number | null): GameConfig {
-  return episodeSeconds ? { ...DEFAULT_CONFIG, episodeSeconds } : DEFAULT_CONFIG;
 }
 
 export class StudyArena {
