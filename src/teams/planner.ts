@@ -1,0 +1,235 @@
+/**
+ * The planner: a strategist that looks ahead. Every `every` seconds it tries each candidate
+ * choice in copies of the world (rollout.ts): its agents hold the candidate's skills until
+ * the next plan, the tree plays them after, the opponent plays as its model says (the tree
+ * over the trained skills by default), for `horizon` seconds; it keeps the candidate whose
+ * rollouts score best. Between plans it acts at the skill rate as the tree does, for the
+ * agents the plan left to the tree, so it reacts as fast as the tree while it plans.
+ *
+ * A candidate gives each agent a mode: 'tree' (follow the tree) or one skill to hold. With
+ * search=agent the candidates are the tree's own choice and every way to change one agent
+ * (1 + 4 per living agent); with search=joint, every combination of modes (5 per living
+ * agent). The tree's choice comes first and ties keep the earlier candidate, so the planner
+ * changes the tree's play only where its rollouts say that is better.
+ *
+ * Its decisions are recorded as any strategist's, so a replay verifies from its decisions
+ * without planning again (as the llm team's do). Planning is deterministic: rollouts draw
+ * their weapon spread from streams seeded by the team's seed, the tick and the rollout.
+ */
+import { z } from 'zod';
+import { type Team, type World } from '../sim';
+import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId, type SkillSet } from '../skills';
+import type { TeamContext } from './controller';
+import { NEEDS_NOTHING, type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
+import { HEURISTIC_POLICY } from './heuristic';
+import { HierarchicalController, type Strategist, type StrategistAnswer } from './hierarchical';
+import { type AgentMode, PolicySide, RolloutRunner, type SideModel, TreeSide } from './rollout';
+import { variantNumber } from './variant';
+
+/** The opponent models a planner may assume. */
+export const PLANNER_OPPONENTS = ['bt', 'bt-scripted', 'flat', 'heuristic'] as const;
+export type PlannerOpponent = (typeof PLANNER_OPPONENTS)[number];
+export const PLANNER_SEARCHES = ['agent', 'joint'] as const;
+
+export interface PlannerSettings {
+  /** Seconds each rollout looks ahead. */
+  readonly horizon: number;
+  /** Rollouts per candidate, each with its own weapon-spread stream; their scores are averaged. */
+  readonly rollouts: number;
+  /** Seconds between plans. */
+  readonly every: number;
+  readonly opponent: PlannerOpponent;
+  readonly search: (typeof PLANNER_SEARCHES)[number];
+}
+
+/** What `planner` plays with no settings (docs/matches.md, --help and the team table name them). */
+export const PLANNER_DEFAULTS: PlannerSettings = { horizon: 3, rollouts: 1, every: 0.5, opponent: 'bt', search: 'agent' };
+
+export const PLANNER_VARIANT = z.object({
+  horizon: variantNumber(0.1, 30, 'a number of seconds').optional(),
+  rollouts: variantNumber(1, 64, 'a whole number').pipe(z.number().int({ message: 'must be a whole number' })).optional(),
+  every: variantNumber(0.1, 10, 'a number of seconds').optional(),
+  opponent: z.enum(PLANNER_OPPONENTS, { message: `must be one of ${PLANNER_OPPONENTS.join(', ')}` }).optional(),
+  search: z.enum(PLANNER_SEARCHES, { message: `must be one of ${PLANNER_SEARCHES.join(', ')}` }).optional(),
+});
+
+export function plannerSettings(variant: TeamVariant): PlannerSettings {
+  return { ...PLANNER_DEFAULTS, ...(variant.settings as z.infer<typeof PLANNER_VARIANT>) };
+}
+
+/** One candidate of a plan and the mean score its rollouts reached. */
+export interface PlanOption {
+  readonly modes: readonly AgentMode[];
+  readonly score: number;
+}
+
+/** A plan as the panel shows it: when, every option tried (in the order tried), and the one kept. */
+export interface Plan {
+  readonly tick: number;
+  readonly options: readonly PlanOption[];
+  readonly chosen: number;
+}
+
+/** The candidates for a team whose agents are `alive` (dead agents follow the tree: they have no skill to hold yet). */
+export function planCandidates(alive: readonly boolean[], search: PlannerSettings['search']): AgentMode[][] {
+  const tree: AgentMode[] = alive.map(() => 'tree');
+  if (search === 'agent') {
+    const out = [tree];
+    alive.forEach((living, slot) => {
+      if (living) for (const skill of SKILL_IDS) out.push(tree.map((m, i) => (i === slot ? skill : m)));
+    });
+    return out;
+  }
+  let out: AgentMode[][] = [[]];
+  for (const living of alive) {
+    const modes: AgentMode[] = living ? ['tree', ...SKILL_IDS] : ['tree'];
+    out = out.flatMap((prefix) => modes.map((m) => [...prefix, m]));
+  }
+  return out;
+}
+
+export function modesLabel(modes: readonly AgentMode[]): string {
+  return modes.join('+');
+}
+
+export class PlannerStrategist implements Strategist {
+  readonly source = 'planner' as const;
+  readonly periodTicks: number;
+  /** The latest plan, for the panel. */
+  lastPlan: Plan | null = null;
+  private rollouts: RolloutRunner | null = null;
+  private modes: readonly AgentMode[] = [];
+  private nextPlanTick = 0;
+  /** What the opponent model would be playing now (it cannot be seen: the model tracks it). */
+  private enemySkills: SkillId[] = [];
+  private readonly horizonTicks: number;
+  private readonly everyTicks: number;
+
+  constructor(
+    private readonly settings: PlannerSettings,
+    private readonly own: TreeSide,
+    private readonly opponent: SideModel,
+    private readonly tracker: SideModel,
+    private readonly team: Team,
+    private readonly seed: number,
+    config: World['config'],
+  ) {
+    this.periodTicks = config.skillEveryTicks;
+    this.horizonTicks = Math.max(1, Math.round(settings.horizon * config.tickHz));
+    this.everyTicks = Math.max(1, Math.round(settings.every * config.tickHz));
+  }
+
+  /** Rollouts played so far and their ticks (bench rows). */
+  get counters() {
+    return this.rollouts?.counters ?? { rollouts: 0, ticks: 0 };
+  }
+
+  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer {
+    if (team !== this.team) throw new Error(`this planner plays team ${this.team}, asked for team ${team}`);
+    this.trackOpponent(world, current.length);
+    let rationale: string | undefined;
+    if (world.tick >= this.nextPlanTick) {
+      rationale = this.plan(world, current);
+      this.nextPlanTick = world.tick + this.everyTicks;
+    }
+    // The held plan: the tree for its 'tree' agents, the planned skill for the others.
+    this.own.hold(this.modes, this.nextPlanTick);
+    this.own.begin(world, current);
+    this.own.choose(world);
+    return { skills: [...this.own.skills], ...(rationale ? { rationale } : {}) };
+  }
+
+  /** Follow the opponent model on the real world, so rollouts start from what it would be playing. */
+  private trackOpponent(world: World, perTeam: number): void {
+    if (this.enemySkills.length === 0) this.enemySkills = Array.from({ length: perTeam }, () => 'navigate' as SkillId);
+    this.tracker.begin(world, this.enemySkills);
+    this.tracker.choose(world);
+    this.enemySkills = [...this.tracker.skills];
+  }
+
+  private plan(world: World, current: readonly SkillId[]): string {
+    const runner = (this.rollouts ??= new RolloutRunner(world, this.team, this.own, this.opponent, this.seed));
+    const alive = world.agents.filter((a) => a.team === this.team).map((a) => a.alive);
+    const candidates = planCandidates(alive, this.settings.search);
+    const options = candidates.map((modes) => {
+      this.own.hold(modes, world.tick + this.everyTicks);
+      let total = 0;
+      for (let r = 0; r < this.settings.rollouts; r++) total += runner.play(world, current, this.enemySkills, this.horizonTicks, r);
+      return { modes, score: total / this.settings.rollouts };
+    });
+    const chosen = bestOption(options);
+    this.modes = options[chosen]!.modes;
+    this.lastPlan = { tick: world.tick, options, chosen };
+    return planRationale(this.lastPlan);
+  }
+}
+
+/** The index of the best-scoring option; on a tie the earlier (the tree's own choice comes first). */
+export function bestOption(options: readonly PlanOption[]): number {
+  let best = 0;
+  for (let i = 1; i < options.length; i++) if (options[i]!.score > options[best]!.score) best = i;
+  return best;
+}
+
+/** A plan in words, for the replay and the panel: the choice, then every option by score. */
+export function planRationale(plan: Plan): string {
+  const chosen = plan.options[plan.chosen]!;
+  const ranked = [...plan.options].sort((a, b) => b.score - a.score);
+  return `planned ${modesLabel(chosen.modes)} (${chosen.score.toFixed(2)}); options ${ranked.map((o) => `${modesLabel(o.modes)} ${o.score.toFixed(2)}`).join(', ')}`;
+}
+
+/** The planner behind a controller, if it has one (bench counters and the panel). */
+export function plannerOf(controller: unknown): PlannerStrategist | null {
+  const strategist = (controller as { strategist?: unknown }).strategist;
+  return strategist instanceof PlannerStrategist ? strategist : null;
+}
+
+async function load<T>(what: () => Promise<T>): Promise<T> {
+  try {
+    return await what();
+  } catch (err) {
+    throw new TeamUnavailable('planner', (err as Error).message);
+  }
+}
+
+/** The opponent model's side, on what the platform has. */
+async function opponentSide(ctx: TeamContext, opponent: PlannerOpponent, trained: SkillSet): Promise<SideModel> {
+  const enemy: Team = ctx.team === 0 ? 1 : 0;
+  switch (opponent) {
+    case 'bt':
+      return new TreeSide(enemy, trained);
+    case 'bt-scripted':
+      return new TreeSide(enemy, SCRIPTED_SKILLS);
+    case 'flat':
+      return new PolicySide(await load(() => ctx.platform.models.load('flat')));
+    case 'heuristic':
+      return new PolicySide(HEURISTIC_POLICY);
+  }
+}
+
+/** The planner for one match, from its settings. */
+export async function createPlanner(ctx: TeamContext, settings: PlannerSettings, name = 'planner'): Promise<HierarchicalController> {
+  const trained = await load(() => ctx.platform.models.skillSet());
+  const own = new TreeSide(ctx.team, trained);
+  const opponent = await opponentSide(ctx, settings.opponent, trained);
+  const tracker = await opponentSide(ctx, settings.opponent, trained);
+  const strategist = new PlannerStrategist(settings, own, opponent, tracker, ctx.team, ctx.seed, ctx.config);
+  return new HierarchicalController(name, ctx.team, strategist, trained, ctx.onDecision);
+}
+
+/** The defaults as a variant would write them: `planner:horizon=3:...`. */
+export function plannerDefaultsText(): string {
+  const d = PLANNER_DEFAULTS;
+  return `planner:horizon=${d.horizon}:rollouts=${d.rollouts}:every=${d.every}:opponent=${d.opponent}:search=${d.search}`;
+}
+
+export const PLANNER_TEAM_DESCRIPTION = `Looks ahead: tries each agent's skills in copies of the world and keeps what scores best, over the trained skills (defaults: ${plannerDefaultsText()}).`;
+
+export const PLANNER_TEAM: TeamEntry = {
+  id: 'planner',
+  description: PLANNER_TEAM_DESCRIPTION,
+  variantSchema: PLANNER_VARIANT,
+  acts: { by: 'skills', source: 'planner', skillSets: ['trained'] },
+  needs: (_platform, variant) => ({ ...NEEDS_NOTHING, models: plannerSettings(variant).opponent === 'flat' ? [...SKILL_IDS, 'flat'] : SKILL_IDS }),
+  create: (ctx, variant) => createPlanner(ctx, plannerSettings(variant), variant.name),
+};

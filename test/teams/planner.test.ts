@@ -1,0 +1,155 @@
+/**
+ * The planner: its rollouts play copies of the world and leave the world as it was, score
+ * an end the way the planner means it, the same seed plans the same way, ties keep the
+ * tree's choice, its variant is read and checked, and its default plays a match whose
+ * replay verifies from the recorded decisions.
+ */
+import { describe, expect, it } from 'vitest';
+import { runMatch, verifyReplayWithModels } from '../../src/match';
+import { DEFAULT_CONFIG, createWorld, hashWorld, idleAction, step } from '../../src/sim';
+import {
+  PLANNER_DEFAULTS,
+  PlannerStrategist,
+  TreeSide,
+  bestOption,
+  cloneWorld,
+  planCandidates,
+  plannerOf,
+  resolveTeam,
+  scoreRollout,
+  teamEntry,
+} from '../../src/teams';
+import { TEST_PLATFORM } from '../helpers/platform';
+
+const SHORT = { ...DEFAULT_CONFIG, episodeSeconds: 12 };
+
+/** A world some seconds into a bt vs bt match, where both sides have moved and fought. */
+async function midMatch(seconds: number) {
+  const match = await runMatch({ blue: 'bt', red: 'bt', seed: 5, config: { ...DEFAULT_CONFIG, episodeSeconds: seconds } }, { platform: TEST_PLATFORM, record: false });
+  // runMatch ends at the draw tick: take the world back to before its outcome.
+  const world = cloneWorld(match.world);
+  world.outcome = null;
+  world.tick -= 4 + (world.tick % 4);
+  return world;
+}
+
+async function planner(seed: number, settings = PLANNER_DEFAULTS) {
+  const skills = await TEST_PLATFORM.models.skillSet();
+  return new PlannerStrategist(settings, new TreeSide(0, skills), new TreeSide(1, skills), new TreeSide(1, skills), 0, seed, DEFAULT_CONFIG);
+}
+
+describe('cloneWorld', () => {
+  it('gives a copy that steps as the world would, and stepping it leaves the world as it was', () => {
+    const world = createWorld(3);
+    const actions = world.agents.map((_, i) => ({ ...idleAction(), move: 1, turn: i % 2 ? 0.5 : -0.5, fire: 1 }));
+    for (let t = 0; t < 200; t++) step(world, actions);
+    const before = hashWorld(world);
+    const copy = cloneWorld(world);
+    for (let t = 0; t < 300; t++) step(copy, actions);
+    expect(hashWorld(world)).toBe(before);
+    for (let t = 0; t < 300; t++) step(world, actions);
+    expect(hashWorld(copy)).toBe(hashWorld(world));
+    expect(copy.agents[0]!.stats).not.toBe(world.agents[0]!.stats);
+  });
+});
+
+describe('scoreRollout', () => {
+  it('counts a win and a loss above everything else, then progress, eliminations, health and the zone', () => {
+    const start = createWorld(1);
+    const won = cloneWorld(start);
+    won.outcome = { kind: 'win', team: 0 };
+    expect(scoreRollout(start, won, 0)).toBe(100);
+    expect(scoreRollout(start, won, 1)).toBe(-100);
+    const even = scoreRollout(start, cloneWorld(start), 0);
+    expect(even).toBe(0);
+    const ahead = cloneWorld(start);
+    ahead.progress[0] = ahead.timings.winHold / 2;
+    expect(scoreRollout(start, ahead, 0)).toBeCloseTo(0.5);
+    const downed = cloneWorld(start);
+    downed.agents[0]!.stats.deaths++;
+    downed.agents[0]!.alive = false;
+    expect(scoreRollout(start, downed, 0)).toBeCloseTo(-0.25 - 0.1);
+    expect(scoreRollout(start, downed, 1)).toBeCloseTo(0.25 + 0.1);
+  });
+});
+
+describe('planCandidates', () => {
+  it("puts the tree's choice first, then one agent changed at a time (agent) or every combination (joint); eliminated agents follow the tree", () => {
+    const agent = planCandidates([true, true], 'agent');
+    expect(agent).toHaveLength(9);
+    expect(agent[0]).toEqual(['tree', 'tree']);
+    expect(agent).toContainEqual(['secure', 'tree']);
+    expect(agent).toContainEqual(['tree', 'retreat']);
+    expect(planCandidates([true, false], 'agent')).toHaveLength(5);
+    const joint = planCandidates([true, true], 'joint');
+    expect(joint).toHaveLength(25);
+    expect(joint[0]).toEqual(['tree', 'tree']);
+    expect(new Set(joint.map((m) => m.join('+'))).size).toBe(25);
+  });
+
+  it("keeps the earlier option on a tie, so the tree's own choice stands unless a change scores better", () => {
+    expect(bestOption([{ modes: ['tree'], score: 1 }, { modes: ['secure'], score: 1 }])).toBe(0);
+    expect(bestOption([{ modes: ['tree'], score: 1 }, { modes: ['secure'], score: 1.5 }, { modes: ['combat'], score: 1.5 }])).toBe(1);
+  });
+});
+
+describe('PlannerStrategist', () => {
+  it('plans without touching the world, and the same seed plans the same way', async () => {
+    const world = await midMatch(6);
+    const hash = hashWorld(world);
+    const rng = world.rngState;
+    const a = await planner(9);
+    const b = await planner(9);
+    const current = ['navigate', 'navigate'] as const;
+    const first = a.decide(world, 0, current);
+    expect(hashWorld(world)).toBe(hash);
+    expect(world.rngState).toBe(rng);
+    expect(b.decide(world, 0, current)).toEqual(first);
+    expect(b.lastPlan).toEqual(a.lastPlan);
+    expect(a.lastPlan!.options).toHaveLength(9);
+    expect(a.counters.rollouts).toBe(9);
+    expect(first.rationale).toMatch(/^planned \S+ \(-?\d+\.\d\d\); options /);
+  });
+
+  it('plans again only after `every` seconds, following the tree between plans', async () => {
+    const world = await midMatch(6);
+    const p = await planner(1, { ...PLANNER_DEFAULTS, every: 1 });
+    p.decide(world, 0, ['navigate', 'navigate']);
+    const planned = p.counters.rollouts;
+    const later = cloneWorld(world);
+    later.tick += 4;
+    expect(p.decide(later, 0, ['navigate', 'navigate']).rationale).toBeUndefined();
+    expect(p.counters.rollouts).toBe(planned);
+  });
+});
+
+describe('the planner team', () => {
+  it('reads its settings and refuses a bad one by name', () => {
+    expect(resolveTeam('planner:opponent=flat:horizon=2:rollouts=4').variant.settings).toEqual({ opponent: 'flat', horizon: 2, rollouts: 4 });
+    expect(() => resolveTeam('planner:opponent=llm')).toThrow(/opponent: must be one of bt, bt-scripted, flat, heuristic/);
+    expect(() => resolveTeam('planner:rollouts=1.5')).toThrow(/rollouts/);
+    expect(teamEntry('planner').description).toContain('planner:horizon=3:rollouts=1:every=0.5:opponent=bt:search=agent');
+  });
+
+  it('needs the flat model only when it models a flat opponent', async () => {
+    const needs = (text: string) => teamEntry('planner').needs(TEST_PLATFORM, resolveTeam(text).variant);
+    expect((await needs('planner')).models).not.toContain('flat');
+    expect((await needs('planner:opponent=flat')).models).toContain('flat');
+  });
+
+  it('plays its defaults the same way twice, records its plans, and its replay verifies from them without planning', async () => {
+    const play = () => runMatch({ blue: 'bt', red: 'planner', seed: 21, config: SHORT }, { platform: TEST_PLATFORM });
+    const first = await play();
+    const second = await play();
+    expect(second.summary().hash).toBe(first.summary().hash);
+    const replay = first.replay();
+    const plans = replay.decisions.filter((d) => d.team === 1);
+    expect(plans.length).toBeGreaterThan(0);
+    expect(plans.every((d) => d.source === 'planner')).toBe(true);
+    expect(plans.some((d) => d.rationale?.startsWith('planned '))).toBe(true);
+    expect(plannerOf(first.controllers[1])!.counters.rollouts).toBeGreaterThan(0);
+    const result = await verifyReplayWithModels(replay, { models: TEST_PLATFORM.models });
+    expect(result.problems).toEqual([]);
+    expect(result.sides.red.checked).toBe(true);
+  });
+});
