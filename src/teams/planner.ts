@@ -17,6 +17,7 @@
  * their weapon spread from streams seeded by the team's seed, the tick and the rollout.
  */
 import { z } from 'zod';
+import type { Clock } from '../llm';
 import { type Team, type World } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId, type SkillSet } from '../skills';
 import type { TeamContext } from './controller';
@@ -70,6 +71,18 @@ export interface Plan {
   readonly chosen: number;
 }
 
+/**
+ * How a plan's rollouts are spread over time: absent, all at once (Node: the match waits
+ * anyway); present, in slices of about `sliceMs` with a pause between them, so the page
+ * draws frames while the planner thinks. A slice ends between rollouts, never inside one,
+ * and the plan is the same however it is sliced: the budget bounds a frame's work, not the
+ * plan's (a plan cut short by time would differ from machine to machine).
+ */
+export interface PlanSlicing {
+  readonly sliceMs: number;
+  readonly clock: Clock;
+}
+
 /** The candidates for a team whose agents are `alive` (dead agents follow the tree: they have no skill to hold yet). */
 export function planCandidates(alive: readonly boolean[], search: PlannerSettings['search']): AgentMode[][] {
   const tree: AgentMode[] = alive.map(() => 'tree');
@@ -97,6 +110,8 @@ export class PlannerStrategist implements Strategist {
   readonly periodTicks: number;
   /** The latest plan, for the panel. */
   lastPlan: Plan | null = null;
+  /** Pauses taken while planning in slices (0 when planning at once). */
+  slices = 0;
   private rollouts: RolloutRunner | null = null;
   private modes: readonly AgentMode[] = [];
   private nextPlanTick = 0;
@@ -104,6 +119,8 @@ export class PlannerStrategist implements Strategist {
   private enemySkills: SkillId[] = [];
   private readonly horizonTicks: number;
   private readonly everyTicks: number;
+  /** The latest plan in words: every answer carries it, so the decision it led to says what was expected. */
+  private rationale = '';
 
   constructor(
     private readonly settings: PlannerSettings,
@@ -113,6 +130,7 @@ export class PlannerStrategist implements Strategist {
     private readonly team: Team,
     private readonly seed: number,
     config: World['config'],
+    private readonly slicing?: PlanSlicing,
   ) {
     this.periodTicks = config.skillEveryTicks;
     this.horizonTicks = Math.max(1, Math.round(settings.horizon * config.tickHz));
@@ -124,19 +142,36 @@ export class PlannerStrategist implements Strategist {
     return this.rollouts?.counters ?? { rollouts: 0, ticks: 0 };
   }
 
-  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer {
+  decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | Promise<StrategistAnswer> {
     if (team !== this.team) throw new Error(`this planner plays team ${this.team}, asked for team ${team}`);
     this.trackOpponent(world, current.length);
-    let rationale: string | undefined;
-    if (world.tick >= this.nextPlanTick) {
-      rationale = this.plan(world, current);
-      this.nextPlanTick = world.tick + this.everyTicks;
+    if (world.tick < this.nextPlanTick) return this.answer(world, current);
+    this.nextPlanTick = world.tick + this.everyTicks;
+    const steps = this.plan(world, [...current]);
+    if (!this.slicing) {
+      while (!steps.next().done);
+      return this.answer(world, current);
     }
-    // The held plan: the tree for its 'tree' agents, the planned skill for the others.
+    // The match waits for the answer (the world does not move meanwhile); the page draws between slices.
+    return this.planInSlices(steps, this.slicing).then(() => this.answer(world, current));
+  }
+
+  /** The held plan: the tree for its 'tree' agents, the planned skill for the others. */
+  private answer(world: World, current: readonly SkillId[]): StrategistAnswer {
     this.own.hold(this.modes, this.nextPlanTick);
     this.own.begin(world, current);
     this.own.choose(world);
-    return { skills: [...this.own.skills], ...(rationale ? { rationale } : {}) };
+    return { skills: [...this.own.skills], ...(this.rationale ? { rationale: this.rationale } : {}) };
+  }
+
+  private async planInSlices(steps: Generator<void, void>, { sliceMs, clock }: PlanSlicing): Promise<void> {
+    let start = clock.now();
+    while (!steps.next().done) {
+      if (clock.now() - start < sliceMs) continue;
+      await clock.sleep(0);
+      this.slices++;
+      start = clock.now();
+    }
   }
 
   /** Follow the opponent model on the real world, so rollouts start from what it would be playing. */
@@ -147,20 +182,25 @@ export class PlannerStrategist implements Strategist {
     this.enemySkills = [...this.tracker.skills];
   }
 
-  private plan(world: World, current: readonly SkillId[]): string {
+  /** A plan, one rollout a step: a caller may pause between steps (planInSlices) and the plan is the same. */
+  private *plan(world: World, current: readonly SkillId[]): Generator<void, void> {
     const runner = (this.rollouts ??= new RolloutRunner(world, this.team, this.own, this.opponent, this.seed));
     const alive = world.agents.filter((a) => a.team === this.team).map((a) => a.alive);
-    const candidates = planCandidates(alive, this.settings.search);
-    const options = candidates.map((modes) => {
-      this.own.hold(modes, world.tick + this.everyTicks);
+    const enemySkills = [...this.enemySkills];
+    const options: PlanOption[] = [];
+    for (const modes of planCandidates(alive, this.settings.search)) {
       let total = 0;
-      for (let r = 0; r < this.settings.rollouts; r++) total += runner.play(world, current, this.enemySkills, this.horizonTicks, r);
-      return { modes, score: total / this.settings.rollouts };
-    });
+      for (let r = 0; r < this.settings.rollouts; r++) {
+        this.own.hold(modes, world.tick + this.everyTicks);
+        total += runner.play(world, current, enemySkills, this.horizonTicks, r);
+        yield;
+      }
+      options.push({ modes, score: total / this.settings.rollouts });
+    }
     const chosen = bestOption(options);
     this.modes = options[chosen]!.modes;
     this.lastPlan = { tick: world.tick, options, chosen };
-    return planRationale(this.lastPlan);
+    this.rationale = planRationale(this.lastPlan, world.config.tickHz);
   }
 }
 
@@ -171,11 +211,16 @@ export function bestOption(options: readonly PlanOption[]): number {
   return best;
 }
 
-/** A plan in words, for the replay and the panel: the choice, then every option by score. */
-export function planRationale(plan: Plan): string {
+/** Options a plan's words list at most (a replay's rationale holds 2,000 characters; a joint search of three agents tries 125). */
+const LISTED_OPTIONS = 12;
+
+/** A plan in words, for the replay and the panel: when, the choice, then the best options by score. */
+export function planRationale(plan: Plan, tickHz = 50): string {
   const chosen = plan.options[plan.chosen]!;
   const ranked = [...plan.options].sort((a, b) => b.score - a.score);
-  return `planned ${modesLabel(chosen.modes)} (${chosen.score.toFixed(2)}); options ${ranked.map((o) => `${modesLabel(o.modes)} ${o.score.toFixed(2)}`).join(', ')}`;
+  const listed = ranked.slice(0, LISTED_OPTIONS).map((o) => `${modesLabel(o.modes)} ${o.score.toFixed(2)}`);
+  const more = ranked.length > LISTED_OPTIONS ? ` and ${ranked.length - LISTED_OPTIONS} more` : '';
+  return `planned ${modesLabel(chosen.modes)} (${chosen.score.toFixed(2)}) at ${(plan.tick / tickHz).toFixed(1)} s; options ${listed.join(', ')}${more}`;
 }
 
 /** The planner behind a controller, if it has one (bench counters and the panel). */
@@ -213,7 +258,9 @@ export async function createPlanner(ctx: TeamContext, settings: PlannerSettings,
   const own = new TreeSide(ctx.team, trained);
   const opponent = await opponentSide(ctx, settings.opponent, trained);
   const tracker = await opponentSide(ctx, settings.opponent, trained);
-  const strategist = new PlannerStrategist(settings, own, opponent, tracker, ctx.team, ctx.seed, ctx.config);
+  const sliceMs = ctx.platform.planningSliceMs;
+  const slicing = sliceMs === undefined ? undefined : { sliceMs, clock: ctx.platform.clock };
+  const strategist = new PlannerStrategist(settings, own, opponent, tracker, ctx.team, ctx.seed, ctx.config, slicing);
   return new HierarchicalController(name, ctx.team, strategist, trained, ctx.onDecision);
 }
 

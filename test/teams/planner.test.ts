@@ -14,6 +14,7 @@ import {
   bestOption,
   cloneWorld,
   planCandidates,
+  planRationale,
   plannerOf,
   resolveTeam,
   scoreRollout,
@@ -101,25 +102,53 @@ describe('PlannerStrategist', () => {
     const a = await planner(9);
     const b = await planner(9);
     const current = ['navigate', 'navigate'] as const;
-    const first = a.decide(world, 0, current);
+    const first = await a.decide(world, 0, current);
     expect(hashWorld(world)).toBe(hash);
     expect(world.rngState).toBe(rng);
-    expect(b.decide(world, 0, current)).toEqual(first);
+    expect(await b.decide(world, 0, current)).toEqual(first);
     expect(b.lastPlan).toEqual(a.lastPlan);
     expect(a.lastPlan!.options).toHaveLength(9);
     expect(a.counters.rollouts).toBe(9);
-    expect(first.rationale).toMatch(/^planned \S+ \(-?\d+\.\d\d\); options /);
+    expect(first.rationale).toMatch(/^planned \S+ \(-?\d+\.\d\d\) at \d+\.\d s; options /);
   });
 
-  it('plans again only after `every` seconds, following the tree between plans', async () => {
+  it('plans again only after `every` seconds, its answers carrying the latest plan', async () => {
     const world = await midMatch(6);
     const p = await planner(1, { ...PLANNER_DEFAULTS, every: 1 });
-    p.decide(world, 0, ['navigate', 'navigate']);
-    const planned = p.counters.rollouts;
+    const planned = await p.decide(world, 0, ['navigate', 'navigate']);
+    const rollouts = p.counters.rollouts;
     const later = cloneWorld(world);
     later.tick += 4;
-    expect(p.decide(later, 0, ['navigate', 'navigate']).rationale).toBeUndefined();
-    expect(p.counters.rollouts).toBe(planned);
+    expect((await p.decide(later, 0, ['navigate', 'navigate'])).rationale).toBe(planned.rationale);
+    expect(p.counters.rollouts).toBe(rollouts);
+    later.tick += 48;
+    await p.decide(later, 0, ['navigate', 'navigate']);
+    expect(p.counters.rollouts).toBe(2 * rollouts);
+  });
+
+  it('plans in slices when given a budget, pausing between rollouts, and plans the same as at once', async () => {
+    const world = await midMatch(6);
+    let now = 0;
+    let pauses = 0;
+    // Each reading of this clock is 3 ms later: a 5 ms slice holds two rollouts.
+    const clock = { now: () => (now += 3), sleep: async () => void pauses++, timer: () => () => {} };
+    const skills = await TEST_PLATFORM.models.skillSet();
+    const sliced = new PlannerStrategist(PLANNER_DEFAULTS, new TreeSide(0, skills), new TreeSide(1, skills), new TreeSide(1, skills), 0, 9, DEFAULT_CONFIG, { sliceMs: 5, clock });
+    const answer = sliced.decide(world, 0, ['navigate', 'navigate']);
+    expect(answer).toBeInstanceOf(Promise);
+    const atOnce = await planner(9);
+    expect(await answer).toEqual(await atOnce.decide(world, 0, ['navigate', 'navigate']));
+    expect(sliced.lastPlan).toEqual(atOnce.lastPlan);
+    expect(pauses).toBe(sliced.slices);
+    expect(sliced.slices).toBeGreaterThanOrEqual(3);
+  });
+
+  it('lists at most 12 options in words, saying how many more it tried', () => {
+    const options = planCandidates([true, true, true], 'joint').map((modes, i) => ({ modes, score: i / 100 }));
+    const words = planRationale({ tick: 100, options, chosen: options.length - 1 });
+    expect(words).toMatch(/^planned retreat\+retreat\+retreat \(1\.24\) at 2\.0 s; options /);
+    expect(words).toMatch(/and 113 more$/);
+    expect(words.length).toBeLessThan(2000);
   });
 });
 
