@@ -157,7 +157,7 @@ describe('the planner team', () => {
     expect(resolveTeam('planner:opponent=flat:horizon=2:rollouts=4').variant.settings).toEqual({ opponent: 'flat', horizon: 2, rollouts: 4 });
     expect(() => resolveTeam('planner:opponent=llm')).toThrow(/opponent: must be one of bt, bt-scripted, flat, heuristic/);
     expect(() => resolveTeam('planner:rollouts=1.5')).toThrow(/rollouts/);
-    expect(teamEntry('planner').description).toContain('planner:horizon=3:rollouts=1:every=0.5:opponent=bt:search=agent');
+    expect(teamEntry('planner').description).toContain('planner:every=1:horizon=5:opponent=bt:rollouts=1:search=agent');
   });
 
   it('needs the flat model only when it models a flat opponent', async () => {
