@@ -123,8 +123,9 @@ export async function benchVerify(platform: Platform, blue: string, red: string,
 /**
  * The planner's rollouts (teams/rollout.ts) and plans, at its defaults, from positions of a
  * bt vs bt match: rollouts and rollout ticks per second, plans (decisions that plan) per
- * second, and the share of that time spent in the trained skills' network (the rest is
- * the simulation, the observations and the tree).
+ * second, the share of that time spent in the trained skills' network (the rest is the
+ * simulation, the observations and the tree), and the share of options whose rollout was
+ * spared because it would have replayed the tree's own.
  */
 export async function benchPlanner(platform: Platform, seconds: number): Promise<BenchRow[]> {
   const skills = await platform.models.skillSet();
@@ -144,6 +145,7 @@ export async function benchPlanner(platform: Platform, seconds: number): Promise
   const positions = await plannerPositions(platform);
   let plans = 0;
   let rollouts = 0;
+  let spared = 0;
   let ticks = 0;
   const start = performance.now();
   while (performance.now() - start < seconds * 1000 || plans < positions.length) {
@@ -151,6 +153,7 @@ export async function benchPlanner(platform: Platform, seconds: number): Promise
     const strategist = new PlannerStrategist(PLANNER_DEFAULTS, new TreeSide(0, timed), new TreeSide(1, timed), new TreeSide(1, timed), 0, plans, world.config);
     strategist.decide(world, 0, ['navigate', 'navigate']);
     rollouts += strategist.counters.rollouts;
+    spared += strategist.counters.spared;
     ticks += strategist.counters.ticks;
     plans++;
   }
@@ -163,6 +166,7 @@ export async function benchPlanner(platform: Platform, seconds: number): Promise
     // A plan each `every` seconds of play: the rate the page needs at 1x.
     { name: `planner decisions that plan (${d.search} search, ${(rollouts / plans).toFixed(1)} rollouts)`, value: perSecond(plans), unit: 'decisions/s', target: 1 / d.every },
     { name: 'planner time in the skills\' network', value: (100 * networkMs) / elapsedMs, unit: '%' },
+    { name: 'planner options spared (the tree\'s own rollout)', value: (100 * spared) / (rollouts + spared), unit: '%' },
   ];
 }
 

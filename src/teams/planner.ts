@@ -24,7 +24,7 @@ import type { TeamContext } from './controller';
 import { NEEDS_NOTHING, type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController, type Strategist, type StrategistAnswer } from './hierarchical';
-import { type AgentMode, PolicySide, RolloutRunner, type SideModel, TreeSide } from './rollout';
+import { type AgentMode, PolicySide, type RolloutCounters, RolloutRunner, type SideModel, TreeSide } from './rollout';
 import { formatTeamSpec, variantNumber } from './variant';
 
 /** The opponent models a planner may assume. */
@@ -141,9 +141,9 @@ export class PlannerStrategist implements Strategist {
     this.everyTicks = Math.max(1, Math.round(settings.every * config.tickHz));
   }
 
-  /** Rollouts played so far and their ticks (bench rows). */
-  get counters() {
-    return this.rollouts?.counters ?? { rollouts: 0, ticks: 0 };
+  /** Rollouts played so far, their ticks, and those spared (bench rows). */
+  get counters(): RolloutCounters {
+    return this.rollouts?.counters ?? { rollouts: 0, ticks: 0, spared: 0 };
   }
 
   decide(world: World, team: Team, current: readonly SkillId[]): StrategistAnswer | Promise<StrategistAnswer> {
@@ -186,17 +186,32 @@ export class PlannerStrategist implements Strategist {
     this.enemySkills = [...this.tracker.skills];
   }
 
-  /** A plan, one rollout a step: a caller may pause between steps (planInSlices) and the plan is the same. */
+  /**
+   * A plan, one rollout a step: a caller may pause between steps (planInSlices) and the plan
+   * is the same. The first candidate is the tree's own; a later one whose held skills are
+   * what the tree ran anyway, on every skill tick of the hold in the tree's rollout, would
+   * play that rollout move for move (the same world, stream and choices), so it takes its
+   * score without playing it again.
+   */
   private *plan(world: World, current: readonly SkillId[]): Generator<void, void> {
     const runner = (this.rollouts ??= new RolloutRunner(world, this.team, this.own, this.opponent, this.seed));
     const alive = world.agents.filter((a) => a.team === this.team).map((a) => a.alive);
     const enemySkills = [...this.enemySkills];
     const options: PlanOption[] = [];
+    const tree: { score: number; held: Set<SkillId>[] }[] = [];
     for (const modes of planCandidates(alive, this.settings.search)) {
       let total = 0;
       for (let r = 0; r < this.settings.rollouts; r++) {
+        const same = tree[r];
+        if (same && modes.every((m, slot) => m === 'tree' || (same.held[slot]!.size === 1 && same.held[slot]!.has(m)))) {
+          total += same.score;
+          runner.counters.spared++;
+          continue;
+        }
         this.own.hold(modes, world.tick + this.everyTicks);
-        total += runner.play(world, current, enemySkills, this.horizonTicks, r);
+        const score = runner.play(world, current, enemySkills, this.horizonTicks, r);
+        if (options.length === 0) tree.push({ score, held: this.own.heldWindow.map((s) => new Set(s)) });
+        total += score;
         yield;
       }
       options.push({ modes, score: total / this.settings.rollouts });

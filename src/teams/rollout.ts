@@ -62,6 +62,8 @@ export interface SideModel {
  */
 export class TreeSide implements SideModel {
   skills: SkillId[] = [];
+  /** Per slot, every skill it ran on the skill ticks before `holdUntil` since begin(). */
+  readonly heldWindow: Set<SkillId>[] = [];
   private modes: readonly AgentMode[] = [];
   private holdUntil = -1;
   private readonly judge: RulesJudge;
@@ -82,6 +84,8 @@ export class TreeSide implements SideModel {
 
   begin(_world: World, current: readonly SkillId[]): void {
     this.skills = [...current];
+    this.heldWindow.length = 0;
+    for (let slot = 0; slot < current.length; slot++) this.heldWindow.push(new Set());
   }
 
   choose(world: World): void {
@@ -90,6 +94,7 @@ export class TreeSide implements SideModel {
     for (let slot = 0; slot < this.skills.length; slot++) {
       const mode = held ? (this.modes[slot] ?? 'tree') : 'tree';
       this.skills[slot] = mode === 'tree' ? tree![slot]! : mode;
+      if (held) this.heldWindow[slot]!.add(this.skills[slot]!);
     }
   }
 
@@ -141,6 +146,8 @@ export function scoreRollout(start: World, end: World, team: Team): number {
 export interface RolloutCounters {
   rollouts: number;
   ticks: number;
+  /** Rollouts not played because they would have been the tree's own, move for move (planner.ts). */
+  spared: number;
 }
 
 /**
@@ -148,7 +155,7 @@ export interface RolloutCounters {
  * runners and action buffers from rollout to rollout.
  */
 export class RolloutRunner {
-  readonly counters: RolloutCounters = { rollouts: 0, ticks: 0 };
+  readonly counters: RolloutCounters = { rollouts: 0, ticks: 0, spared: 0 };
   private readonly actions: Action[];
   private readonly events: SimEvent[] = [];
   private readonly ownRunner: PolicyRunner;
