@@ -2,7 +2,7 @@
  * npm run bench [-- --seconds <s per figure>] [--only <section,...>]: every performance figure
  * of the product in one run (or the sections named), each beside its target and the ratio to it.
  */
-import { type BenchRow, benchDetMath, benchMatches, benchStep, benchVerify } from '../match/benchmarks';
+import { type BenchRow, benchDetMath, benchMatches, benchPlanner, benchStep, benchVerify } from '../match/benchmarks';
 import type { LlmSpec } from '../llm';
 import { createPlatform, usingPlatform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
@@ -211,7 +211,7 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
   return rows;
 }
 
-const SECTIONS = ['sim', 'matches', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'bridge', 'browser'] as const;
+const SECTIONS = ['sim', 'matches', 'planner', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'bridge', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
 sections: ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy need npm run llm:pull)`;
 
@@ -243,6 +243,7 @@ runCli(async () => {
         ...(await benchVerify(bare, 'bt-scripted', 'heuristic', seconds)),
         ...(await benchVerify(platform, 'bt', 'flat', seconds)),
       ])],
+      ['planner', 'the planner (rollouts in copies of the world, one core)', () => benchPlanner(platform, seconds)],
       ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
       ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds, platform)],
       ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds, platform, (await import('../tournament/localRedis')).redisServerPath(process.env))],

@@ -2,7 +2,8 @@
  * npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
  *
  * Each trained skill against its scripted reference on its own scenario, and the games
- * (bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random, flat vs bt-scripted)
+ * (bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random, planner vs bt, flat vs
+ * bt-scripted)
  * with Wilson intervals for the wins and draws and for each team's K/D and accuracy, and
  * whether each meets its target. --write stores the figures in the model cards (models/<name>.json):
  * a card gets its skill's scenario figures and every game its policy played in.

@@ -6,14 +6,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type LlmTeamReport, formatCounters } from '../llm';
 import { formatSummary, formatVerification, parseReplay, runMatch, verifyReplayWithModels } from '../match';
-import { TEAM_IDS, llmStrategistOf, resolveTeam } from '../teams';
+import { PLANNER_OPPONENTS, PLANNER_SEARCHES, TEAM_IDS, llmStrategistOf, plannerDefaultsText, resolveTeam } from '../teams';
 import { SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, llmFlagsOf, withPlatform } from './platform';
 
 const USAGE = `usage: npm run match -- --blue <team> --red <team> [--seed <n>] [--json] [--replay <file>]
          [--llm-timing <realtime|ticks:N|lockstep>] [--llm-cache <use|refresh|off>]
        npm run match -- --verify <replay file>
-teams: ${TEAM_IDS.join(', ')}, or a variant id:key=value[:key=value...] such as bt:persona=cautious or llm:format=json:rate=0`;
+teams: ${TEAM_IDS.join(', ')}, or a variant id:key=value[:key=value...] such as bt:persona=cautious or llm:format=json:rate=0
+planner: ${plannerDefaultsText()} (horizon and every in seconds; opponent: ${PLANNER_OPPONENTS.join(', ')}; search: ${PLANNER_SEARCHES.join(', ')})`;
 
 runCli(async () => {
   const { values } = parseCommandLine(

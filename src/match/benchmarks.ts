@@ -1,10 +1,12 @@
 /**
- * Simulation benchmarks: raw step() throughput, whole matches with controllers, and replay verification.
+ * Simulation benchmarks: raw step() throughput, whole matches with controllers, replay
+ * verification, and the planner's rollouts.
  * One core, no rendering. Used by `npm run bench`.
  */
-import { type Action, type SimEvent, createWorld, det, idleAction, step } from '../sim';
-import type { Platform } from '../teams';
-import { runMatch } from './match';
+import { type Action, type SimEvent, type World, createWorld, det, idleAction, step } from '../sim';
+import { type Policy, SKILL_IDS, type SkillSet } from '../skills';
+import { PLANNER_DEFAULTS, type Platform, PlannerStrategist, TreeSide, cloneWorld } from '../teams';
+import { Match, runMatch } from './match';
 import { verifyReplayWithModels } from './verify';
 
 export interface BenchRow {
@@ -116,4 +118,66 @@ export async function benchVerify(platform: Platform, blue: string, red: string,
   }
   const elapsed = (performance.now() - start) / 1000;
   return [{ name: `verify ${blue} vs ${red}`, value: agentTicks / elapsed, unit: 'agent-ticks/s' }];
+}
+
+/**
+ * The planner's rollouts (teams/rollout.ts) and plans, at its defaults, from positions of a
+ * bt vs bt match: rollouts and rollout ticks per second, plans (decisions that plan) per
+ * second, the share of that time spent in the trained skills' network (the rest is the
+ * simulation, the observations and the tree), and the share of options whose rollout was
+ * spared because it would have replayed the tree's own.
+ */
+export async function benchPlanner(platform: Platform, seconds: number): Promise<BenchRow[]> {
+  const skills = await platform.models.skillSet();
+  let networkMs = 0;
+  const timed = Object.fromEntries(
+    SKILL_IDS.map((id) => {
+      const policy = skills[id];
+      const act: Policy['act'] = (obs, count, out, context) => {
+        const t = performance.now();
+        const result = policy.act(obs, count, out, context);
+        networkMs += performance.now() - t;
+        return result;
+      };
+      return [id, { ...policy, act }];
+    }),
+  ) as unknown as SkillSet;
+  const positions = await plannerPositions(platform);
+  let plans = 0;
+  let rollouts = 0;
+  let spared = 0;
+  let ticks = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000 || plans < positions.length) {
+    const world = positions[plans % positions.length]!;
+    const strategist = new PlannerStrategist(PLANNER_DEFAULTS, new TreeSide(0, timed), new TreeSide(1, timed), new TreeSide(1, timed), 0, plans, world.config);
+    strategist.decide(world, 0, ['navigate', 'navigate']);
+    rollouts += strategist.counters.rollouts;
+    spared += strategist.counters.spared;
+    ticks += strategist.counters.ticks;
+    plans++;
+  }
+  const elapsedMs = performance.now() - start;
+  const perSecond = (n: number) => n / (elapsedMs / 1000);
+  const d = PLANNER_DEFAULTS;
+  return [
+    { name: `planner rollouts (${d.horizon} s, vs the ${d.opponent} model)`, value: perSecond(rollouts), unit: 'rollouts/s' },
+    { name: 'planner rollout ticks', value: perSecond(ticks), unit: 'ticks/s' },
+    // A plan each `every` seconds of play: the rate the page needs at 1x.
+    { name: `planner decisions that plan (${d.search} search, ${(rollouts / plans).toFixed(1)} rollouts)`, value: perSecond(plans), unit: 'decisions/s', target: 1 / d.every },
+    { name: 'planner time in the skills\' network', value: (100 * networkMs) / elapsedMs, unit: '%' },
+    { name: 'planner options spared (the tree\'s own rollout)', value: (100 * spared) / (rollouts + spared), unit: '%' },
+  ];
+}
+
+/** Worlds every second of a bt vs bt match (seed 3), on skill ticks, where the planner may be asked. */
+async function plannerPositions(platform: Platform): Promise<World[]> {
+  const match = await Match.create({ blue: 'bt', red: 'bt', seed: 3 }, { platform, record: false });
+  const positions: World[] = [];
+  while (!match.done) {
+    if (match.world.tick % match.world.config.tickHz === 0) positions.push(cloneWorld(match.world));
+    const pending = match.advance();
+    if (pending) await pending;
+  }
+  return positions;
 }

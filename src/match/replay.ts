@@ -95,7 +95,7 @@ const decisionSchema = z.strictObject({
   tick: z.number().int().min(0),
   team: z.union([z.literal(0), z.literal(1)]),
   skills: z.array(z.enum(SKILL_IDS)).max(GAME_LIMITS.agentsPerTeam),
-  source: z.enum(['behavior-tree', 'llm', 'random', 'human', 'rule']),
+  source: z.enum(['behavior-tree', 'llm', 'planner', 'random', 'human', 'rule']),
   rationale: z.string().max(2000).optional(),
   timing: timingSchema.optional(),
 });

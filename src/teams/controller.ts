@@ -7,7 +7,7 @@ import type { SkillId } from '../skills';
 import type { Platform } from './platform';
 
 /** Who made a strategic decision. */
-export type DecisionSource = 'behavior-tree' | 'llm' | 'random' | 'human' | 'rule';
+export type DecisionSource = 'behavior-tree' | 'llm' | 'planner' | 'random' | 'human' | 'rule';
 
 /** A strategist's choice of one skill per agent, stamped with the tick it applied at. */
 export interface Decision {

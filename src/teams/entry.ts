@@ -11,7 +11,7 @@ import type { Strategist } from './hierarchical';
 import type { Platform } from './platform';
 import type { VariantSchema } from './variant';
 
-export const TEAM_IDS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'flat', 'random', 'fixed', 'human'] as const;
+export const TEAM_IDS = ['heuristic', 'bt', 'bt-scripted', 'llm', 'planner', 'flat', 'random', 'fixed', 'human'] as const;
 export type TeamId = (typeof TEAM_IDS)[number];
 
 export interface TeamNeeds {

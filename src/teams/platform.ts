@@ -17,6 +17,11 @@ export interface Platform {
   /** True where a person can play (the page); the human team needs one. */
   readonly person: boolean;
   /**
+   * The longest the planner computes before it pauses (ms), so a page draws frames while it
+   * plans (planner.ts, PlanSlicing); absent: it plans in one go, as headless matches want.
+   */
+  readonly planningSliceMs?: number;
+  /**
    * Free what the platform holds: the language model's connections (the local engine's
    * model and context, channels to another thread's). The entry point that built it closes
    * it once its matches are over.
@@ -32,6 +37,7 @@ export function createPlatform(parts: Partial<Omit<Platform, 'close'>> = {}): Pl
     llm,
     clock: parts.clock ?? SYSTEM_CLOCK,
     person: parts.person ?? false,
+    ...(parts.planningSliceMs !== undefined ? { planningSliceMs: parts.planningSliceMs } : {}),
     // Trained policies hold no native resources (play runs the JS network): the language model is all there is to free.
     close: () => llm.close(),
   };

@@ -15,6 +15,7 @@ import { FlatController } from './flat';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController } from './hierarchical';
 import { LLM_TEAM } from './llmTeam';
+import { PLANNER_TEAM } from './planner';
 import { PERSONA_NAMES, STUDY_TREE, type TreeParameters, personaByName } from './personas';
 import type { Platform } from './platform';
 import { RandomStrategist } from './randomStrategist';
@@ -148,6 +149,7 @@ const ENTRIES: Readonly<Record<TeamId, TeamEntry>> = {
     },
   },
   llm: LLM_TEAM,
+  planner: PLANNER_TEAM,
   human: {
     id: 'human',
     description: 'A person controls an agent in the browser beside an AI teammate.',

@@ -369,6 +369,15 @@ export const GAME_MATCHUPS: readonly GameMatchup[] = [
     target: { description: 'flat wins more games than random (random skills over the scripted ones)', met: (r) => r.firstWins > r.secondWins },
   },
   {
+    key: 'planner_vs_bt',
+    first: 'planner',
+    second: 'bt',
+    target: {
+      description: 'planner wins at least 65% of the decisive games against bt (the tree it plans over)',
+      met: (r) => r.firstWins + r.secondWins > 0 && 20 * r.firstWins >= 13 * (r.firstWins + r.secondWins),
+    },
+  },
+  {
     key: 'flat_vs_bt_scripted',
     first: 'flat',
     second: 'bt-scripted',

@@ -41,6 +41,7 @@ export function zoneText(status: ZoneStatus, names: readonly [string, string] = 
 export const SOURCE_LABELS: Readonly<Record<DecisionSource, string>> = {
   'behavior-tree': 'behavior tree',
   llm: 'language model',
+  planner: 'planner',
   random: 'random choice',
   human: 'a person',
   rule: 'rule',

@@ -79,7 +79,7 @@ describe('verifyReplay', () => {
   it('rewritten teams fail: an unknown id, or a team whose strategist is another', () => {
     const unknown = verifyReplay(edited(scripted, (c) => (c.teams.blue = 'skynet')));
     expect(unknown.ok).toBe(false);
-    expect(unknown.problems).toContain("teams.blue 'skynet' is not a team: unknown team id 'skynet': expected one of heuristic, bt, bt-scripted, llm, flat, random, fixed, human");
+    expect(unknown.problems).toContain("teams.blue 'skynet' is not a team: unknown team id 'skynet': expected one of heuristic, bt, bt-scripted, llm, planner, flat, random, fixed, human");
     expect(unknown.sides.blue).toEqual({ checked: false, how: "not checked: 'skynet' is not a team", decisions: "not checked: 'skynet' is not a team" });
 
     const swapped = verifyReplay(edited(scripted, (c) => (c.teams.red = 'bt-scripted')));

@@ -17,7 +17,9 @@ import { threePerTeam } from '../helpers/world';
 const platform = llmPlatform(new RuleChatClient(), { timing: { kind: 'lockstep' }, timeoutMs: 60_000 });
 
 const PERSONA_TEAMS = ['bt', 'bt-scripted', 'llm'] as const;
-const ENTRANTS = [...TEAM_IDS.filter((id) => id !== 'human'), ...PERSONA_TEAMS.flatMap((id) => PERSONA_NAMES.map((p) => `${id}:persona=${p}`))];
+/** The planner plays here on a small budget (its defaults play in test/teams/planner.test.ts): the checks are the same, the rollouts fewer. */
+const SMALL_BUDGET: Readonly<Record<string, string>> = { planner: 'planner:every=2:horizon=1' };
+const ENTRANTS = [...TEAM_IDS.filter((id) => id !== 'human').map((id) => SMALL_BUDGET[id] ?? id), ...PERSONA_TEAMS.flatMap((id) => PERSONA_NAMES.map((p) => `${id}:persona=${p}`))];
 
 async function play(team: string, seed: number, config?: ReturnType<typeof threePerTeam>) {
   const match = await runMatch({ blue: team, red: 'heuristic', seed, ...(config ? { config } : {}) }, { platform });

@@ -9,7 +9,7 @@ const ctx = { team: 1 as const, seed: 3, config: DEFAULT_CONFIG, platform: bare 
 
 describe('team registry', () => {
   it('lists the documented team ids, each with a description', () => {
-    expect([...TEAM_IDS].sort()).toEqual(['bt', 'bt-scripted', 'fixed', 'flat', 'heuristic', 'human', 'llm', 'random']);
+    expect([...TEAM_IDS].sort()).toEqual(['bt', 'bt-scripted', 'fixed', 'flat', 'heuristic', 'human', 'llm', 'planner', 'random']);
     expect(teamEntries().map((e) => e.id)).toEqual([...TEAM_IDS]);
     for (const e of teamEntries()) expect(e.description.length).toBeGreaterThan(10);
     expect(isTeamId('bt-scripted')).toBe(true);

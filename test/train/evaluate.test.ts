@@ -85,15 +85,23 @@ describe('summarizeWinRate', () => {
 });
 
 describe('GAME_MATCHUPS', () => {
-  it('are bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random and flat vs bt-scripted, each with a target in words', () => {
+  it('are bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random, planner vs bt and flat vs bt-scripted, each with a target in words', () => {
     expect(GAME_MATCHUPS.map((m) => [m.key, m.first, m.second])).toEqual([
       ['bt_vs_bt_scripted', 'bt', 'bt-scripted'],
       ['bt_vs_flat', 'bt', 'flat'],
       ['flat_vs_heuristic', 'flat', 'heuristic'],
       ['flat_vs_random', 'flat', 'random'],
+      ['planner_vs_bt', 'planner', 'bt'],
       ['flat_vs_bt_scripted', 'flat', 'bt-scripted'],
     ]);
     for (const m of GAME_MATCHUPS) expect(m.target.description).toContain(m.first);
+  });
+
+  it('planner vs bt: met from exactly 65% of the decisive games, draws left out', () => {
+    const { met } = matchup('planner_vs_bt').target;
+    expect(met(summarizeWinRate(rate('planner', 'bt', 13, 7, 30)))).toBe(true);
+    expect(met(summarizeWinRate(rate('planner', 'bt', 12, 7, 30)))).toBe(false);
+    expect(met(summarizeWinRate(rate('planner', 'bt', 0, 0, 10)))).toBe(false);
   });
 
   it('bt vs bt-scripted: met from exactly 40% of the decisive games, draws left out', () => {
@@ -221,7 +229,7 @@ describe('what the model cards receive', () => {
   it("a skill card keeps its scenario figures and gets bt's two games with their intervals and targets", async () => {
     const games = await results();
     const evaluation = cardEvaluation('combat', combat, games, 20, 'npm run evaluate -- --episodes 20 --write');
-    expect(Object.keys(evaluation)).toEqual(['scenario', 'rl', 'scripted', 'episodes', 'bt_vs_bt_scripted', 'bt_vs_flat', 'command']);
+    expect(Object.keys(evaluation)).toEqual(['scenario', 'rl', 'scripted', 'episodes', 'bt_vs_bt_scripted', 'bt_vs_flat', 'planner_vs_bt', 'command']);
     expect(evaluation).toMatchObject({ scenario: 'kills per death vs heuristic', rl: 3, scripted: 2.5, episodes: 20, command: 'npm run evaluate -- --episodes 20 --write' });
     const btVsFlat = evaluation.bt_vs_flat as Record<string, unknown>;
     expect(btVsFlat).toMatchObject({ first: 'bt', second: 'flat', firstWins: 11, secondWins: 5, draws: 5, confidence: 0.95, firstWin: wilsonInterval(11, 21, 0.95) });
