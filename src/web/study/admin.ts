@@ -47,8 +47,8 @@ interface Analysis {
     points: number;
     perTeam: { team: string; n: number; mean: number | null; median: number | null }[];
     friedman: { n: number; statistic: number; df: number; p: number; kendallW: number } | null;
-    /** People who must rate every team before the Friedman test is given. */
-    friedmanNeeds: number;
+    /** Why the Friedman test is held back (null when it is given). */
+    friedmanWithheld: string | null;
   }[];
   readonly winRates: readonly { team: string; episodes: number; aiWins: number; rate: { estimate: number; lower: number; upper: number } | null }[];
 }
@@ -77,7 +77,7 @@ function likertTable(likert: Analysis['likert'], teams: readonly string[]): HTML
     }),
     item.friedman
       ? `chi-square ${item.friedman.statistic.toFixed(2)}, df ${item.friedman.df}, p ${item.friedman.p.toFixed(4)}, W ${item.friedman.kendallW.toFixed(2)} (n ${item.friedman.n})`
-      : `needs ${item.friedmanNeeds} people who rated every team (with fewer, no ratings could differ from chance at p < 0.05)`,
+      : `held back: ${item.friedmanWithheld}`,
   ]);
   return table(['item', ...teams.map((t) => `${t}: mean / median`), 'Friedman over teams'], rows, 'admin-likert');
 }
