@@ -30,7 +30,7 @@ import {
   studyReportFiles,
   teamsInPlay,
 } from '../survey';
-import { parseJsonText } from '../sim';
+import { countOf, parseJsonText } from '../sim';
 import { type Platform, teamAvailability } from '../teams';
 import { languageModelNote } from '../survey/languageModelNote';
 import { nodePlatform } from '../teams/nodePlatform';
@@ -142,7 +142,7 @@ runCli(async () => {
           const base = studyBaseUrl(values['base-url'], process.env);
           const { study, adminToken, botClips } = await createStudy(store, config, platform, { baseUrl: base });
           const url = `${base}/study/${study.id}`;
-          console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
+          console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${countOf(study.config.episodesPerBlock, 'episode')} per block` : `, ${countOf(botClips, 'bot clip')}`}.`);
           console.log(`\nParticipants: ${url}`);
           console.log(`  (Prolific: ${url}?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})`);
           console.log(`Progress:     ${url}/admin`);

@@ -7,6 +7,7 @@
 import { type CsvValue, toCsv } from '../report/csv';
 import { escapeXml as escapeHtml, htmlTable, interval, markdownTable as table, mdText, num, pct, pValue } from '../report/format';
 import { type Plot, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
+import { countOf } from '../sim';
 import { BOTPRIZE_2012, type StudyAnalysis } from './analysis';
 
 /** Study p-values carry four decimals (the tests' exact values are often near 0.05). */
@@ -260,7 +261,7 @@ export async function studyReportFiles(a: StudyAnalysis): Promise<Map<string, st
 }
 
 function intro(a: StudyAnalysis): string {
-  return `Study ${a.study.id} (${a.study.kind}), created ${a.study.createdAt}. Teams: ${a.study.teams.join(', ')}; ${a.study.episodesPerBlock} episodes per block. Participants: ${a.participants.started} started, ${a.participants.completed} completed.`;
+  return `Study ${a.study.id} (${a.study.kind}), created ${a.study.createdAt}. Teams: ${a.study.teams.join(', ')}; ${countOf(a.study.episodesPerBlock, 'episode')} per block. Participants: ${a.participants.started} started, ${a.participants.completed} completed.`;
 }
 
 export function studyReportMarkdown(a: StudyAnalysis): string {

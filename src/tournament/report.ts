@@ -15,6 +15,7 @@ import type { BehaviourComparison } from './behaviour';
 import { episodesCsv } from './episodeTable';
 import type { EpisodeRecord } from './records';
 import { type MatchupSummary, RATING_PRIOR_DRAWS, type TeamSummary, type TournamentSummary } from './summary';
+import { countOf } from '../sim';
 
 function matchupRows(ms: readonly MatchupSummary[]): string[][] {
   return ms.map((m) => [`${m.a} vs ${m.b}`, String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), pValue(m.pTwoProportion), pValue(m.pDecisive), num(m.meanDurationSeconds, 1)]);
@@ -53,7 +54,7 @@ function divergenceRows(b: BehaviourComparison): string[][] {
 }
 
 function coverageLine(b: BehaviourComparison): string {
-  return `Coverage: ${b.clusters.length} distinct behaviour${b.clusters.length === 1 ? '' : 's'} among ${b.profiles.length} entrants (two entrants count as one when the mean of their skill and place divergences is under ${b.threshold} bits): ${b.clusters.map((c) => `{${c.join(', ')}}`).join(' ')}.`;
+  return `Coverage: ${countOf(b.clusters.length, 'distinct behaviour')} among ${b.profiles.length} entrants (two entrants count as one when the mean of their skill and place divergences is under ${b.threshold} bits): ${b.clusters.map((c) => `{${c.join(', ')}}`).join(' ')}.`;
 }
 
 function behaviourMarkdown(b: BehaviourComparison): string[] {
@@ -81,7 +82,7 @@ const INTERVALS_NOTE = 'Intervals are 95% Wilson score intervals. "p (decisive v
 /** How the ratings were made, and, where plain maximum likelihood has none, why and which estimate is shown. */
 export function ratingsExplanation(s: TournamentSummary): string {
   if (!s.ratings) return `No ratings: ${s.ratingsNote ?? 'no games'}.`;
-  const method = `Bradley-Terry on the Elo scale (mean 1500; a 100-point gap means a 64% expected score), draws as half wins, with a weak prior: as if every pair had also drawn ${RATING_PRIOR_DRAWS} game${RATING_PRIOR_DRAWS === 1 ? '' : 's'}. Intervals are 95% parametric-bootstrap intervals.`;
+  const method = `Bradley-Terry on the Elo scale (mean 1500; a 100-point gap means a 64% expected score), draws as half wins, with a weak prior: as if every pair had also drawn ${countOf(RATING_PRIOR_DRAWS, 'game')}. Intervals are 95% parametric-bootstrap intervals.`;
   return s.ratingsSeparation
     ? `${method} Plain maximum likelihood gives no finite rating here: ${s.ratingsSeparation}. The ratings and intervals shown are the estimates under the prior, which keeps the gap finite; they rank the teams, but the size of a gap to a team that never lost (or never won) rests on the prior.`
     : method;

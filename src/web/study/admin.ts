@@ -7,6 +7,7 @@
  * text) and export downloads. It refreshes itself every 10 seconds.
  */
 import { type ForcedChoiceAnalysis, forcedChoiceTestsLine } from '../../survey/analysis';
+import { countOf } from '../../sim/words';
 import { el } from '../dom';
 import { AdminApi, ApiError } from './api';
 
@@ -81,6 +82,23 @@ function likertTable(likert: Analysis['likert'], teams: readonly string[]): HTML
   ]);
   return table(['item', ...teams.map((t) => `${t}: mean / median`), 'Friedman over teams'], rows, 'admin-likert');
 }
+/**
+ * The running counts. Judgements are what observers make, so only an observe study shows
+ * them (a play study would always read "0 judgements").
+ */
+export function countsLine(kind: string, counts: Readonly<Record<string, number>>): string {
+  const c = (key: string) => counts[key] ?? 0;
+  return [
+    `${c('participants')} started`,
+    `${c('completed')} completed`,
+    countOf(c('episodes'), 'episode'),
+    countOf(c('restarts'), 'restart'),
+    `${c('unverified')} not verified`,
+    countOf(c('answers'), 'answer'),
+    ...(kind === 'observe' ? [countOf(c('judgements'), 'judgement')] : []),
+  ].join(' · ');
+}
+
 const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
 
 function stepText(step: Progress['participants'][number]['step']): string {
@@ -165,11 +183,11 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         'section',
         { class: 'study-card wide' },
         el('h1', { text: s.title }),
-        el('p', { id: 'admin-summary', text: `${s.kind} study ${s.id} · ${s.status} · teams ${s.config.teams.join(', ')} · ${s.config.episodesPerBlock} episodes per block · created ${when(s.createdAt)}` }),
+        el('p', { id: 'admin-summary', text: `${s.kind} study ${s.id} · ${s.status} · teams ${s.config.teams.join(', ')} · ${countOf(s.config.episodesPerBlock, 'episode')} per block · created ${when(s.createdAt)}` }),
         el(
           'p',
           { id: 'admin-counts', class: 'mono' },
-          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restart${progress.counts.restarts === 1 ? '' : 's'} · ${progress.counts.unverified ?? 0} not verified · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
+          countsLine(s.kind, progress.counts),
         ),
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
