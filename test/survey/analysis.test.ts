@@ -174,6 +174,10 @@ describe('the study analysis on the published counts', () => {
     expect(participants).toHaveLength(16);
     expect(participants[1]).toContain('pid-1');
     expect(studyCsv(data, 'episodes').trim().split('\r\n')).toHaveLength(1 + 270);
+    // The agents people played are ids, named so (a bare "human_agents" of 0 read like a count).
+    const episodes = studyCsv(data, 'episodes').split('\r\n');
+    expect(episodes[0]).toContain(',human_agent_ids,agent_controllers,');
+    expect(episodes[0]).not.toContain(',human_agents,');
     const doc = JSON.parse(studyJson(store, data)) as { answers: unknown[]; episodes: { replay?: unknown }[] };
     expect(doc.answers).toHaveLength(15 * 22);
     expect(doc.episodes[0]!.replay).toBeUndefined();
