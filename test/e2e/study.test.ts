@@ -371,7 +371,10 @@ suite('a user study in a real browser', () => {
     const page = await open(`/study/${STUDY_ID}/admin#token=${adminToken}`);
     await page.waitForSelector('#admin-participants');
     expect(page.url()).not.toContain(adminToken);
-    expect(await page.locator('#admin-counts').innerText()).toMatch(/1 started · 1 completed · 3 episodes · 1 restart · 0 not verified ·/);
+    const counts = await page.locator('#admin-counts').innerText();
+    expect(counts).toMatch(/1 started · 1 completed · 3 episodes · 1 restart · 0 not verified ·/);
+    expect(counts).not.toMatch(/judgement/); // observers judge; a play study has none to count
+    expect(await page.locator('#admin-summary').innerText()).toMatch(/ · 1 episode per block · /);
     // Episodes whose replay did not verify would be listed here, with why (every one the browser played verified).
     expect(await page.locator('#admin-unverified').innerText()).toMatch(/parted by tick\s+first problem/);
     // The Likert summary: mean / median per team for each item, and why there is no Friedman test yet.
