@@ -3,10 +3,11 @@
  * crash or a reload loses at most the episode being played. The schema, readable without
  * the program:
  *
- *   meta(key PRIMARY KEY, value)                      schema_version = 3
+ *   meta(key PRIMARY KEY, value)                      schema_version = 4
  *   studies(id PRIMARY KEY, kind 'play'|'observe', title, config JSON (validated, with
  *           defaults filled), admin_token_hash (sha256 hex of the admin token), status
- *           'open'|'closed', created_at)
+ *           'open'|'closed', created_at, base_url (where participants reach the server,
+ *           as given at creation; null for studies made before version 4))
  *   participants(id INTEGER PRIMARY KEY, study_id -> studies, token_hash UNIQUE (sha256 hex
  *           of the session token; the token itself lives only in the participant's
  *           browser), number (1, 2, ... within the study), order_row (row of the Williams
