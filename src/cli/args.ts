@@ -20,10 +20,35 @@ export function parseCommandLine<T extends ParseArgsConfig['options']>(options: 
   try {
     parsed = parseArgs({ args: joinNegativeValues(argv, withHelp), options: withHelp as T, strict: true, allowPositionals: true });
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${usage}`);
+    throw new UsageError(`${optionErrorText(err as Error & { code?: string }, Object.keys(withHelp))}\n\n${usage}`);
   }
   if ((parsed.values as Record<string, unknown>).help) throw new HelpRequested(usage);
   return parsed;
+}
+
+/**
+ * What was wrong with the options, in one sentence. Node's own text for an unknown option
+ * ends in a half-quoted hint about positionals ('-- "--sed'); ours names the option and,
+ * where one is a typo away, the option meant.
+ */
+function optionErrorText(err: Error & { code?: string }, known: readonly string[]): string {
+  const unknown = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']+)'/.exec(err.message)?.[1] : undefined;
+  if (unknown === undefined) return err.message;
+  const name = unknown.replace(/^-+/, '');
+  const near = known.filter((option) => editDistance(option, name) <= Math.min(2, Math.floor(option.length / 3)));
+  const hint = near.length > 0 ? ` (did you mean ${near.map((option) => `--${option}`).join(' or ')}?)` : '';
+  return `Unknown option '${unknown}'${hint}; the options are listed below.`;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions turning `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /**

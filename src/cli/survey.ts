@@ -2,15 +2,15 @@
  * npm run survey -- <command>: the researcher's side of user studies.
  *
  *   create  [--config <file.json>] [--teams a,b,c] [--id <id>] [--db <file>] [--base-url <url>]
- *   list    [--db <file>] [--base-url <url>]
+ *   list    [--db <file>] [--base-url <url>]   (each study's address as stored at create)
  *   export  --study <id> --format csv|json --out <file> [--table answers|participants|episodes|judgements] [--replays] [--db <file>]
  *   analyze [--db <file>] [--study <id>] --out <dir>
  *   close | reopen --study <id> [--db <file>]
  *
  * The database is HILLMIND_STUDY_DB (default data/studies.sqlite); the server (npm start)
- * reads the same file. The addresses printed are --base-url, else where `npm start` listens
- * with this shell's PORT and HOST (as the server itself prints it), checked against a
- * running server.
+ * reads the same file. The address create prints, and stores with the study for list, is
+ * --base-url, else where `npm start` listens with this shell's PORT and HOST (as the server
+ * itself prints it), checked against a running server.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ import {
   teamsInPlay,
   textDisagreements,
 } from '../survey';
-import { parseJsonText } from '../sim';
+import { countOf, parseJsonText } from '../sim';
 import { type Platform, teamAvailability } from '../teams';
 import { languageModelNote } from '../survey/languageModelNote';
 import { nodePlatform } from '../teams/nodePlatform';
@@ -40,14 +40,14 @@ import { commandPlatformSpec } from './platform';
 
 const USAGE = `usage: npm run survey -- <command> [options]
   create  [--config <file.json>] [--teams a,b,c] [--id <id>] [--db <file>] [--base-url <url>]
-  list    [--db <file>]
+  list    [--db <file>] [--base-url <url>]
   export  --study <id> --format csv|json --out <file> [--table ${CSV_TABLES.join('|')}] [--replays] [--db <file>]
   analyze [--db <file>] [--study <id>] --out <dir>
   close | reopen --study <id> [--db <file>]
 The database is --db, else HILLMIND_STUDY_DB, else data/studies.sqlite.
 The participants' address is --base-url (the address they reach, e.g. https://study.example.org
 behind a TLS proxy), else http://localhost:PORT as npm start serves it with this shell's PORT
-(default 5173) and HOST.`;
+(default 5173) and HOST. create stores it with the study; list prints the stored one.`;
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -140,10 +140,10 @@ runCli(async () => {
         }
         const store = StudyStore.open(dbPath);
         try {
-          const { study, adminToken, botClips } = await createStudy(store, config, platform);
           const base = studyBaseUrl(values['base-url'], process.env);
+          const { study, adminToken, botClips } = await createStudy(store, config, platform, { baseUrl: base });
           const url = `${base}/study/${study.id}`;
-          console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${study.config.episodesPerBlock} episodes per block` : `, ${botClips} bot clips`}.`);
+          console.log(`Created ${study.kind} study '${study.id}' in ${dbPath}: ${study.config.teams.join(', ')}${study.kind === 'play' ? `, ${countOf(study.config.episodesPerBlock, 'episode')} per block` : `, ${countOf(botClips, 'bot clip')}`}.`);
           console.log(`\nParticipants: ${url}`);
           console.log(`  (Prolific: ${url}?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}})`);
           console.log(`Progress:     ${url}/admin`);
@@ -178,8 +178,12 @@ runCli(async () => {
         const studies = store.listStudies();
         if (studies.length === 0) console.log(`No studies in ${dbPath}. Create one with npm run survey -- create`);
         for (const s of studies) {
+          // The address stored at create, not this shell's PORT; older studies stored none.
+          const stored = values['base-url'] === undefined ? s.baseUrl : null;
+          const address = `${stored ?? studyBaseUrl(values['base-url'], process.env)}/study/${s.id}`;
+          const unsure = values['base-url'] === undefined && stored === null ? '  (not stored with the study: from this shell\'s PORT and HOST)' : '';
           console.log(
-            `${s.id.padEnd(24)} ${s.kind.padEnd(8)} ${s.status.padEnd(7)} ${String(s.participants).padStart(4)} started ${String(s.completed).padStart(4)} completed ${String(s.episodes).padStart(5)} episodes  ${s.config.teams.join(',')}  ${studyBaseUrl(values['base-url'], process.env)}/study/${s.id}`,
+            `${s.id.padEnd(24)} ${s.kind.padEnd(8)} ${s.status.padEnd(7)} ${String(s.participants).padStart(4)} started ${String(s.completed).padStart(4)} completed ${String(s.episodes).padStart(5)} episodes  ${s.config.teams.join(',')}  ${address}${unsure}`,
           );
         }
       } finally {

@@ -14,6 +14,7 @@ import { describeSettings, reportText, runTournament, tournamentSpec } from '../
 import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
+import { countOf } from '../sim';
 
 const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N] [--queue redis://host:port [--episodes-per-job N]]
 
@@ -84,7 +85,7 @@ runCli(async () => {
   let bar: ProgressBar | null = null;
   const notice = (message: string) => process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}${message}\n`);
   const started = performance.now();
-  const here = `${workers} worker${workers === 1 ? '' : 's'}`;
+  const here = countOf(workers, 'worker');
   const spec = tournamentSpec(commandPlatformSpec(), llmConcurrency, availableParallelism());
   const result = await withPlatform(spec, (platform) =>
     runTournament({

@@ -10,6 +10,7 @@ import { DEFAULT_LOCK_SECONDS, startQueueWorker } from '../tournament/queueWorke
 import { parseRedisAddress } from '../tournament/redis';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { commandPlatformSpec, withPlatform } from './platform';
+import { countOf } from '../sim';
 
 const USAGE = `usage: npm run worker -- --queue redis://host:port [--workers N] [--concurrency N] [--lock-seconds S]
 
@@ -46,7 +47,7 @@ runCli(async () => {
 
   await withPlatform(commandPlatformSpec(), async (platform) => {
     const worker = await startQueueWorker({ redis, platform, threads, concurrency, lockMs: lockSeconds * 1000, name, onEvent: log });
-    log(`worker ${name}: ${threads} thread${threads === 1 ? '' : 's'}, ${concurrency} jobs at once, waiting for tournaments at ${redis.shown}`);
+    log(`worker ${name}: ${countOf(threads, 'thread')}, ${concurrency} jobs at once, waiting for tournaments at ${redis.shown}`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         log('stopping: finishing the jobs in progress (interrupt again to stop at once)');

@@ -34,6 +34,7 @@ import {
   withEngine,
   withLlmFlags,
 } from './settings';
+import { countOf } from '../sim';
 
 export { OpenAiChatClient } from './openaiClient';
 export { FileCacheStore, defaultCacheDir } from './fileCache';
@@ -55,7 +56,7 @@ export function localThreads(settings: LocalLlmSettings): number {
 export function providerOf(settings: LlmSettings): string {
   if (settings.source === 'server') return `openai-compatible ${publicBaseUrl(settings.baseUrl)}`;
   const threads = localThreads(settings);
-  return `local llama.cpp (CPU, ${threads} thread${threads === 1 ? '' : 's'})`;
+  return `local llama.cpp (CPU, ${countOf(threads, 'thread')})`;
 }
 
 /** Whether the local model's file is there (and, where it was pulled, unchanged since), without loading it. */

@@ -18,3 +18,4 @@ export * from './observe';
 export * from './situation';
 export * from './hash';
 export * from './json';
+export * from './words';

@@ -18,3 +18,4 @@ export * from './multipleComparisons';
 export * from './ranks';
 export * from './wilcoxon';
 export * from './agreement';
+export * from './heldBack';

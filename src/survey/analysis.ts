@@ -16,12 +16,17 @@
 import {
   type ProportionInterval,
   chiSquareGoodnessOfFit,
+  MIN_EXPECTED,
+  SIGNED_RANK_MINIMUM,
   exactMultinomialTest,
+  exactUniformMinimum,
+  friedmanMinimum,
   friedmanTest,
   holmAdjust,
   mean,
   percentile,
   standardDeviation,
+  tooFewReason,
   wilcoxonSignedRank,
   wilsonInterval,
 } from '../stats';
@@ -56,18 +61,29 @@ export interface LikertAnalysis {
   readonly prompt: string;
   readonly points: number;
   readonly perTeam: readonly { readonly team: string; readonly n: number; readonly mean: number | null; readonly median: number | null; readonly sd: number | null }[];
-  /** Over teams, on the people who rated every team; null below `friedmanNeeds` of them. */
+  /** Over teams, on the people who rated every team; null below `friedmanNeeds` of them (see `friedmanWithheld`). */
   readonly friedman: FriedmanSummary | null;
   readonly friedmanNeeds: number;
-  readonly pairwise: readonly {
-    readonly a: string;
-    readonly b: string;
-    readonly n: number;
-    readonly statistic: number;
-    readonly p: number;
-    readonly pHolm: number;
-    readonly rankBiserial: number;
-  }[];
+  /** Why the Friedman test is not given, in words (null when it is). */
+  readonly friedmanWithheld: string | null;
+  readonly pairwise: readonly PairwiseTest[];
+}
+
+/**
+ * A Wilcoxon signed-rank test of two teams' ratings by the people who rated both. Given only
+ * from SIGNED_RANK_MINIMUM people who rated the two differently (n counts them); otherwise
+ * the figures are null and `withheld` says why. Holm's correction runs over the given tests.
+ */
+export interface PairwiseTest {
+  readonly a: string;
+  readonly b: string;
+  /** People who rated both teams differently (ties are dropped, as the test does). */
+  readonly n: number;
+  readonly statistic: number | null;
+  readonly p: number | null;
+  readonly pHolm: number | null;
+  readonly rankBiserial: number | null;
+  readonly withheld: string | null;
 }
 
 export interface WinRate {
@@ -85,6 +101,7 @@ export interface OrderAnalysis {
   readonly positions: readonly { readonly position: number; readonly label: string; readonly n: number; readonly mean: number | null }[];
   readonly friedman: FriedmanSummary | null;
   readonly friedmanNeeds: number;
+  readonly friedmanWithheld: string | null;
 }
 
 export interface Humanness {
@@ -116,27 +133,32 @@ export interface StudyAnalysis {
 
 const round = (v: number) => Math.round(v * 1e10) / 1e10;
 
-/**
- * People (each rating every one of `conditions`) the Friedman test needs before it is
- * given: enough that perfect agreement (every person ranking the same way, p = k!^(1-n))
- * could fall below 0.05. With 3 teams that is 3; with 2, 6.
- */
-export function friedmanMinimum(conditions: number): number {
-  let factorial = 1;
-  for (let i = 2; i <= conditions; i++) factorial *= i;
-  let n = 2;
-  while (factorial ** (1 - n) >= 0.05) n++;
-  return n;
+/** The Friedman test over `conditions` on `rows` (one per person), or why it is held back. */
+function friedmanOrReason(rows: number[][], conditions: number, who: string): { friedman: FriedmanSummary | null; friedmanNeeds: number; friedmanWithheld: string | null } {
+  const needs = friedmanMinimum(conditions);
+  if (rows.length < needs) return { friedman: null, friedmanNeeds: needs, friedmanWithheld: tooFewReason(needs, who, rows.length, 'ratings') };
+  const r = friedmanTest(rows);
+  return { friedman: { n: r.n, statistic: round(r.statistic), df: r.df, p: r.p, kendallW: round(r.kendallW) }, friedmanNeeds: needs, friedmanWithheld: null };
 }
 
-function friedmanSummary(rows: number[][], conditions: number): FriedmanSummary | null {
-  if (rows.length < friedmanMinimum(conditions)) return null;
-  const r = friedmanTest(rows);
-  return { n: r.n, statistic: round(r.statistic), df: r.df, p: r.p, kendallW: round(r.kendallW) };
+/** Pairwise Wilcoxon signed-rank tests, each given only where its data could reach significance; Holm over those given. */
+function pairwiseTests(pairs: readonly { a: string; b: string; x: number[]; y: number[] }[]): PairwiseTest[] {
+  const tested = pairs.map((pair) => ({ pair, result: wilcoxonSignedRank(pair.x, pair.y) }));
+  const given = tested.filter((t) => t.result.n >= SIGNED_RANK_MINIMUM);
+  const adjusted = holmAdjust(given.map((t) => t.result.p));
+  return tested.map((t) => {
+    const { a, b } = t.pair;
+    const index = given.indexOf(t);
+    if (index < 0) {
+      const withheld = tooFewReason(SIGNED_RANK_MINIMUM, `people who rated ${a} and ${b} differently`, t.result.n, 'ratings');
+      return { a, b, n: t.result.n, statistic: null, p: null, pHolm: null, rankBiserial: null, withheld };
+    }
+    return { a, b, n: t.result.n, statistic: t.result.statistic, p: t.result.p, pHolm: adjusted[index]!, rankBiserial: round(t.result.rankBiserial), withheld: null };
+  });
 }
 
 /** The chi-square's approximation holds with at least this many expected choices per team. */
-export const MIN_EXPECTED_PER_TEAM = 5;
+export const MIN_EXPECTED_PER_TEAM = MIN_EXPECTED;
 
 /**
  * Choices the forced-choice tests need among `teams` teams. The chi-square: 5 expected per
@@ -144,9 +166,7 @@ export const MIN_EXPECTED_PER_TEAM = 5;
  * one team, p = teams^(1-n)) could fall below 0.05; with fewer, no answers could.
  */
 export function forcedChoiceMinimum(teams: number): { chiSquare: number; exact: number } {
-  let exact = 1;
-  while (teams ** (1 - exact) >= 0.05) exact++;
-  return { chiSquare: MIN_EXPECTED_PER_TEAM * teams, exact };
+  return { chiSquare: MIN_EXPECTED_PER_TEAM * teams, exact: exactUniformMinimum(teams) };
 }
 
 function forcedChoiceWithheld(n: number, minimum: { chiSquare: number; exact: number }, teams: number): string | null {
@@ -236,24 +256,13 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
         pairs.push({ a: teams[i]!, b: teams[j]!, x: both.map((m) => m.get(teams[i]!)!.valueNum!), y: both.map((m) => m.get(teams[j]!)!.valueNum!) });
       }
     }
-    const tests = pairs.map((p) => ({ ...p, result: wilcoxonSignedRank(p.x, p.y) }));
-    const adjusted = holmAdjust(tests.map((t) => t.result.p));
     return {
       item: q.id,
       prompt: q.prompt,
       points: q.points,
       perTeam,
-      friedman: friedmanSummary(complete, teams.length),
-      friedmanNeeds: friedmanMinimum(teams.length),
-      pairwise: tests.map((t, i) => ({
-        a: t.a,
-        b: t.b,
-        n: t.x.length,
-        statistic: t.result.statistic,
-        p: t.result.p,
-        pHolm: adjusted[i]!,
-        rankBiserial: round(t.result.rankBiserial),
-      })),
+      ...friedmanOrReason(complete, teams.length, 'people who rated every team'),
+      pairwise: pairwiseTests(pairs),
     };
   });
 
@@ -286,8 +295,7 @@ export function analyzeStudy(data: StudyData): StudyAnalysis {
         const values = rows.map((m) => m.get(position)).filter((v): v is number => v !== undefined);
         return { position, label: teamLabel(position), n: values.length, mean: values.length ? round(mean(values)) : null };
       }),
-      friedman: friedmanSummary(rows.filter((m) => positions.every((p) => m.has(p))).map((m) => positions.map((p) => m.get(p)!)), positions.length),
-      friedmanNeeds: friedmanMinimum(positions.length),
+      ...friedmanOrReason(rows.filter((m) => positions.every((p) => m.has(p))).map((m) => positions.map((p) => m.get(p)!)), positions.length, 'people who rated every block'),
     };
   });
   const orderWinRates = positions.map((position) => ({

@@ -6,6 +6,11 @@
  * re-simulation had parted from the recorded match. Free text is exported exactly as typed; in
  * CSV, text cells that a spreadsheet would run as a formula (starting with = + - @, tab or
  * carriage return) get a leading apostrophe.
+ *
+ * In the episodes table, agents are named by their ids in the match (0 and 1 blue, 2 and 3
+ * red; the judgements table's `agent` too): `human_agent_ids` lists the agents people played
+ * ("0", or "0 1" with a second person; empty for bot clips), and `agent_controllers` who
+ * played each agent, in id order.
  */
 import { type CsvValue, toCsv } from '../report/csv';
 import { STUDY_BLOCK } from './flow';
@@ -62,7 +67,7 @@ export function studyCsv(data: StudyData, table: CsvTable): string {
       );
     case 'episodes':
       return csv(
-        ['study', 'episode_id', 'participant', 'block', 'episode', 'opponent', 'teammate', 'seed', 'outcome', 'ai_won', 'ticks', 'duration_seconds', 'progress_blue', 'progress_red', 'human_agents', 'agent_controllers', 'replay_ok', 'problem', 'diverged_by_tick', 'created_at'],
+        ['study', 'episode_id', 'participant', 'block', 'episode', 'opponent', 'teammate', 'seed', 'outcome', 'ai_won', 'ticks', 'duration_seconds', 'progress_blue', 'progress_red', 'human_agent_ids', 'agent_controllers', 'replay_ok', 'problem', 'diverged_by_tick', 'created_at'],
         data.episodes.map((e) => [
           data.study.id,
           e.id,

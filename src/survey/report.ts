@@ -7,6 +7,7 @@
 import { type CsvValue, toCsv } from '../report/csv';
 import { escapeXml as escapeHtml, htmlTable, interval, markdownTable as table, mdText, num, pct, pValue } from '../report/format';
 import { type Plot, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
+import { countOf } from '../sim';
 import { BOTPRIZE_2012, type StudyAnalysis } from './analysis';
 
 /** Study p-values carry four decimals (the tests' exact values are often near 0.05). */
@@ -130,32 +131,39 @@ function sections(a: StudyAnalysis): Section[] {
     });
 
     const likertRows = a.likert.flatMap((item) => item.perTeam.map((t) => [item.item, t.team, String(t.n), num(t.mean), num(t.median, 1), num(t.sd)]));
-    const friedmanRows = a.likert.map((item) =>
-      item.friedman
-        ? [item.item, String(item.friedman.n), num(item.friedman.statistic, 3), String(item.friedman.df), pValue(item.friedman.p, P_DIGITS), num(item.friedman.kendallW, 3)]
-        : [item.item, '-', '-', '-', '-', '-'],
-    );
-    const pairRows = a.likert.flatMap((item) => item.pairwise.map((p) => [item.item, `${p.a} vs ${p.b}`, String(p.n), num(p.statistic, 1), pValue(p.p, P_DIGITS), pValue(p.pHolm, P_DIGITS), num(p.rankBiserial, 2)]));
+    const friedmanGiven = a.likert.filter((item) => item.friedman !== null);
+    const friedmanRows = friedmanGiven.map((item) => [item.item, String(item.friedman!.n), num(item.friedman!.statistic, 3), String(item.friedman!.df), pValue(item.friedman!.p, P_DIGITS), num(item.friedman!.kendallW, 3)]);
+    const friedmanHeld = a.likert.filter((item) => item.friedmanWithheld !== null).map((item) => `${item.item}: ${item.friedmanWithheld}`);
+    const pairs = a.likert.flatMap((item) => item.pairwise.map((p) => ({ item: item.item, ...p })));
+    const pairRows = pairs.filter((p) => p.withheld === null).map((p) => [p.item, `${p.a} vs ${p.b}`, String(p.n), num(p.statistic, 1), pValue(p.p, P_DIGITS), pValue(p.pHolm, P_DIGITS), num(p.rankBiserial, 2)]);
+    const pairsHeld = pairs.filter((p) => p.withheld !== null).map((p) => `${p.item}, ${p.a} vs ${p.b}: ${p.withheld}`);
+    const friedmanHeader = ['item', 'n', 'χ²', 'df', 'p', "Kendall's W"];
+    const pairHeader = ['item', 'pair', 'n', 'V', 'p', 'p (Holm)', 'r'];
+    // A test the data cannot support is not printed as a row of numbers: it is named with why.
+    const givenMd = (header: string[], rows: string[][], held: string[]) =>
+      [...(rows.length ? [table(header, rows)] : []), ...(held.length ? [`${rows.length ? '\n' : ''}Held back:\n`, ...held.map((h) => `- ${mdText(h)}`)] : [])].join('\n');
+    const givenHtml = (header: string[], rows: string[][], held: string[]) =>
+      `${rows.length ? htmlTable(header, rows) : ''}${held.length ? `<p>Held back:</p><ul class="held">${held.map((h) => `<li>${escapeHtml(h)}</li>`).join('')}</ul>` : ''}`;
     const likertMd = [
       table(['item', 'team', 'n', 'mean', 'median', 'SD'], likertRows),
       '',
       'Friedman test over teams (participants who rated every team):',
       '',
-      table(['item', 'n', 'χ²', 'df', 'p', "Kendall's W"], friedmanRows),
+      givenMd(friedmanHeader, friedmanRows, friedmanHeld),
       '',
-      "Pairwise Wilcoxon signed-rank tests (V = sum of positive ranks of first minus second; p Holm-corrected within each item; r = matched-pairs rank-biserial):",
+      "Pairwise Wilcoxon signed-rank tests (n = participants who rated the two teams differently; V = sum of positive ranks of first minus second; p Holm-corrected within each item; r = matched-pairs rank-biserial):",
       '',
-      table(['item', 'pair', 'n', 'V', 'p', 'p (Holm)', 'r'], pairRows),
+      givenMd(pairHeader, pairRows, pairsHeld),
     ].join('\n');
     out.push({
       title: 'Likert ratings per team',
       md: likertMd,
       plots: [likertPlot(a)],
       data: new Map([
-        ['friedman.csv', toCsv(['item', 'n', 'statistic', 'df', 'p', 'kendall_w'], a.likert.map((item) => [item.item, item.friedman?.n, item.friedman?.statistic, item.friedman?.df, item.friedman?.p, item.friedman?.kendallW]))],
-        ['pairwise.csv', toCsv(['item', 'a', 'b', 'n', 'v', 'p', 'p_holm', 'rank_biserial'], a.likert.flatMap((item) => item.pairwise.map((p) => [item.item, p.a, p.b, p.n, p.statistic, p.p, p.pHolm, p.rankBiserial])))],
+        ['friedman.csv', toCsv(['item', 'n', 'statistic', 'df', 'p', 'kendall_w', 'held_back'], a.likert.map((item) => [item.item, item.friedman?.n, item.friedman?.statistic, item.friedman?.df, item.friedman?.p, item.friedman?.kendallW, item.friedmanWithheld]))],
+        ['pairwise.csv', toCsv(['item', 'a', 'b', 'n', 'v', 'p', 'p_holm', 'rank_biserial', 'held_back'], pairs.map((p) => [p.item, p.a, p.b, p.n, p.statistic, p.p, p.pHolm, p.rankBiserial, p.withheld]))],
       ]),
-      html: `${htmlTable(['item', 'team', 'n', 'mean', 'median', 'SD'], likertRows)}<h3>Friedman test over teams</h3>${htmlTable(['item', 'n', 'χ²', 'df', 'p', "Kendall's W"], friedmanRows)}<h3>Pairwise Wilcoxon signed-rank (Holm)</h3>${htmlTable(['item', 'pair', 'n', 'V', 'p', 'p (Holm)', 'r'], pairRows)}`,
+      html: `${htmlTable(['item', 'team', 'n', 'mean', 'median', 'SD'], likertRows)}<h3>Friedman test over teams</h3>${givenHtml(friedmanHeader, friedmanRows, friedmanHeld)}<h3>Pairwise Wilcoxon signed-rank (Holm)</h3>${givenHtml(pairHeader, pairRows, pairsHeld)}`,
     });
 
     const winRows = a.winRates.map((w) => [w.team, String(w.episodes), String(w.aiWins), String(w.draws), String(w.participantWins), interval(w.rate)]);
@@ -175,7 +183,7 @@ function sections(a: StudyAnalysis): Section[] {
       html: `${htmlTable(['team', 'episodes', 'AI wins', 'draws', 'participant wins', 'AI win rate (95% Wilson)'], winRows)}`,
     });
 
-    const orderRows = a.order.map((o) => [o.item, ...o.positions.map((p) => `${num(p.mean)} (n ${p.n})`), o.friedman ? pValue(o.friedman.p, P_DIGITS) : '-']);
+    const orderRows = a.order.map((o) => [o.item, ...o.positions.map((p) => `${num(p.mean)} (n ${p.n})`), o.friedman ? pValue(o.friedman.p, P_DIGITS) : `held back: ${o.friedmanWithheld}`]);
     const orderHeader = ['item', ...a.study.teams.map((_, i) => `block ${i + 1}`), 'Friedman p'];
     const orderWinRows = a.orderWinRates.map((w) => [`block ${w.position + 1}`, String(w.episodes), interval(w.rate)]);
     out.push({
@@ -253,7 +261,7 @@ export async function studyReportFiles(a: StudyAnalysis): Promise<Map<string, st
 }
 
 function intro(a: StudyAnalysis): string {
-  return `Study ${a.study.id} (${a.study.kind}), created ${a.study.createdAt}. Teams: ${a.study.teams.join(', ')}; ${a.study.episodesPerBlock} episodes per block. Participants: ${a.participants.started} started, ${a.participants.completed} completed.`;
+  return `Study ${a.study.id} (${a.study.kind}), created ${a.study.createdAt}. Teams: ${a.study.teams.join(', ')}; ${countOf(a.study.episodesPerBlock, 'episode')} per block. Participants: ${a.participants.started} started, ${a.participants.completed} completed.`;
 }
 
 export function studyReportMarkdown(a: StudyAnalysis): string {

@@ -48,14 +48,14 @@ function randomId(prefix: string): string {
 
 /**
  * Validate and store a study. Fills in an id and a completion code when the config has
- * neither; for an observe study, plays its bot-versus-bot clips (teams must be available).
+ * neither; for an observe study, plays its bot-versus-bot clips on `platform` (teams must be
+ * available). `overrides.baseUrl` is stored with it: where participants reach the server.
  */
-/** `platform` plays the bot matches of an observe study. */
 export async function createStudy(
   store: StudyStore,
   input: StudyConfigInput | StudyConfig,
   platform: Platform,
-  overrides: { id?: string; teams?: readonly string[] } = {},
+  overrides: { id?: string; teams?: readonly string[]; baseUrl?: string } = {},
 ): Promise<CreatedStudy> {
   const merged = { ...input, ...(overrides.id ? { id: overrides.id } : {}), ...(overrides.teams ? { teams: [...overrides.teams] } : {}) };
   const draft = parseStudyConfig(merged);
@@ -63,7 +63,7 @@ export async function createStudy(
     draft.completion.code || draft.completion.redirectUrl ? draft.completion : { ...draft.completion, code: randomBytes(4).toString('hex').toUpperCase() };
   const config: StudyConfig = { ...draft, id: draft.id ?? randomId(draft.kind === 'observe' ? 'observe' : 'study'), completion };
   const { token, hash } = newToken();
-  const study = store.createStudy(config, hash);
+  const study = store.createStudy(config, hash, overrides.baseUrl ?? null);
   let botClips = 0;
   if (config.kind === 'observe' && config.observe.botMatches > 0) botClips = await playBotClips(store, study, platform);
   return { study, adminToken: token, botClips };

@@ -3,10 +3,11 @@
  * crash or a reload loses at most the episode being played. The schema, readable without
  * the program:
  *
- *   meta(key PRIMARY KEY, value)                      schema_version = 3
+ *   meta(key PRIMARY KEY, value)                      schema_version = 4
  *   studies(id PRIMARY KEY, kind 'play'|'observe', title, config JSON (validated, with
  *           defaults filled), admin_token_hash (sha256 hex of the admin token), status
- *           'open'|'closed', created_at)
+ *           'open'|'closed', created_at, base_url (where participants reach the server,
+ *           as given at creation; null for studies made before version 4))
  *   participants(id INTEGER PRIMARY KEY, study_id -> studies, token_hash UNIQUE (sha256 hex
  *           of the session token; the token itself lives only in the participant's
  *           browser), number (1, 2, ... within the study), order_row (row of the Williams
@@ -60,7 +61,7 @@ import Database from 'better-sqlite3';
 import { type StudyConfig, parseStudyConfig } from './config';
 import { nextRow, williamsDesign } from './latin';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Where studies live unless --db or HILLMIND_STUDY_DB says otherwise. */
 export const DEFAULT_STUDY_DB = 'data/studies.sqlite';
@@ -215,6 +216,13 @@ CREATE INDEX IF NOT EXISTS episodes_study ON episodes(study_id);
 CREATE INDEX IF NOT EXISTS episodes_participant ON episodes(participant_id);
 `,
   },
+  {
+    // Where participants reach the study, as given when it was created, so a listing made
+    // from another shell (another PORT, no proxy settings) still prints the address that
+    // answers. Null for studies made before version 4.
+    to: 4,
+    sql: `ALTER TABLE studies ADD COLUMN base_url TEXT;`,
+  },
 ];
 
 /**
@@ -293,6 +301,8 @@ export interface StudyRecord {
   readonly config: StudyConfig;
   readonly status: 'open' | 'closed';
   readonly createdAt: string;
+  /** The address participants reach the server at (no trailing slash), as given at creation; null for studies made before it was stored. */
+  readonly baseUrl: string | null;
 }
 
 export interface StudyListing extends StudyRecord {
@@ -435,6 +445,7 @@ function toStudy(row: Row): StudyRecord {
     config: parseStudyConfig(JSON.parse(String(row.config)), `the stored config of study ${String(row.id)}`),
     status: row.status as 'open' | 'closed',
     createdAt: String(row.created_at),
+    baseUrl: str(row.base_url),
   };
 }
 
@@ -603,14 +614,14 @@ export class StudyStore {
 
   // --- studies -------------------------------------------------------------------------
 
-  /** Store a new study; its config must carry an id. */
-  createStudy(config: StudyConfig, adminTokenHash: string): StudyRecord {
+  /** Store a new study; its config must carry an id. `baseUrl`: where participants reach it, if known. */
+  createStudy(config: StudyConfig, adminTokenHash: string, baseUrl: string | null = null): StudyRecord {
     if (!config.id) throw new Error('createStudy: the config has no id');
     if (this.getStudy(config.id)) throw new Error(`a study '${config.id}' already exists in ${this.path}`);
     const created = this.stamp();
     this.db
-      .prepare('INSERT INTO studies (id, kind, title, config, admin_token_hash, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(config.id, config.kind, config.title, JSON.stringify(config), adminTokenHash, 'open', created);
+      .prepare('INSERT INTO studies (id, kind, title, config, admin_token_hash, status, created_at, base_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(config.id, config.kind, config.title, JSON.stringify(config), adminTokenHash, 'open', created, baseUrl);
     return this.getStudy(config.id)!;
   }
 

@@ -38,6 +38,7 @@ import type { PlannedEpisode } from './plan';
 import { type QueueWorker, startQueueWorker } from './queueWorker';
 import type { EpisodeRecord } from './records';
 import { type RedisAddress, probeRedis } from './redis';
+import { countOf } from '../sim';
 
 export interface CoordinatorOptions {
   readonly redis: RedisAddress;
@@ -207,7 +208,7 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
       if (!planned || failed.has(planned.id)) continue;
       const failure = { id: planned.id, episodes: planned.episodes.length, attempts: job.attemptsMade, error: job.failedReason ?? 'unknown error' };
       failed.set(planned.id, failure);
-      report(`episodes ${failure.id} failed after ${failure.attempts} attempt${failure.attempts === 1 ? '' : 's'}: ${failure.error}`);
+      report(`episodes ${failure.id} failed after ${countOf(failure.attempts, 'attempt')}: ${failure.error}`);
       // Every other job would wait out the same timeouts: the run stops at the first.
       if (isLlmSilentMessage(failure.error)) {
         stopped ??= new Error(
@@ -268,7 +269,7 @@ export async function coordinate(options: CoordinatorOptions): Promise<QueueOutc
     await register();
     const jobs = [...outstanding.values()].filter((job) => !failed.has(job.id));
     await enqueue(jobs);
-    report(`Redis at ${options.redis.shown} lost this tournament (restarted without its data?): registered it again and re-added ${jobs.length} job${jobs.length === 1 ? '' : 's'}`);
+    report(`Redis at ${options.redis.shown} lost this tournament (restarted without its data?): registered it again and re-added ${countOf(jobs.length, 'job')}`);
   };
 
   await register();

@@ -8,6 +8,7 @@
  */
 import type { PlannedEpisode } from './plan';
 import type { EpisodeRecord } from './records';
+import { countOf } from '../sim';
 
 /** Who wrote a record: the tournament's id and its seed. */
 export interface TournamentStamp {
@@ -67,7 +68,7 @@ export function checkExistingRecords(path: string, found: readonly EpisodeRecord
   if (foreign.length) {
     const listed = foreign.slice(0, 3).join('; ') + (foreign.length > 3 ? `; and ${foreign.length - 3} more` : '');
     throw new Error(
-      `${path} holds ${foreign.length} record${foreign.length === 1 ? '' : 's'} that this tournament (id ${stamp.id}, seed ${stamp.seed}) did not plan: ${listed}. ` +
+      `${path} holds ${countOf(foreign.length, 'record')} that this tournament (id ${stamp.id}, seed ${stamp.seed}) did not plan: ${listed}. ` +
         'They belong to another run (was manifest.json deleted or --seed changed?): restore its manifest and settings, or choose a new --out.',
     );
   }

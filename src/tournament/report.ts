@@ -15,9 +15,15 @@ import type { BehaviourComparison } from './behaviour';
 import { episodesCsv } from './episodeTable';
 import type { EpisodeRecord } from './records';
 import { type MatchupSummary, RATING_PRIOR_DRAWS, type TeamSummary, type TournamentSummary } from './summary';
+import { countOf } from '../sim';
 
 function matchupRows(ms: readonly MatchupSummary[]): string[][] {
   return ms.map((m) => [`${m.a} vs ${m.b}`, String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), pValue(m.pTwoProportion), pValue(m.pDecisive), num(m.meanDurationSeconds, 1)]);
+}
+
+/** Each matchup whose tests were held back, with why (one rule for every report: src/stats/heldBack.ts). */
+function heldBackLines(ms: readonly MatchupSummary[]): string[] {
+  return ms.filter((m) => m.heldBack !== null).map((m) => `${m.a} vs ${m.b}: ${m.heldBack}`);
 }
 
 function teamRows(ts: readonly TeamSummary[]): string[][] {
@@ -53,7 +59,7 @@ function divergenceRows(b: BehaviourComparison): string[][] {
 }
 
 function coverageLine(b: BehaviourComparison): string {
-  return `Coverage: ${b.clusters.length} distinct behaviour${b.clusters.length === 1 ? '' : 's'} among ${b.profiles.length} entrants (two entrants count as one when the mean of their skill and place divergences is under ${b.threshold} bits): ${b.clusters.map((c) => `{${c.join(', ')}}`).join(' ')}.`;
+  return `Coverage: ${countOf(b.clusters.length, 'distinct behaviour')} among ${b.profiles.length} entrants (two entrants count as one when the mean of their skill and place divergences is under ${b.threshold} bits): ${b.clusters.map((c) => `{${c.join(', ')}}`).join(' ')}.`;
 }
 
 function behaviourMarkdown(b: BehaviourComparison): string[] {
@@ -81,7 +87,7 @@ const INTERVALS_NOTE = 'Intervals are 95% Wilson score intervals. "p (decisive v
 /** How the ratings were made, and, where plain maximum likelihood has none, why and which estimate is shown. */
 export function ratingsExplanation(s: TournamentSummary): string {
   if (!s.ratings) return `No ratings: ${s.ratingsNote ?? 'no games'}.`;
-  const method = `Bradley-Terry on the Elo scale (mean 1500; a 100-point gap means a 64% expected score), draws as half wins, with a weak prior: as if every pair had also drawn ${RATING_PRIOR_DRAWS} game${RATING_PRIOR_DRAWS === 1 ? '' : 's'}. Intervals are 95% parametric-bootstrap intervals.`;
+  const method = `Bradley-Terry on the Elo scale (mean 1500; a 100-point gap means a 64% expected score), draws as half wins, with a weak prior: as if every pair had also drawn ${countOf(RATING_PRIOR_DRAWS, 'game')}. Intervals are 95% parametric-bootstrap intervals.`;
   return s.ratingsSeparation
     ? `${method} Plain maximum likelihood gives no finite rating here: ${s.ratingsSeparation}. The ratings and intervals shown are the estimates under the prior, which keeps the gap finite; they rank the teams, but the size of a gap to a team that never lost (or never won) rests on the prior.`
     : method;
@@ -122,6 +128,7 @@ export function reportMarkdown(s: TournamentSummary, title: string, settings: st
     '',
     table(MATCHUP_HEADER, matchupRows(s.matchups)),
     '',
+    ...(heldBackLines(s.matchups).length ? ['Tests held back ("-" above):', '', ...heldBackLines(s.matchups).map((l) => `- ${l}`), ''] : []),
     dataLine(['outcomes', 'matchups', 'episodes']),
     '',
     '## Teams (per agent)',
@@ -148,6 +155,7 @@ export function reportText(s: TournamentSummary): string {
   for (const m of s.matchups) {
     lines.push(`${`${m.a} vs ${m.b}`.padEnd(mw)}${ci(m.aRate).padEnd(24)}${ci(m.bRate).padEnd(24)}${ci(m.drawRate).padEnd(24)}${pValue(m.pDecisive)}`);
   }
+  for (const line of heldBackLines(s.matchups)) lines.push(`held back: ${line}`);
   lines.push('', `${'team'.padEnd(w)}K/D     shots/ep  accuracy  pickups/ep  transition entropy`);
   for (const t of s.teams) {
     lines.push(`${t.team.padEnd(w)}${num(t.kd, 3).padEnd(8)}${num(t.shotsPerEpisode, 1).padEnd(10)}${(t.accuracy === null ? '-' : pct(t.accuracy)).padEnd(10)}${num(t.pickupsPerEpisode, 2).padEnd(12)}${t.transitionEntropyBits === null ? '-' : `${num(t.transitionEntropyBits)} bits`}`);
@@ -264,8 +272,8 @@ const finiteOrNull = (v: number | null | undefined) => (v === null || v === unde
 export function tableCsvs(s: TournamentSummary): Map<string, string> {
   const skillColumns = SKILL_IDS.map((k) => `share_${k}`);
   const matchups = toCsv(
-    ['matchup', 'first', 'second', 'episodes', 'first_wins', 'second_wins', 'draws', 'first_win_rate', 'first_win_lower', 'first_win_upper', 'second_win_rate', 'second_win_lower', 'second_win_upper', 'draw_rate', 'draw_lower', 'draw_upper', 'p_two_proportion', 'p_decisive', 'mean_duration_s'],
-    s.matchups.map((m) => [`${m.a} vs ${m.b}`, m.a, m.b, m.episodes, m.aWins, m.bWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pTwoProportion, m.pDecisive, m.meanDurationSeconds]),
+    ['matchup', 'first', 'second', 'episodes', 'first_wins', 'second_wins', 'draws', 'first_win_rate', 'first_win_lower', 'first_win_upper', 'second_win_rate', 'second_win_lower', 'second_win_upper', 'draw_rate', 'draw_lower', 'draw_upper', 'p_two_proportion', 'p_decisive', 'mean_duration_s', 'tests_held_back'],
+    s.matchups.map((m) => [`${m.a} vs ${m.b}`, m.a, m.b, m.episodes, m.aWins, m.bWins, m.draws, ...[m.aRate, m.bRate, m.drawRate].flatMap((i) => [i.estimate, i.lower, i.upper]), m.pTwoProportion, m.pDecisive, m.meanDurationSeconds, m.heldBack]),
   );
   const teams = toCsv(
     ['team', 'agent_episodes', 'kills', 'deaths', 'kd', 'shots_per_episode', 'accuracy', 'pickups_per_episode', ...skillColumns, 'transition_entropy_bits'],
@@ -305,6 +313,7 @@ th:first-child,td:first-child{text-align:left} th{color:#345} .note,figcaption{c
 <h2>Matchups</h2>
 ${figure('outcomes')}
 ${htmlTable(MATCHUP_HEADER, matchupRows(s.matchups))}
+${heldBackLines(s.matchups).length ? `<p class="note">Tests held back ("-" above):</p><ul class="note">${heldBackLines(s.matchups).map((l) => `<li>${escapeXml(l)}</li>`).join('')}</ul>` : ''}
 ${csvLink('matchups')}
 <h2>Ratings</h2>
 <p class="note">${escapeXml(ratingsExplanation(s))}</p>

@@ -24,6 +24,7 @@ import { type EpisodeRecord, RecordWriter, readRecords, writeWholeFile } from '.
 import { type RedisAddress, probeRedis } from './redis';
 import { reportText, tournamentReportFiles } from './report';
 import { type TournamentSummary, summarizeTournament } from './summary';
+import { countOf } from '../sim';
 
 /** Playing over a Redis queue (npm run tournament -- --queue redis://host:port). */
 export interface QueueRunOptions {
@@ -149,7 +150,7 @@ async function playLocked(
   const stamp = { id: tournamentId(manifest), seed: settings.seed };
   const { records: existing, duplicates } = checkExistingRecords(recordsPath, readRecords(recordsPath), stamp, plan);
   if (duplicates > 0) {
-    options.onEvent?.(`${recordsPath}: ${duplicates} record${duplicates === 1 ? '' : 's'} of episodes already recorded earlier in the file dropped (each episode is counted once)`);
+    options.onEvent?.(`${recordsPath}: ${countOf(duplicates, 'record')} of episodes already recorded earlier in the file dropped (each episode is counted once)`);
   }
   // Written only once the records found are known to be this tournament's.
   if (!existsSync(manifestPath)) writeWholeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
@@ -238,7 +239,7 @@ async function playLocked(
       const lost = queueOutcome.failed.reduce((n, f) => n + f.episodes, 0);
       const listed = queueOutcome.failed.slice(0, 5).map((f) => `${f.id} (${f.attempts} attempts): ${f.error}`);
       throw new Error(
-        `${lost} episode${lost === 1 ? '' : 's'} could not be played: ${listed.join('; ')}${queueOutcome.failed.length > 5 ? `; and ${queueOutcome.failed.length - 5} more jobs` : ''}. The others are recorded; fix the cause and run again with --resume.`,
+        `${countOf(lost, 'episode')} could not be played: ${listed.join('; ')}${queueOutcome.failed.length > 5 ? `; and ${queueOutcome.failed.length - 5} more jobs` : ''}. The others are recorded; fix the cause and run again with --resume.`,
       );
     }
   }

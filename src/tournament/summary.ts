@@ -5,6 +5,7 @@
  */
 import { SKILL_IDS, type SkillId } from '../skills';
 import {
+  MIN_EXPECTED,
   type TeamRating,
   bradleyTerryRatings,
   oneProportionZTest,
@@ -32,10 +33,12 @@ export interface MatchupSummary {
   readonly aRate: Interval;
   readonly bRate: Interval;
   readonly drawRate: Interval;
-  /** Two-proportion z-test of a's win rate against b's (null when undefined). */
+  /** Two-proportion z-test of a's win rate against b's (null when undefined, or held back: see `heldBack`). */
   readonly pTwoProportion: number | null;
-  /** The study's test: a's share of decisive games against 50% (null without decisive games). */
+  /** The study's test: a's share of decisive games against 50% (null when held back: see `heldBack`). */
   readonly pDecisive: number | null;
+  /** The tests not given because their normal approximation does not hold yet, and why (null when both are given). */
+  readonly heldBack: string | null;
   readonly meanDurationSeconds: number;
 }
 
@@ -88,12 +91,32 @@ function safeP(test: () => { p: number }): number | null {
   }
 }
 
+/**
+ * Which of a matchup's z-tests hold, by the rule every report uses (src/stats/heldBack.ts):
+ * a normal approximation needs MIN_EXPECTED of each outcome expected. The decisive test
+ * expects half the decisive games each way, so it needs 10; the two-proportion test needs
+ * 5 wins and 5 non-wins expected in each team's episodes at the pooled rate.
+ */
+export function matchupTests(episodes: number, aWins: number, bWins: number): { decisive: boolean; twoProportion: boolean; heldBack: string | null } {
+  const decisiveGames = aWins + bWins;
+  const decisiveNeeds = 2 * MIN_EXPECTED;
+  const decisive = decisiveGames >= decisiveNeeds;
+  const pooled = episodes > 0 ? decisiveGames / (2 * episodes) : 0;
+  const twoProportion = episodes > 0 && episodes * pooled >= MIN_EXPECTED && episodes * (1 - pooled) >= MIN_EXPECTED;
+  const reasons = [
+    decisive ? null : `no decisive-games test: it needs at least ${decisiveNeeds} decisive games (${MIN_EXPECTED} expected each way), and there ${decisiveGames === 1 ? 'is' : 'are'} ${decisiveGames}`,
+    twoProportion ? null : `no two-proportion test: it needs ${MIN_EXPECTED} wins and ${MIN_EXPECTED} other results expected for each team`,
+  ].filter((r) => r !== null);
+  return { decisive, twoProportion, heldBack: reasons.length ? reasons.join('; ') : null };
+}
+
 export function summarizeMatchup(records: readonly EpisodeRecord[], a: string, b: string): MatchupSummary {
   const mine = records.filter((r) => r.a === a && r.b === b);
   const n = mine.length;
   const aWins = mine.filter((r) => r.winner === a).length;
   const bWins = mine.filter((r) => r.winner === b).length;
   const draws = n - aWins - bWins;
+  const tests = matchupTests(n, aWins, bWins);
   return {
     a,
     b,
@@ -104,8 +127,9 @@ export function summarizeMatchup(records: readonly EpisodeRecord[], a: string, b
     aRate: interval(aWins, n),
     bRate: interval(bWins, n),
     drawRate: interval(draws, n),
-    pTwoProportion: n > 0 ? safeP(() => twoProportionZTest(aWins, n, bWins, n)) : null,
-    pDecisive: aWins + bWins > 0 ? safeP(() => oneProportionZTest(aWins, aWins + bWins, 0.5)) : null,
+    pTwoProportion: tests.twoProportion ? safeP(() => twoProportionZTest(aWins, n, bWins, n)) : null,
+    pDecisive: tests.decisive ? safeP(() => oneProportionZTest(aWins, aWins + bWins, 0.5)) : null,
+    heldBack: tests.heldBack,
     meanDurationSeconds: n ? mine.reduce((s, r) => s + r.durationSeconds, 0) / n : NaN,
   };
 }

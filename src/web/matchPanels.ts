@@ -91,15 +91,20 @@ export class MatchPanels {
     if (!force && t - this.lastHud < HUD_EVERY_MS) return;
     this.lastHud = t;
     this.stores.hud.setState(this.hud(screen));
-    this.publishModelStatus(screen.match);
+    this.publishModelStatus(screen.match, screen.world.outcome !== null);
   }
 
-  /** The language models' calls, for the strategist panel: pending, the last one's time or failure. */
-  private publishModelStatus(match: Match | null): void {
+  /**
+   * The language models' calls, for the strategist panel: pending, the last one's time or
+   * failure. Once the match has ended a call still out is awaited by no one, so the panel
+   * stops saying it waits for the model.
+   */
+  private publishModelStatus(match: Match | null, ended: boolean): void {
     for (const team of [0, 1] as const) {
       const controller = match?.controllers[team];
       const strategist = controller ? (llmStrategistOf(controller) ?? (controller instanceof HumanTeamController ? llmStrategistOf(controller.teammate) : null)) : null;
-      setModelStatus(this.stores.strategist, team, strategist ? strategist.status() : null);
+      const status = strategist ? strategist.status() : null;
+      setModelStatus(this.stores.strategist, team, status && ended && status.askedAtTick !== null ? { ...status, askedAtTick: null } : status);
     }
   }
 

@@ -35,6 +35,21 @@ describe('integerOption', () => {
 });
 
 describe('parseCommandLine', () => {
+  it('names an unknown option with balanced quotes, and the option a typo away', () => {
+    const message = (argv: string[]) => {
+      try {
+        parseCommandLine(OPTIONS, 'usage: x', argv);
+      } catch (err) {
+        expect(err).toBeInstanceOf(UsageError);
+        return (err as Error).message;
+      }
+      throw new Error('no error');
+    };
+    expect(message(['--sed', '3'])).toBe("Unknown option '--sed' (did you mean --seed?); the options are listed below.\n\nusage: x");
+    expect(message(['--bogus'])).toBe("Unknown option '--bogus'; the options are listed below.\n\nusage: x");
+    for (const argv of [['--sed'], ['--bogus'], ['-x']]) expect(message(argv).split("'").length % 2).toBe(1); // every quote closed
+  });
+
   it("passes a negative number on to the option's check instead of calling it ambiguous", () => {
     const { values } = parseCommandLine(OPTIONS, 'usage', ['--seed', '-5', '--json']);
     expect(values).toEqual({ seed: '-5', json: true });

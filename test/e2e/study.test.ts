@@ -371,7 +371,10 @@ suite('a user study in a real browser', () => {
     const page = await open(`/study/${STUDY_ID}/admin#token=${adminToken}`);
     await page.waitForSelector('#admin-participants');
     expect(page.url()).not.toContain(adminToken);
-    expect(await page.locator('#admin-counts').innerText()).toMatch(/1 started · 1 completed · 3 episodes · 1 restart · 0 not verified ·/);
+    const counts = await page.locator('#admin-counts').innerText();
+    expect(counts).toMatch(/1 started · 1 completed · 3 episodes · 1 restart · 0 not verified ·/);
+    expect(counts).not.toMatch(/judgement/); // observers judge; a play study has none to count
+    expect(await page.locator('#admin-summary').innerText()).toMatch(/ · 1 episode per block · /);
     // Episodes whose replay did not verify would be listed here, with why (every one the browser played verified).
     expect(await page.locator('#admin-unverified').innerText()).toMatch(/parted by tick\s+first problem/);
     // The Likert summary: mean / median per team for each item, and why there is no Friedman test yet.
@@ -379,7 +382,7 @@ suite('a user study in a real browser', () => {
     expect(likert).toMatch(/humanlike/);
     expect(likert).toMatch(/bt-scripted: mean \/ median/);
     expect(likert.match(/\(n 1\)/g)).toHaveLength(15);
-    expect(likert).toMatch(/needs 3 people who rated every team \(with fewer, no ratings could differ from chance at p < 0\.05\)/);
+    expect(likert).toMatch(/held back: needs at least 3 people who rated every team, and there is 1: with fewer, no ratings could differ from chance at p < 0\.05/);
     // One participant's forced choice: no chi-square (it needs 5 expected per team) and no exact test, each with why.
     const tests = await page.locator('#admin-choice-tests').innerText();
     expect(tests).toMatch(/^n 1: no chi-square: it needs at least 15 participants \(5 expected per team\), and no exact test: with fewer than 4 participants/);

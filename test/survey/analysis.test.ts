@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, friedmanMinimum, studyCsv, studyJson, studyReportFiles, studyReportHtml, studyReportMarkdown } from '../../src/survey';
+import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, studyCsv, studyJson, studyReportFiles, studyReportHtml, studyReportMarkdown } from '../../src/survey';
+import { SIGNED_RANK_MINIMUM, friedmanMinimum, wilcoxonSignedRank } from '../../src/stats';
 import { HUMANLIKE, publishedStudy } from './fixture';
 
 let dir: string;
@@ -64,6 +65,32 @@ describe('the study analysis on the published counts', () => {
     expect(forcedChoiceTestsLine(analysis.forcedChoice)).toMatch(/^n 15: chi-square 6\.40, df 2, p 0\.0408, Cramer's V 0\.462; exact p 0\.04\d\d$/);
   });
 
+  it('holds back the pairwise Wilcoxon tests below 6 people who rated the pair differently, and says why in every report', async () => {
+    // The exact test's smallest two-sided p with n differences is 2/2^n: 0.0625 at 5, 0.031 at 6.
+    expect(SIGNED_RANK_MINIMUM).toBe(6);
+    expect(wilcoxonSignedRank([1, 1, 1, 1, 1], [2, 3, 4, 5, 6]).p).toBeGreaterThan(0.05);
+    const data = store.studyData('published');
+    const first = new Set(data.participants.slice(0, 1).map((p) => p.id));
+    const one = analyzeStudy({ ...data, answers: data.answers.filter((a) => first.has(a.participantId)) });
+    const humanlike = one.likert.find((l) => l.item === 'humanlike')!;
+    const btLlm = humanlike.pairwise.find((p) => p.a === 'bt' && p.b === 'llm')!;
+    expect(btLlm).toMatchObject({ n: 1, statistic: null, p: null, pHolm: null, rankBiserial: null });
+    expect(btLlm.withheld).toBe('needs at least 6 people who rated bt and llm differently, and there is 1: with fewer, no ratings could differ from chance at p < 0.05');
+    expect(humanlike.friedmanWithheld).toBe('needs at least 3 people who rated every team, and there is 1: with fewer, no ratings could differ from chance at p < 0.05');
+    const md = studyReportMarkdown(one);
+    // No row of numbers for a test that was not run: no "p 1.0000" or "r 1.00" for one person.
+    expect(md).not.toMatch(/\| humanlike \| bt vs llm \|/);
+    expect(md).toContain('- humanlike, bt vs llm: needs at least 6 people who rated bt and llm differently, and there is 1');
+    expect(md).toContain('- humanlike: needs at least 3 people who rated every team, and there is 1');
+    expect(studyReportHtml(one)).toContain('<li>humanlike, bt vs llm: needs at least 6 people');
+    const files = await studyReportFiles(one);
+    expect(files.get('pairwise.csv')!.split('\r\n')[0]).toBe('item,a,b,n,v,p,p_holm,rank_biserial,held_back');
+    // Holm's correction runs over the tests given: on all 15 people every pair is given.
+    const all = analysis.likert.find((l) => l.item === 'humanlike')!;
+    expect(all.pairwise.every((p) => p.withheld === null && p.p !== null)).toBe(true);
+    expect(all.friedmanWithheld).toBeNull();
+  });
+
   it('Likert per team: mean, median, Friedman over teams, Holm-corrected Wilcoxon pairs', () => {
     const human = analysis.likert.find((l) => l.item === 'humanlike')!;
     const llm = human.perTeam.find((t) => t.team === 'llm')!;
@@ -76,7 +103,7 @@ describe('the study analysis on the published counts', () => {
     expect(human.friedman!.df).toBe(2);
     expect(human.friedman!.p).toBeLessThan(0.001);
     expect(human.pairwise.map((p) => `${p.a}-${p.b}`)).toEqual(['bt-llm', 'bt-flat', 'llm-flat']);
-    for (const p of human.pairwise) expect(p.pHolm).toBeGreaterThanOrEqual(p.p);
+    for (const p of human.pairwise) expect(p.pHolm!).toBeGreaterThanOrEqual(p.p!);
     const btLlm = human.pairwise[0]!;
     expect(btLlm.n).toBe(15);
     // bt is rated below llm by every participant: all differences negative.
@@ -147,6 +174,10 @@ describe('the study analysis on the published counts', () => {
     expect(participants).toHaveLength(16);
     expect(participants[1]).toContain('pid-1');
     expect(studyCsv(data, 'episodes').trim().split('\r\n')).toHaveLength(1 + 270);
+    // The agents people played are ids, named so (a bare "human_agents" of 0 read like a count).
+    const episodes = studyCsv(data, 'episodes').split('\r\n');
+    expect(episodes[0]).toContain(',human_agent_ids,agent_controllers,');
+    expect(episodes[0]).not.toContain(',human_agents,');
     const doc = JSON.parse(studyJson(store, data)) as { answers: unknown[]; episodes: { replay?: unknown }[] };
     expect(doc.answers).toHaveLength(15 * 22);
     expect(doc.episodes[0]!.replay).toBeUndefined();

@@ -54,6 +54,9 @@ describe('npm run survey', () => {
     expect(r.stdout).toMatch(/Admin token:\s+[A-Za-z0-9_-]{43}/);
     const list = survey(['list']);
     expect(list.stdout).toMatch(/cli-study\s+play\s+open\s+0 started/);
+    // The address given at create, stored with the study: not this shell's (unset) PORT.
+    expect(list.stdout).toMatch(/cli-study .* http:\/\/example\.test:8080\/study\/cli-study$/m);
+    expect(list.stdout).not.toContain('localhost:5173');
     expect(survey(['export', '--study', 'nope', '--format', 'csv', '--out', join(dir, 'x.csv')]).stderr).toMatch(/no study 'nope'/);
     expect(survey(['frobnicate']).status).toBe(2);
   });
@@ -97,5 +100,9 @@ describe('npm run survey', () => {
     const down = await surveyAsync(['create', '--teams', 'bt-scripted,heuristic', '--id', 'host-study'], { PORT: '5999', HOST: '192.0.2.7' });
     expect(down).toContain('Participants: http://192.0.2.7:5999/study/host-study');
     expect(down).toMatch(/No server answers at http:\/\/192\.0\.2\.7:5999 yet: start it with npm start in a shell with the same PORT and HOST, or pass --base-url/);
+    // Listed from a shell with another PORT, each study keeps the address it was created for.
+    const list = await surveyAsync(['list'], { PORT: '6111' });
+    expect(list).toMatch(/^host-study .* http:\/\/192\.0\.2\.7:5999\/study\/host-study$/m);
+    expect(list).not.toContain(':6111');
   });
 });

@@ -41,6 +41,7 @@ describe('opening a version 2 study database', () => {
     raw.exec(`INSERT INTO participants (id, study_id, token_hash, number, order_row, plan, external, started_at, updated_at)
       VALUES (1, 'old-observe', 'hash', 1, 0, '{"order":[],"clips":[1,2]}', '{}', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`);
     raw.exec(`INSERT INTO judgements (participant_id, episode_id, clip, agent, truth, judged_human, created_at) VALUES (1, 2, 0, 0, 'heuristic', 1, '2025-01-01T00:00:00.000Z')`);
+    raw.exec('ALTER TABLE studies DROP COLUMN base_url');
     raw.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
     const before = raw.prepare('SELECT * FROM episodes ORDER BY id').all();
     raw.close();
@@ -49,6 +50,8 @@ describe('opening a version 2 study database', () => {
     try {
       expect((store.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string }).value).toBe(String(SCHEMA_VERSION));
       expect(store.db.prepare('SELECT * FROM episodes ORDER BY id').all()).toEqual(before.map((row) => ({ ...(row as object), problem: null, diverged_by_tick: null })));
+      // A study made before version 4 has no stored address: survey list says it falls back to the shell's.
+      expect(store.getStudy(study.id)!.baseUrl).toBeNull();
       expect(store.studyData(study.id).judgements).toEqual([expect.objectContaining({ episodeId: 2, agent: 0, judgedHuman: true })]);
       expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1);
       const kept = store.addEpisode({

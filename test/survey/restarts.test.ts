@@ -166,9 +166,9 @@ describe('episode restarts', () => {
   it('brings a version 1 database up to date, and refuses a newer one', async () => {
     const { store, study } = await studyWith(undefined, 'old-study');
     store.close();
-    // Make it look as version 1 wrote it: no attempts table, version 1.
+    // Make it look as version 1 wrote it: no attempts table, no stored address, version 1.
     const raw = new Database(join(dir, 'old-study.sqlite'));
-    raw.exec('DROP TABLE attempts');
+    raw.exec('DROP TABLE attempts; ALTER TABLE studies DROP COLUMN base_url');
     raw.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run();
     raw.close();
     const reopened = StudyStore.open(join(dir, 'old-study.sqlite'));
@@ -182,6 +182,6 @@ describe('episode restarts', () => {
     const newer = new Database(path);
     newer.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema_version', '99');");
     newer.close();
-    expect(() => StudyStore.open(path)).toThrow(/version 99, and this build reads versions 1 to 3/);
+    expect(() => StudyStore.open(path)).toThrow(`version 99, and this build reads versions 1 to ${SCHEMA_VERSION}`);
   });
 });

@@ -7,6 +7,7 @@ import { runMatch } from '../../src/match';
 import { LOCK_FILE, type LockEnvironment, TournamentLocked, lockTournament } from '../../src/tournament/lock';
 import { planEpisodes } from '../../src/tournament/plan';
 import { readRecords } from '../../src/tournament/records';
+import { reportText } from '../../src/tournament/report';
 import { runTournament } from '../../src/tournament/run';
 import { summarizeMatchup } from '../../src/tournament/summary';
 import { TEST_PLATFORM, nodeTestPlatform } from '../helpers/platform';
@@ -128,7 +129,18 @@ describe('matchup summary', () => {
     expect([m.aWins, m.bWins, m.draws]).toEqual([2, 1, 1]);
     expect(m.aRate.estimate).toBe(0.5);
     expect(m.aRate.lower).toBeLessThan(0.5);
-    expect(m.pDecisive).toBeGreaterThan(0.5); // 2 of 3 decisive: no evidence
+    // 3 decisive games: a z-test's normal approximation does not hold, so neither test is given, and the reason says so.
+    expect([m.pDecisive, m.pTwoProportion]).toEqual([null, null]);
+    expect(m.heldBack).toBe(
+      'no decisive-games test: it needs at least 10 decisive games (5 expected each way), and there are 3; no two-proportion test: it needs 5 wins and 5 other results expected for each team',
+    );
+    expect(reportText({ matchups: [m], teams: [], ratings: null, ratingsNote: 'none', ratingsSeparation: null, behaviour: { profiles: [], clusters: [], threshold: 0.1, skillDivergence: [], placeDivergence: [] } } as never)).toContain(
+      'held back: x vs y: no decisive-games test',
+    );
+    // From 10 decisive games (and 5 wins expected each side) both are given.
+    const many = summarizeMatchup([...Array.from({ length: 7 }, () => rec('x', 'y', 'x')), ...Array.from({ length: 3 }, () => rec('x', 'y', 'y')), ...Array.from({ length: 10 }, () => rec('x', 'y', null))], 'x', 'y');
+    expect(many.heldBack).toBeNull();
+    expect(many.pDecisive).toBeCloseTo(0.2059, 3); // z = (0.7 - 0.5) / sqrt(0.25 / 10)
   });
 });
 

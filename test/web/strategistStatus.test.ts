@@ -4,7 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/sim';
+import { MatchPanels } from '../../src/web/matchPanels';
 import { modelStatusLine } from '../../src/web/panels/strategist';
+import { createStores } from '../../src/web/stores';
+import { VirtualClock } from '../helpers/platform';
 import { TestClient, createLlmMatch, delayed, hang } from '../llm/helpers';
 
 const HZ = DEFAULT_CONFIG.tickHz;
@@ -24,6 +27,25 @@ describe('LlmStrategist.status and the panel line', () => {
     expect(status.last?.ok).toBe(true);
     expect(modelStatusLine(status, HZ)).toMatch(/last answer took 300 ms · \d+ asked, 1 answered$/);
     match.close();
+  });
+
+  it('stops saying it waits for the model once the match has ended', async () => {
+    const client = new TestClient((_i, _request, signal) => hang(signal));
+    const { match, strategist } = await createLlmMatch({ client, timing: { kind: 'lockstep' }, rateHz: 2, timeoutMs: 60_000 });
+    const pending = match.advance();
+    const stores = createStores();
+    const panels = new MatchPanels(stores, new VirtualClock());
+    const screen = { world: match.world, match, player: null, countdownMs: 0 };
+    panels.publish(screen, true);
+    expect(modelStatusLine(stores.strategist.getState().models[0]!, HZ)).toMatch(/^Model: waiting for the model/);
+    // The match ends with the call still out (as a real-time llm team's last call often is).
+    match.world.outcome = { kind: 'draw' };
+    panels.publish(screen, true);
+    const line = modelStatusLine(stores.strategist.getState().models[0]!, HZ);
+    expect(line).not.toMatch(/waiting/);
+    expect(line).toBe('Model: 1 asked, 0 answered');
+    strategist.close();
+    await Promise.resolve(pending).catch(() => undefined);
   });
 
   it('says when a call timed out, and counts it', async () => {

@@ -44,7 +44,7 @@ export function modelStatusLine(status: LlmStatus, hz: number): string {
   if (last?.ok) parts.push(`last answer took ${Math.round(last.latencyMs ?? 0)} ms${last.cached ? ' (cached)' : ''}`);
   else if (last?.failure === 'timeout') parts.push(`last call timed out: ${last.reason ?? 'no answer in time'}`);
   else if (last) parts.push(`last call failed (${last.failure}): ${last.reason ?? ''}`.trim());
-  else if (status.askedAtTick === null) parts.push('no call yet');
+  else if (status.requests === 0) parts.push('no call yet');
   const failed = status.timeouts + status.otherFailures;
   parts.push(`${status.requests} asked, ${status.answers} answered${failed ? `, ${status.timeouts} timed out, ${status.otherFailures} failed` : ''}`);
   return `Model: ${parts.join(' · ')}`;

@@ -7,6 +7,7 @@
  * text) and export downloads. It refreshes itself every 10 seconds.
  */
 import { type ForcedChoiceAnalysis, forcedChoiceTestsLine } from '../../survey/analysis';
+import { countOf } from '../../sim/words';
 import { el } from '../dom';
 import { AdminApi, ApiError } from './api';
 
@@ -47,8 +48,8 @@ interface Analysis {
     points: number;
     perTeam: { team: string; n: number; mean: number | null; median: number | null }[];
     friedman: { n: number; statistic: number; df: number; p: number; kendallW: number } | null;
-    /** People who must rate every team before the Friedman test is given. */
-    friedmanNeeds: number;
+    /** Why the Friedman test is held back (null when it is given). */
+    friedmanWithheld: string | null;
   }[];
   readonly winRates: readonly { team: string; episodes: number; aiWins: number; rate: { estimate: number; lower: number; upper: number } | null }[];
 }
@@ -77,10 +78,27 @@ function likertTable(likert: Analysis['likert'], teams: readonly string[]): HTML
     }),
     item.friedman
       ? `chi-square ${item.friedman.statistic.toFixed(2)}, df ${item.friedman.df}, p ${item.friedman.p.toFixed(4)}, W ${item.friedman.kendallW.toFixed(2)} (n ${item.friedman.n})`
-      : `needs ${item.friedmanNeeds} people who rated every team (with fewer, no ratings could differ from chance at p < 0.05)`,
+      : `held back: ${item.friedmanWithheld}`,
   ]);
   return table(['item', ...teams.map((t) => `${t}: mean / median`), 'Friedman over teams'], rows, 'admin-likert');
 }
+/**
+ * The running counts. Judgements are what observers make, so only an observe study shows
+ * them (a play study would always read "0 judgements").
+ */
+export function countsLine(kind: string, counts: Readonly<Record<string, number>>): string {
+  const c = (key: string) => counts[key] ?? 0;
+  return [
+    `${c('participants')} started`,
+    `${c('completed')} completed`,
+    countOf(c('episodes'), 'episode'),
+    countOf(c('restarts'), 'restart'),
+    `${c('unverified')} not verified`,
+    countOf(c('answers'), 'answer'),
+    ...(kind === 'observe' ? [countOf(c('judgements'), 'judgement')] : []),
+  ].join(' · ');
+}
+
 const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
 
 function stepText(step: Progress['participants'][number]['step']): string {
@@ -165,11 +183,11 @@ export function adminPage(root: HTMLElement, studyId: string): void {
         'section',
         { class: 'study-card wide' },
         el('h1', { text: s.title }),
-        el('p', { id: 'admin-summary', text: `${s.kind} study ${s.id} · ${s.status} · teams ${s.config.teams.join(', ')} · ${s.config.episodesPerBlock} episodes per block · created ${when(s.createdAt)}` }),
+        el('p', { id: 'admin-summary', text: `${s.kind} study ${s.id} · ${s.status} · teams ${s.config.teams.join(', ')} · ${countOf(s.config.episodesPerBlock, 'episode')} per block · created ${when(s.createdAt)}` }),
         el(
           'p',
           { id: 'admin-counts', class: 'mono' },
-          `${progress.counts.participants} started · ${progress.counts.completed} completed · ${progress.counts.episodes} episodes · ${progress.counts.restarts ?? 0} restart${progress.counts.restarts === 1 ? '' : 's'} · ${progress.counts.unverified ?? 0} not verified · ${progress.counts.answers} answers · ${progress.counts.judgements} judgements`,
+          countsLine(s.kind, progress.counts),
         ),
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
