@@ -5,6 +5,7 @@
  * that is not among them fails.
  */
 import { DEFAULT_CACHE_MODE, EXAM_SET_PATH } from '../../src/llm';
+import { DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR } from '../../src/llm/localModels';
 import { SHIPPED_MODEL_DIR } from '../../src/skills/nodeModels';
 import { DEFAULT_STUDY_DB } from '../../src/survey';
 import { BEHAVIOUR_THRESHOLD } from '../../src/tournament/behaviour';
@@ -65,6 +66,7 @@ describe.concurrent('the defaults each usage states', () => {
   describeStatedDefaults('worker.ts', { '--concurrency': [WORKER.jobsPerThread], '--lock-seconds': [DEFAULT_LOCK_SECONDS] });
   describeStatedDefaults('bench.ts', { '--seconds': [BENCH.seconds] });
   describeStatedDefaults('llmExam.ts', { '--set': [EXAM_SET_PATH], '--out': [LLM_EXAM.out], '--size': [LLM_EXAM.size], '--seeds': [LLM_EXAM.seeds] });
+  describeStatedDefaults('llmPull.ts', { fetches: [DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR] });
   describeStatedDefaults('serve.ts', {
     'PORT, HOST': [SERVE.port, SERVE.host],
     HILLMIND_DIST: [SERVE.dist],
