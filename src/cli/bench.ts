@@ -196,6 +196,7 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
     if (r.ends.length) await node.reset(r.ends.map((e) => 1000 + calls + e.env), r.ends.map((e) => e.env));
     calls++;
   }
+  node.close();
   await platform.close();
   const inNode = (calls * envs * 4) / ((performance.now() - start) / 1000);
   const rows: BenchRow[] = [{ name: `control level in Node, ${envs} envs`, value: inNode, unit: 'agent-steps/s' }];
