@@ -11,6 +11,7 @@ import { benchTraining } from '../train/benchmarks';
 import { benchTournament } from '../tournament/benchmarks';
 import { benchInference } from '../train/inferenceBenchmarks';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { BENCH } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 
 /** The page at 1x in headless chromium: simulation plus controllers per display frame. */
@@ -195,6 +196,7 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
     if (r.ends.length) await node.reset(r.ends.map((e) => 1000 + calls + e.env), r.ends.map((e) => e.env));
     calls++;
   }
+  node.close();
   await platform.close();
   const inNode = (calls * envs * 4) / ((performance.now() - start) / 1000);
   const rows: BenchRow[] = [{ name: `control level in Node, ${envs} envs`, value: inNode, unit: 'agent-steps/s' }];
@@ -213,7 +215,8 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
 
 const SECTIONS = ['sim', 'matches', 'planner', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'bridge', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
-sections: ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy need npm run llm:pull)`;
+  --seconds  how long each figure is measured (default ${BENCH.seconds})
+  --only     the sections to run (default all): ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy need npm run llm:pull)`;
 
 function formatRow(row: BenchRow): string {
   const value = row.value >= 1000 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(3);
@@ -228,7 +231,7 @@ function formatRow(row: BenchRow): string {
 
 runCli(async () => {
   const { values } = parseCommandLine({ seconds: { type: 'string' }, only: { type: 'string' } }, USAGE);
-  const seconds = integerOption('seconds', values.seconds, 3);
+  const seconds = integerOption('seconds', values.seconds, BENCH.seconds);
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown?.length) throw new UsageError(`--only: unknown section ${unknown.join(', ')}\n\n${USAGE}`);

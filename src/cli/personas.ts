@@ -1,5 +1,5 @@
 /**
- * npm run personas -- [--propose 12] [--episodes 6] [--seed 1] [--out <file.json>]
+ * npm run personas -- [--propose N] [--episodes N] [--seed S] [--threshold T] [--out <file.json>]
  *
  * Profiles the persona library and proposes new tree personas, keeping those that add
  * behavioural coverage (src/tournament/personaSearch.ts); prints each kept persona's
@@ -7,17 +7,19 @@
  */
 import { writeFileSync } from 'node:fs';
 import { SKILL_IDS } from '../skills';
+import { BEHAVIOUR_THRESHOLD } from '../tournament/behaviour';
 import { searchPersonas } from '../tournament/personaSearch';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { PERSONAS } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run personas -- [--propose N] [--episodes N] [--seed S] [--threshold T] [--out <file.json>]
 
-  --propose   new personas to propose (default 12)
-  --episodes  episodes each persona plays against the heuristic team to be profiled (default 6)
-  --seed      the search's seed (default 1)
-  --threshold the behaviour distance in bits a proposal must keep from every kept persona (default 0.02)
+  --propose   new personas to propose (default ${PERSONAS.propose})
+  --episodes  episodes each persona plays against the heuristic team to be profiled (default ${PERSONAS.episodes})
+  --seed      the search's seed (default ${PERSONAS.seed})
+  --threshold the behaviour distance in bits a proposal must keep from every kept persona (default ${BEHAVIOUR_THRESHOLD})
   --out       write the kept personas, their behaviour and coverage as JSON
   -h, --help  this text`;
 
@@ -26,9 +28,9 @@ runCli(async () => {
     { propose: { type: 'string' }, episodes: { type: 'string' }, seed: { type: 'string' }, threshold: { type: 'string' }, out: { type: 'string' } },
     USAGE,
   );
-  const proposals = integerOption('propose', values.propose, 12, 1000);
-  const episodes = Math.max(1, integerOption('episodes', values.episodes, 6, 1000));
-  const seed = integerOption('seed', values.seed, 1, 0xffffffff);
+  const proposals = integerOption('propose', values.propose, PERSONAS.propose, 1000);
+  const episodes = Math.max(1, integerOption('episodes', values.episodes, PERSONAS.episodes, 1000));
+  const seed = integerOption('seed', values.seed, PERSONAS.seed, 0xffffffff);
   const threshold = values.threshold === undefined ? undefined : Number(values.threshold);
   if (threshold !== undefined && !(/^\d+(\.\d+)?$/.test(values.threshold!) && threshold > 0 && threshold <= 1)) {
     throw new UsageError(`--threshold must be a number of bits above 0 and at most 1, got '${values.threshold}'`);

@@ -1,6 +1,6 @@
 /**
- * npm run reproduce -- [--episodes 1000] [--ablation-episodes N] [--plan-episodes N] [--out results/reproduction] [--workers N]
- *                      [--llm-timing lockstep] [--llm-cache use|refresh|off] [--no-ablations]
+ * npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N]
+ *                      [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache use|refresh|off] [--no-ablations]
  *
  * The study's three matchups and the ablations it lacked, on the configured language model
  * (src/tournament/reproduce.ts); writes reproduction.md, reproduction.json and the plots
@@ -9,24 +9,25 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { llmSettingsOf, runsAdapter } from '../llm';
+import { DEFAULT_CACHE_MODE, llmSettingsOf, runsAdapter } from '../llm';
 import { allRows, reproduce } from '../tournament/reproduce';
-import { tournamentSpec } from '../tournament/run';
+import { DEFAULT_LLM_CONCURRENCY, tournamentSpec } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { REPRODUCE } from './defaults';
 import { commandPlatformSpec, llmFlagsOf, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
                             [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache <use|refresh|off>] [--no-ablations]
 
-  --episodes        episodes per study matchup (default 1000, the study's)
+  --episodes        episodes per study matchup (default ${REPRODUCE.episodes}, the study's)
   --ablation-episodes episodes per ablation row (default: --episodes)
   --plan-episodes   episodes each constant plan plays against the tree (default: --ablation-episodes)
-  --out             where the runs and the report go (default results/reproduction)
+  --out             where the runs and the report go (default ${REPRODUCE.out})
   --workers         worker threads (default one per core)
-  --llm-concurrency llm episodes in flight at once (default 8)
-  --llm-timing      when an answer applies (default lockstep: the study's, as if the model answered at once)
-  --llm-cache       the decision cache (default use)
+  --llm-concurrency llm episodes in flight at once (default ${DEFAULT_LLM_CONCURRENCY})
+  --llm-timing      when an answer applies (default ${REPRODUCE.timing.kind}: the study's, as if the model answered at once)
+  --llm-cache       the decision cache (default ${DEFAULT_CACHE_MODE})
   --no-ablations    no ablations: the study's three matchups and the constant plans only
   -h, --help        this text`;
 
@@ -57,16 +58,16 @@ runCli(async () => {
     },
     USAGE,
   );
-  const episodes = integerOption('episodes', values.episodes, 1000, 100_000);
+  const episodes = integerOption('episodes', values.episodes, REPRODUCE.episodes, 100_000);
   if (episodes < 1) throw new UsageError('--episodes must be at least 1');
   const ablationEpisodes = integerOption('ablation-episodes', values['ablation-episodes'], episodes, 100_000);
   if (ablationEpisodes < 1) throw new UsageError('--ablation-episodes must be at least 1');
   const planEpisodes = integerOption('plan-episodes', values['plan-episodes'], ablationEpisodes, 100_000);
   if (planEpisodes < 1) throw new UsageError('--plan-episodes must be at least 1');
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
-  const flags = llmFlagsOf(values, { kind: 'lockstep' });
-  const out = values.out ?? join('results', 'reproduction');
-  const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], 8, 256));
+  const flags = llmFlagsOf(values, REPRODUCE.timing);
+  const out = values.out ?? REPRODUCE.out;
+  const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, 256));
   // One platform for every row: one local engine, loaded once and freed at the end.
   const spec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, availableParallelism());
   const commit = sourceCommit();

@@ -1,6 +1,6 @@
 /**
- * npm start: serve the built app and its API on http://localhost:5173 (PORT overrides,
- * HOST picks the interface; default is this machine only). `npm start` builds first.
+ * npm start: serve the built app and its API where PORT and HOST say (by default on this
+ * machine only; --help names the port). `npm start` builds first.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,24 +9,26 @@ import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
 import { type ApiRoutes, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
-import { studyDbPath } from '../survey';
+import { DEFAULT_STUDY_DB, studyDbPath } from '../survey';
+import { SHIPPED_MODEL_DIR } from '../skills/nodeModels';
 import { nodePlatform } from '../teams/nodePlatform';
 import { parseCommandLine, runCli } from './args';
+import { SERVE } from './defaults';
 import { commandPlatformSpec } from './platform';
 
-const root = resolve(process.env.HILLMIND_DIST ?? 'dist');
+const root = resolve(process.env.HILLMIND_DIST ?? SERVE.dist);
 
 const USAGE = `usage: npm start [-- --help]
 
-Serves the built app (dist/) and its API on http://localhost:5173. Settings come from the
+Serves the built app (${SERVE.dist}/) and its API on http://localhost:${SERVE.port}. Settings come from the
 environment:
-  PORT, HOST         where to listen (default 5173 on 127.0.0.1, this machine only)
+  PORT, HOST         where to listen (default ${SERVE.port} on ${SERVE.host}, this machine only)
   HILLMIND_HOSTS     host names the server also answers to, comma-separated (a deployment
                      behind a proxy, or a machine's LAN name); other Host headers get 403
-  HILLMIND_DIST      the built app's folder (default dist)
-  HILLMIND_STUDY_DB  the user studies' database (default data/studies.sqlite)
+  HILLMIND_DIST      the built app's folder (default ${SERVE.dist})
+  HILLMIND_STUDY_DB  the user studies' database (default ${DEFAULT_STUDY_DB})
   HILLMIND_MODELS    the trained models participants' episodes are checked with (default
-                     models/); the server does not start when one of them does not load
+                     ${SHIPPED_MODEL_DIR}/); the server does not start when one of them does not load
   OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL  the language model the page's LLM team reaches
                      through /api/llm (none: the embedded local model, after npm run llm:pull)`;
 
@@ -54,9 +56,9 @@ runCli(async () => {
     studyRoutes({ root, checker: episodes, models: platform.models, dbPath: studyDbPath(process.env) }),
   ];
 
-  const port = Number(process.env.PORT ?? 5173);
+  const port = Number(process.env.PORT ?? SERVE.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got '${process.env.PORT}'`);
-  const host = process.env.HOST ?? '127.0.0.1';
+  const host = process.env.HOST ?? SERVE.host;
   // The names the server answers to beyond the loopback ones: the host it binds, and those a deployment behind a proxy is reached by.
   const hosts = [host, ...(process.env.HILLMIND_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
   const running = await listen(createAppServer({ root, routes, hosts }), port, host);

@@ -7,7 +7,7 @@
  *   analyze [--db <file>] [--study <id>] --out <dir>
  *   close | reopen --study <id> [--db <file>]
  *
- * The database is HILLMIND_STUDY_DB (default data/studies.sqlite); the server (npm start)
+ * The database is HILLMIND_STUDY_DB (default DEFAULT_STUDY_DB); the server (npm start)
  * reads the same file. The address create prints, and stores with the study for list, is
  * --base-url, else where `npm start` listens with this shell's PORT and HOST (as the server
  * itself prints it), checked against a running server.
@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CSV_TABLES,
+  DEFAULT_STUDY_DB,
   type CsvTable,
   type StudyConfigInput,
   StudyStore,
@@ -36,6 +37,7 @@ import { type Platform, teamAvailability } from '../teams';
 import { languageModelNote } from '../survey/languageModelNote';
 import { nodePlatform } from '../teams/nodePlatform';
 import { UsageError, parseCommandLine, runCli } from './args';
+import { SERVE } from './defaults';
 import { commandPlatformSpec } from './platform';
 
 const USAGE = `usage: npm run survey -- <command> [options]
@@ -44,10 +46,10 @@ const USAGE = `usage: npm run survey -- <command> [options]
   export  --study <id> --format csv|json --out <file> [--table ${CSV_TABLES.join('|')}] [--replays] [--db <file>]
   analyze [--db <file>] [--study <id>] --out <dir>
   close | reopen --study <id> [--db <file>]
-The database is --db, else HILLMIND_STUDY_DB, else data/studies.sqlite.
+The database is --db, else HILLMIND_STUDY_DB (default ${DEFAULT_STUDY_DB}).
 The participants' address is --base-url (the address they reach, e.g. https://study.example.org
-behind a TLS proxy), else http://localhost:PORT as npm start serves it with this shell's PORT
-(default 5173) and HOST. create stores it with the study; list prints the stored one.`;
+  behind a TLS proxy), else http://localhost:PORT as npm start serves it with this shell's PORT
+  (default ${SERVE.port}) and HOST. create stores it with the study; list prints the stored one.`;
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -69,7 +71,7 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost']);
 function studyBaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   if (flag !== undefined) return flag.replace(/\/+$/, '');
   const host = env.HOST && !LOCAL_HOSTS.has(env.HOST) ? env.HOST : 'localhost';
-  return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? 5173}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? SERVE.port}`;
 }
 
 /**

@@ -10,8 +10,10 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { teamName } from '../teams';
 import { type RedisAddress, parseRedisAddress } from '../tournament/redis';
-import { describeSettings, reportText, runTournament, tournamentSpec } from '../tournament/run';
+import { DEFAULT_EPISODES_PER_JOB } from '../tournament/jobs';
+import { DEFAULT_LLM_CONCURRENCY, describeSettings, reportText, runTournament, tournamentSpec } from '../tournament/run';
 import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
+import { TOURNAMENT } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 import { countOf } from '../sim';
@@ -20,8 +22,10 @@ const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per ma
 
   --queue              coordinate over this Redis: workers started with npm run worker play the
                        episodes (rediss:// for TLS; the password in the URL or HILLMIND_REDIS_PASSWORD)
-  --workers            threads on this machine (default: one per core; with --queue, 0)
-  --episodes-per-job   episodes in one queue job (default 16; 1 when a team talks to a language model)`;
+  --workers            threads on this machine (default: one per core; with --queue, ${TOURNAMENT.queuedWorkers})
+  --seed               the tournament's seed: each episode's is derived from it (default ${TOURNAMENT.seed})
+  --llm-concurrency    episodes with a language model in flight at once (default ${DEFAULT_LLM_CONCURRENCY})
+  --episodes-per-job   episodes in one queue job (default ${DEFAULT_EPISODES_PER_JOB}; 1 when a team talks to a language model)`;
 
 /** "host:1 412 (51%), host:2 388 (49%)" */
 function sharesText(shares: Readonly<Record<string, number>>): string {
@@ -67,12 +71,12 @@ runCli(async () => {
   if (!queued && values['episodes-per-job'] !== undefined) throw new UsageError('--episodes-per-job goes with --queue');
   // With a queue, threads here are optional (0: coordinate only); without one, at least one.
   const workers = queued
-    ? integerOption('workers', values.workers, 0, { min: 0, max: WORKERS_RANGE.max })
+    ? integerOption('workers', values.workers, TOURNAMENT.queuedWorkers, { min: 0, max: WORKERS_RANGE.max })
     : integerOption('workers', values.workers, Math.min(availableParallelism(), WORKERS_RANGE.max), WORKERS_RANGE);
   const perJob = values['episodes-per-job'] === undefined ? undefined : integerOption('episodes-per-job', values['episodes-per-job'], 1, 10_000);
   if (perJob === 0) throw new UsageError('--episodes-per-job must be at least 1');
-  const settings = { teams, episodes, seed: integerOption('seed', values.seed, 1, SEED_RANGE) };
-  const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], 8, CONCURRENCY_RANGE);
+  const settings = { teams, episodes, seed: integerOption('seed', values.seed, TOURNAMENT.seed, SEED_RANGE) };
+  const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, CONCURRENCY_RANGE);
   let redis: RedisAddress | undefined;
   if (queued) {
     try {

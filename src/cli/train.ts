@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from '../train/artifacts';
 import { SKILL_IDS, type SkillId } from '../skills';
+import { SHIPPED_MODEL_DIR } from '../skills/nodeModels';
 import { readTrainedSkills } from '../train/trainedSkills';
 import { type LeagueSettings, PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills, teachingTeacher, trainingPlan } from '../train/config';
 import { type LeagueState, leagueStandings } from '../train/league';
@@ -20,20 +21,9 @@ import { type PolicyState, type PpoConfig, createPolicyState } from '../train/pp
 import { MODEL_NAMES, type ModelName, SCENARIOS } from '../train/scenarios';
 import { type TrainerState, type TrainingPlan, trainPpo } from '../train/trainer';
 import { type IntegerRange, SEED_RANGE, UsageError, folderOption, integerOption, parseCommandLine, runCli } from './args';
+import { TRAIN } from './defaults';
 import { ProgressBar, formatDuration } from './progress';
 
-const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--workers N] [--resume] [--out models] [--runs runs]
-
-  --skill    the model to train
-  --steps    learner decisions to train for, in all (default: the model's, from src/train/config.ts)
-  --seed     an integer from 0 to 4294967295 (default: the model's)
-  --envs     environments stepped together, 1 to 1024 (default: the model's)
-  --workers  threads that share the environments and every gradient, 1 to 64 (default: the model's, 2);
-             a run is deterministic for its seed and worker count
-  --resume   continue runs/<skill>/ from its checkpoint (--steps may grow; --seed, --envs and --workers are the run's)
-  --out      where the model, its card and plot go (default models)
-  --runs     where checkpoints and curves go (default runs)
-  -h, --help this text`;
 
 /** Environments stepped together: each holds a world and its buffers, so thousands would only exhaust memory. */
 const ENVS_RANGE: IntegerRange = { min: 1, max: 1024 };
@@ -41,6 +31,21 @@ const ENVS_RANGE: IntegerRange = { min: 1, max: 1024 };
 const STEPS_RANGE: IntegerRange = { min: 1, max: 10_000_000_000 };
 /** Worker threads: each holds its share of the environments; past the machine's cores they only take turns. */
 const WORKERS_RANGE: IntegerRange = { min: 1, max: 64 };
+/** The shipped configs' worker counts, as the help states them. */
+const SHIPPED_WORKERS = [...new Set(MODEL_NAMES.map((n) => TRAINING_CONFIGS[n].ppo.workers))].join(' or ');
+
+const USAGE = `usage: npm run train -- --skill <${MODEL_NAMES.join('|')}> [--steps N] [--seed S] [--envs N] [--workers N] [--resume] [--out ${SHIPPED_MODEL_DIR}] [--runs ${TRAIN.runs}]
+
+  --skill    the model to train
+  --steps    learner decisions to train for, in all (default: the model's, from src/train/config.ts)
+  --seed     an integer from ${SEED_RANGE.min} to ${SEED_RANGE.max} (default: the model's)
+  --envs     environments stepped together, ${ENVS_RANGE.min} to ${ENVS_RANGE.max} (default: the model's)
+  --workers  threads that share the environments and every gradient, ${WORKERS_RANGE.min} to ${WORKERS_RANGE.max} (default: the model's, ${SHIPPED_WORKERS});
+             a run is deterministic for its seed and worker count
+  --resume   continue ${TRAIN.runs}/<skill>/ from its checkpoint (--steps may grow; --seed, --envs and --workers are the run's)
+  --out      where the model, its card and plot go (default ${SHIPPED_MODEL_DIR})
+  --runs     where checkpoints and curves go (default ${TRAIN.runs})
+  -h, --help this text`;
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -69,8 +74,8 @@ runCli(async () => {
   if (values.resume && (seedOption !== undefined || envsOption !== undefined || workersOption !== undefined)) {
     throw new UsageError("--envs, --seed and --workers cannot change on --resume: the checkpoint keeps the run's own");
   }
-  const runDir = folderOption('runs', join(values.runs ?? 'runs', name));
-  const outDir = folderOption('out', values.out ?? 'models');
+  const runDir = folderOption('runs', join(values.runs ?? TRAIN.runs, name));
+  const outDir = folderOption('out', values.out ?? SHIPPED_MODEL_DIR);
 
   let config: PpoConfig;
   let state: PolicyState;

@@ -9,6 +9,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { DEFAULT_LOCK_SECONDS, startQueueWorker } from '../tournament/queueWorker';
 import { parseRedisAddress } from '../tournament/redis';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { WORKER } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { countOf } from '../sim';
 
@@ -17,7 +18,7 @@ const USAGE = `usage: npm run worker -- --queue redis://host:port [--workers N] 
   --queue          the coordinator's Redis (rediss:// for TLS; redis://user:password@host:port,
                    or the password in HILLMIND_REDIS_PASSWORD)
   --workers        threads playing episodes (default: one per core)
-  --concurrency    jobs in progress at once per tournament (default: 2 per thread)
+  --concurrency    jobs in progress at once per tournament (default: ${WORKER.jobsPerThread} per thread)
   --lock-seconds   how long a job stays with a worker that went silent before another takes
                    it (default ${DEFAULT_LOCK_SECONDS})`;
 
@@ -39,7 +40,7 @@ runCli(async () => {
     throw new UsageError((err as Error).message);
   }
   const threads = Math.max(1, integerOption('workers', values.workers, availableParallelism()));
-  const concurrency = Math.max(1, integerOption('concurrency', values.concurrency, 2 * threads));
+  const concurrency = Math.max(1, integerOption('concurrency', values.concurrency, WORKER.jobsPerThread * threads));
   const lockSeconds = integerOption('lock-seconds', values['lock-seconds'], DEFAULT_LOCK_SECONDS, 3600);
   if (lockSeconds < 1) throw new UsageError('--lock-seconds must be at least 1');
   const name = `${hostname()}:${process.pid}`;

@@ -11,6 +11,8 @@ import type { ChatRequest } from './chat';
 
 export const CACHE_MODES = ['use', 'refresh', 'off'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
+/** Where neither LLM_CACHE nor a command's flag chooses. */
+export const DEFAULT_CACHE_MODE: CacheMode = 'use';
 
 export function isCacheMode(value: string): value is CacheMode {
   return (CACHE_MODES as readonly string[]).includes(value);

@@ -48,7 +48,7 @@
  */
 import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
-import { CACHE_MODES, type CacheMode } from './cache';
+import { CACHE_MODES, type CacheMode, DEFAULT_CACHE_MODE } from './cache';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { EVENT_TRIGGERS, EVENT_TRIGGERS_TEXT, MAX_TIMEOUTS_IN_ROW, SILENCE_ACTIONS, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
@@ -148,7 +148,7 @@ const askingFromEnv = z.object({
     }),
   maxTimeouts: integer('LLM_MAX_TIMEOUTS', 0, 1000).default(MAX_TIMEOUTS_IN_ROW),
   onSilence: z.enum(SILENCE_ACTIONS, { message: `LLM_ON_SILENCE must be one of ${SILENCE_ACTIONS.join(', ')}` }).default('stop'),
-  cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default('use'),
+  cache: z.enum(CACHE_MODES, { message: `LLM_CACHE must be one of ${CACHE_MODES.join(', ')}` }).default(DEFAULT_CACHE_MODE),
   cacheDir: z.string().optional(),
   skills: z.enum(['scripted', 'rl'], { message: 'LLM_SKILLS must be scripted or rl' }).default(STRATEGIST_DEFAULTS.skills),
 });

@@ -25,6 +25,8 @@ import { type MatchupSummary, type TeamSummary, summarizeMatchup, summarizeTeam 
 
 /** What the study reports (PAPER.md), for the report to stand beside. */
 export const STUDY = {
+  /** Per matchup (round robin). */
+  episodes: 1000,
   matchups: [
     { first: 'bt', second: 'llm', firstWins: 0.515, secondWins: 0.464, draws: 0.021, p: 0.103 },
     { first: 'bt', second: 'flat', firstWins: 0.722, secondWins: 0.168, draws: 0.11, p: null },

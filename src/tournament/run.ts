@@ -83,7 +83,7 @@ export function describeSettings(settings: TournamentSettings): string {
 }
 
 /** LLM episodes in flight at once where the options name none. */
-const DEFAULT_LLM_CONCURRENCY = 8;
+export const DEFAULT_LLM_CONCURRENCY = 8;
 
 /**
  * A tournament's platform spec: its local engine sized, where LLM_SEQUENCES and LLM_THREADS

@@ -225,11 +225,24 @@ export class BridgeEnvs {
       if (waiting.length) throw new Error(`environment${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')} ${waiting.length > 1 ? 'have' : 'has'} not started: reset every environment (no envs) first`);
     }
     const started: Slot[] = [];
-    for (const seed of seeds) started.push(await this.start(seed >>> 0));
-    envs.forEach((e, i) => (this.slots[e] = started[i]!));
+    try {
+      for (const seed of seeds) started.push(await this.start(seed >>> 0));
+    } catch (err) {
+      for (const slot of started) slot.match.close();
+      throw err;
+    }
+    envs.forEach((e, i) => {
+      this.slots[e]?.match.close(); // the episode this one replaces, finished or abandoned
+      this.slots[e] = started[i]!;
+    });
     const obs = new Float32Array(count * this.perEnv * this.spec.obsSize);
     this.slots.forEach((slot, e) => this.observeInto(slot, obs, e));
     return obs;
+  }
+
+  /** Close every environment's match (its teams' requests in flight are aborted); the outside is done with them. */
+  close(): void {
+    for (const slot of this.slots) slot.match.close();
   }
 
   private async start(seed: number): Promise<Slot> {

@@ -9,7 +9,8 @@
  *   3 STEP   float64 actions           -> 3, u32 n, n bytes of JSON { ends }, float32
  *            observations, float32 rewards, u8 terminations (a win), u8 truncations
  *            (the time limit)
- *   4 CLOSE                            (the child exits)
+ *   4 CLOSE                            (the child closes its matches and exits; so
+ *                                      it does when its input ends)
  *   Any failure answers 255 with JSON { error }, and the child goes on; a refused request
  *   changes nothing. A frame is checked whole (a step is exactly its actions), and one
  *   longer than the largest request is refused when its header arrives, its bytes skipped.
@@ -125,7 +126,7 @@ async function* readFrames(input: AsyncIterable<Buffer>, maxLength: () => number
   }
 }
 
-/** Serve frames from `input` until CLOSE or its end; resolves then. */
+/** Serve frames from `input` until CLOSE or its end; resolves then, with every match it opened closed. */
 export async function serveBridge(
   platform: Platform,
   input: Readable,
@@ -163,10 +164,15 @@ export async function serveBridge(
     }
     return true;
   };
-  for await (const f of readFrames(input, maxLength)) {
-    if (f.body === null) {
-      const why = f.length === 0 ? 'every frame holds at least its operation' : `this bridge reads frames of at most ${maxLength()} bytes (its largest request)`;
-      send(frame(OP.error, JSON.stringify({ error: `a frame of ${f.length} bytes: ${why}` })));
-    } else if (!(await handle(f.op, f.body))) return;
+  try {
+    for await (const f of readFrames(input, maxLength)) {
+      if (f.body === null) {
+        const why = f.length === 0 ? 'every frame holds at least its operation' : `this bridge reads frames of at most ${maxLength()} bytes (its largest request)`;
+        send(frame(OP.error, JSON.stringify({ error: `a frame of ${f.length} bytes: ${why}` })));
+      } else if (!(await handle(f.op, f.body))) return;
+    }
+  } finally {
+    // CLOSE, the input's end (the Python side gone) or a failed read: the matches are done with.
+    (envs as BridgeEnvs | null)?.close();
   }
 }

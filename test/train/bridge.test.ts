@@ -4,7 +4,8 @@
  * as soon as its header arrives and skipped without being buffered.
  */
 import { Readable, Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Match } from '../../src/match';
 import { BRIDGE_PROTOCOL, BridgeEnvs, type BridgeOptions } from '../../src/train/bridgeEnv';
 import { OP, serveBridge } from '../../src/train/bridgeServer';
 import { TEST_PLATFORM } from '../helpers/platform';
@@ -49,7 +50,46 @@ async function serve(chunks: Iterable<Buffer>, onAnswer: (answer: Buffer) => voi
   return answers(Buffer.concat(written));
 }
 
+/** Every match opened from now on, and whether it was closed (Match.close, which closes its teams). */
+function countMatches(): { readonly opened: number; open: () => number } {
+  const opened: Match[] = [];
+  const closed = new Set<Match>();
+  const create = Match.create.bind(Match);
+  const close = Match.prototype.close;
+  vi.spyOn(Match, 'create').mockImplementation(async (...args) => {
+    const match = await create(...args);
+    opened.push(match);
+    return match;
+  });
+  vi.spyOn(Match.prototype, 'close').mockImplementation(function (this: Match) {
+    closed.add(this);
+    close.call(this);
+  });
+  return {
+    get opened() {
+      return opened.length;
+    },
+    open: () => opened.filter((m) => !closed.has(m)).length,
+  };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 describe('the bridge environments', () => {
+  it('close the match each reset replaces, and every match when closed', async () => {
+    const matches = countMatches();
+    const envs = new BridgeEnvs(TEST_PLATFORM, { ...CONTROL, envs: 3 }, VERSIONS);
+    await envs.reset([1, 2, 3]);
+    expect([matches.opened, matches.open()]).toEqual([3, 3]);
+    for (let i = 0; i < 5; i++) await envs.reset([10 + i, 20 + i, 30 + i]);
+    await envs.reset([7], [1]); // one environment alone
+    expect([matches.opened, matches.open()]).toEqual([19, 3]); // one match open per environment
+    envs.close();
+    expect(matches.open()).toBe(0);
+  });
+
   it('refuse a vector step with a bad skill in one environment before any environment moves', async () => {
     const envs = new BridgeEnvs(TEST_PLATFORM, STRATEGIST, VERSIONS);
     await envs.reset([7, 7, 7, 7]); // four copies of one match
@@ -91,6 +131,17 @@ describe('the bridge environments', () => {
 });
 
 describe('the bridge server', () => {
+  it('closes every match it opened when the connection ends, with or without CLOSE', async () => {
+    for (const end of [[frame(OP.close)], []]) {
+      const matches = countMatches();
+      const resets = Array.from({ length: 4 }, (_, i) => frame(OP.reset, JSON.stringify({ seeds: [i, i + 1] })));
+      const out = await serve([hello({ ...CONTROL, envs: 2 }), ...resets, ...end]);
+      expect(out.map((a) => a.op)).toEqual([OP.hello, OP.reset, OP.reset, OP.reset, OP.reset]);
+      expect([matches.opened, matches.open()]).toEqual([8, 0]);
+      vi.restoreAllMocks();
+    }
+  });
+
   it('refuses a step whose frame has bytes beyond its actions, and serves the next one', async () => {
     const actions = new Uint8Array(new Float64Array(2 * 5).buffer);
     const stray = Buffer.concat([Buffer.from(actions), Buffer.from([1, 2, 3])]);
