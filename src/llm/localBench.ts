@@ -39,12 +39,15 @@ async function decide(client: LlamaChatClient, requests: readonly ChatRequest[],
 /** Both system prompts: about 1000 tokens of the model's own text, to evaluate. */
 const benchText = () => `${systemPrompt('json')}\n${systemPrompt('compact')}`;
 
-/** Run `measure` on a sequence of its own, emptied before and after. */
+/** Run `measure` on a sequence of its own, emptied before and after, as one step of the engine (nothing else runs meanwhile). */
 async function onEmptySequence<T>(client: LlamaChatClient, measure: (sequence: EngineSlot['sequence']) => Promise<T>): Promise<T> {
-  const slot = await client.engine.acquire('', new AbortController().signal);
+  const signal = new AbortController().signal;
+  const slot = await client.engine.acquire('', signal);
   try {
-    await slot.sequence.clearHistory();
-    return await measure(slot.sequence);
+    return await client.engine.step(slot, 0, async () => {
+      await slot.sequence.clearHistory();
+      return measure(slot.sequence);
+    }, signal);
   } finally {
     slot.held = null;
     await slot.sequence.clearHistory();

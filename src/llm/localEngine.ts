@@ -1,18 +1,20 @@
 /**
  * The embedded local engine: llama.cpp in this process (node-llama-cpp, its CPU build) on
  * one GGUF file, loaded once and shared by every match of the process. Its context holds
- * several sequences, one per team that decides on it (tournament episodes, the page's two
- * teams), but evaluates one request at a time: tokens of two sequences evaluated in one batch
- * come out with other sums, so an answer would depend on what else was asked at that moment
- * (60 exam situations, two at a time: 13 to 22 got other probabilities, up to 0.012 apart,
- * and one decision in about 180 flipped over 40 tournament games; one at a time, all were
- * bit-identical whatever sequence and neighbour). Shared batches bought nothing measurable:
- * 4.1 decisions/s four at once against 4.0 one at a time, on one thread. A sequence keeps
- * what it last evaluated, and a request goes to the sequence holding the longest start of
- * its prompt, so the system prompt is not evaluated again (llamaClient.ts evaluates the
- * situation afresh every time, for the same reason: sums that depend on the batch). Node
- * only: node-llama-cpp is loaded when an engine starts (llamaClient.ts turns chat requests
- * into generations on it).
+ * several sequences, one per request in flight (tournament episodes, the page's two teams,
+ * the proxy's clients), but evaluates one step of one request at a time (evaluationTurns.ts
+ * says whose): tokens of two sequences evaluated in one batch come out with other sums, so
+ * an answer would depend on what else was asked at that moment (60 exam situations, two at
+ * a time: 13 to 22 got other probabilities, up to 0.012 apart, and one decision in about 180
+ * flipped over 40 tournament games; one at a time, all were bit-identical whatever sequence
+ * and neighbour). Shared batches bought nothing measurable: 4.1 decisions/s four at once
+ * against 4.0 one at a time, on one thread. Each sequence keeps its own cache (node-llama-cpp
+ * gives each its own stream), so steps of other requests between a request's steps change
+ * nothing in it. A sequence keeps what it last evaluated, and a request goes to the
+ * sequence holding the longest start of its prompt, so the system prompt is not evaluated
+ * again (llamaClient.ts evaluates the situation afresh every time, for the same reason: sums
+ * that depend on the batch). Node only: node-llama-cpp is loaded when an engine starts
+ * (llamaClient.ts turns chat requests into steps on it).
  */
 import { existsSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -20,6 +22,7 @@ import { runInNewContext } from 'node:vm';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ChatError } from './chat';
 import { sha256File } from './digest';
+import { EvaluationTurns, type TurnTaker } from './evaluationTurns';
 import { LruMap } from './lruMap';
 
 export interface LocalEngineOptions {
@@ -49,14 +52,16 @@ export class LocalModelError extends Error {
   }
 }
 
-/** One sequence of the context and the chat that generates on it. */
-export interface EngineSlot {
+/** One sequence of the context and the chat that generates on it; its request's account of turns while it is held. */
+export interface EngineSlot extends TurnTaker {
   readonly sequence: LlamaContextSequence;
   readonly chat: LlamaChat;
   /** The prompt it holds evaluated (its messages' texts, as promptKey gives); null when unknown. */
   held: string | null;
   busy: boolean;
   lastUsed: number;
+  /** When its request took it (TurnTaker). */
+  begun: number;
 }
 
 /** A request's prompt as a string to compare with what a sequence holds: its messages' texts in order. */
@@ -169,6 +174,8 @@ export class LocalEngine {
   /** The grammars of the requests' schemas (llamaClient.ts), bounded. */
   readonly grammars = new GrammarCache<LlamaGrammar>();
   private readonly waiting: Waiter[] = [];
+  /** Whose step is evaluated next. */
+  private readonly turns = new EvaluationTurns();
   private uses = 0;
   private generations = 0;
 
@@ -235,7 +242,7 @@ export class LocalEngine {
     const slots: EngineSlot[] = [];
     for (let i = 0; i < options.sequences; i++) {
       const sequence = context.getSequence();
-      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, busy: false, lastUsed: 0 });
+      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, busy: false, lastUsed: 0, served: 0, begun: 0 });
     }
     return new LocalEngine(options, llama, model, context, slots, performance.now() - started, digestMs);
   }
@@ -269,13 +276,13 @@ export class LocalEngine {
   }
 
   /**
-   * A sequence for `prompt` (promptKey), the one holding the longest start of it (pickSlot),
-   * once no other request holds one: requests take turns, first come first served, so each
-   * is evaluated alone (see the header). Rejects when `signal` aborts.
+   * A free sequence for `prompt` (promptKey), the one holding the longest start of it
+   * (pickSlot); where none is free, the first to be given back, first come first served.
+   * Its request then evaluates on it step by step (step). Rejects when `signal` aborts.
    */
   acquire(prompt: string, signal: AbortSignal): Promise<EngineSlot> {
     if (signal.aborted) return Promise.reject(new ChatError('aborted', 'the call was aborted'));
-    const slot = this.slots.some((s) => s.busy) ? undefined : pickSlot(this.slots, prompt);
+    const slot = pickSlot(this.slots, prompt);
     if (slot) return Promise.resolve(this.take(slot));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -293,6 +300,15 @@ export class LocalEngine {
     });
   }
 
+  /**
+   * Run `work`, one evaluation on `slot`'s sequence costing about `cost` tokens, alone, when
+   * its request's turn comes (evaluationTurns.ts): every evaluation of a request goes through
+   * here. Rejects without running it when `signal` aborts while it waits.
+   */
+  step<T>(slot: EngineSlot, cost: number, work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.turns.take(slot, cost, work, signal);
+  }
+
   /** Give a sequence back (to the first request waiting, if any). */
   release(slot: EngineSlot): void {
     slot.busy = false;
@@ -305,7 +321,8 @@ export class LocalEngine {
 
   private take(slot: EngineSlot): EngineSlot {
     slot.busy = true;
-    slot.lastUsed = ++this.uses;
+    slot.served = 0;
+    slot.lastUsed = slot.begun = ++this.uses;
     return slot;
   }
 
