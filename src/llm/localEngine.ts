@@ -170,6 +170,18 @@ export class GrammarCache<G> {
   }
 }
 
+/**
+ * Attention computed without llama.cpp's flash-attention kernel. On the CPU that kernel
+ * splits a single token's attention over the threads and adds the parts, so its sums, and
+ * answers, depend on the thread count: the same 10 decisions read other number probabilities
+ * in 18 of 20 reads at LLM_THREADS=1 and 2 (up to 0.012 apart), and a lockstep match ended
+ * with another state hash. Without it every read was bit-identical at 1 and 2 threads, and so
+ * was the match, at the same speed (10 decisions in 10.1 s with it and without it, one
+ * thread), so the same seed gives the same match on any number of threads (docs/llm.md). (node-llama-cpp turns the kernel on by
+ * default where the model allows it.)
+ */
+const EXACT_ATTENTION = true;
+
 export class LocalEngine {
   /** The grammars of the requests' schemas (llamaClient.ts), bounded. */
   readonly grammars = new GrammarCache<LlamaGrammar>();
@@ -233,6 +245,8 @@ export class LocalEngine {
       threads: options.threads,
       // Keep the whole window of sliding-window models (Gemma 3), so a prefix stays reusable.
       swaFullCache: true,
+      // Answers independent of the thread count: see EXACT_ATTENTION.
+      flashAttention: !EXACT_ATTENTION,
       ...(options.adapter !== undefined ? { lora: { adapters: [{ filePath: options.adapter }] } } : {}),
     }).catch(async (err: unknown) => {
       await model.dispose();
