@@ -248,7 +248,7 @@ export class LlamaChatClient implements ChatClient {
 
   private async generate(slot: EngineSlot, request: ChatRequest, grammar: Awaited<ReturnType<LlamaChatClient['grammarFor']>>, key: string, signal: AbortSignal): Promise<ChatResponse> {
     const started = performance.now();
-    if (!this.prefixReuse) await slot.sequence.clearHistory();
+    if (!this.prefixReuse) await this.engine.step(slot, 0, () => slot.sequence.clearHistory(), signal);
     const history = toHistory(request.messages);
     const prompt = this.tokenizePrompt(slot.chat.chatWrapper, history);
     const room = slot.sequence.contextSize - prompt.length;
@@ -286,19 +286,21 @@ export class LlamaChatClient implements ChatClient {
   }
 
   /**
-   * Evaluate the prompt but its last token (what generation starts from) in pieces, looking
-   * at `signal` between them; what the sequence held past `reused` is erased first.
+   * Evaluate the prompt but its last token (what generation starts from) in pieces, each a
+   * step of its own (other requests' steps go between them), looking at `signal` between
+   * them; what the sequence held past `reused` is erased first.
    */
   private async evaluatePrompt(slot: EngineSlot, prompt: readonly Token[], reused: number, signal: AbortSignal, fixed = 0): Promise<void> {
     const held = slot.sequence.nextTokenIndex;
-    if (reused < held) await slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]);
+    if (reused < held) await this.engine.step(slot, 0, () => slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]), signal);
     // The fixed part and the rest are batched apart, so each is evaluated alike every time.
     const end = prompt.length - 1;
     const parts = reused < fixed && fixed < end ? [[reused, fixed], [fixed, end]] : [[reused, end]];
     for (const [from, to] of parts) {
       for (let start = from!; start < to!; start += PROMPT_PIECE_TOKENS) {
         if (signal.aborted) throw aborted();
-        await slot.sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(start, Math.min(start + PROMPT_PIECE_TOKENS, to!)));
+        const piece = prompt.slice(start, Math.min(start + PROMPT_PIECE_TOKENS, to!));
+        await this.engine.step(slot, piece.length, () => slot.sequence.evaluateWithoutGeneratingNewTokens(piece), signal);
       }
     }
     if (signal.aborted) throw aborted();
@@ -318,7 +320,10 @@ export class LlamaChatClient implements ChatClient {
     return i;
   }
 
-  /** An answer decoded token by token under the request's grammar (JSON), stopping once it is whole. */
+  /**
+   * An answer decoded token by token under the request's grammar (JSON), stopping once it is
+   * whole: one step, as long as the answer's token bound (the proxy bounds every request's).
+   */
   private async freeAnswer(
     slot: EngineSlot,
     history: ChatHistoryItem[],
@@ -331,7 +336,7 @@ export class LlamaChatClient implements ChatClient {
     const stop = new AbortController();
     let text = '';
     let completionTokens = 0;
-    const result = await slot.chat.generateResponse(history, {
+    const generate = () => slot.chat.generateResponse(history, {
       ...(grammar ? { grammar } : {}),
       ...(request.maxTokens ? { maxTokens: request.maxTokens } : {}),
       temperature: request.temperature,
@@ -347,6 +352,7 @@ export class LlamaChatClient implements ChatClient {
         if (whole?.(text)) stop.abort();
       },
     });
+    const result = await this.engine.step(slot, request.maxTokens ?? slot.sequence.contextSize, generate, signal);
     return { text: result.response, completionTokens };
   }
 
@@ -372,10 +378,12 @@ export class LlamaChatClient implements ChatClient {
     const tokenBias = await this.numbersBias(list.max);
     const comma = model.tokenize(',');
     // evaluatePrompt left only the last token to evaluate, with the first number sampled after it.
-    const tokens = slot.sequence.evaluate(prompt.slice(slot.sequence.nextTokenIndex), { tokenBias, temperature, seed });
+    const input = prompt.slice(slot.sequence.nextTokenIndex);
+    const tokens = slot.sequence.evaluate(input, { tokenBias, temperature, seed });
     const numbers: number[] = [];
     try {
-      let next = await tokens.next();
+      // Each number is a step of its own.
+      let next = await this.engine.step(slot, input.length, () => tokens.next(), signal);
       for (;;) {
         if (signal.aborted) throw aborted();
         const text = next.done ? '' : model.detokenize([next.value]);
@@ -385,7 +393,8 @@ export class LlamaChatClient implements ChatClient {
         }
         numbers.push(number);
         if (numbers.length === list.count) return numbers;
-        next = await tokens.next([next.value, ...comma]);
+        const fed = [next.value, ...comma];
+        next = await this.engine.step(slot, fed.length, () => tokens.next(fed), signal);
       }
     } finally {
       await tokens.return();
@@ -411,7 +420,7 @@ export class LlamaChatClient implements ChatClient {
     let input: readonly Token[] = prompt.slice(slot.sequence.nextTokenIndex);
     while (numbers.length < list.count) {
       if (signal.aborted) throw aborted();
-      const probabilities = await this.numberProbabilities(slot, input, list.max);
+      const probabilities = await this.numberProbabilities(slot, input, list.max, signal);
       const prior = priors.get(numbers.join(',')) ?? [];
       const number = calibratedChoice(probabilities, prior);
       numbers.push(number);
@@ -420,12 +429,12 @@ export class LlamaChatClient implements ChatClient {
     return numbers;
   }
 
-  /** Evaluate `input` and read the probabilities of the numbers 1 to `max` after it. */
-  private async numberProbabilities(slot: EngineSlot, input: readonly Token[], max: number): Promise<number[]> {
+  /** Evaluate `input` and read the probabilities of the numbers 1 to `max` after it, in one step. */
+  private async numberProbabilities(slot: EngineSlot, input: readonly Token[], max: number, signal: AbortSignal): Promise<number[]> {
     const tokenBias = await this.numbersBias(max);
     const last = input.length - 1;
     const items = input.map((token, i) => (i < last ? token : ([token, { generateNext: { probabilities: true, options: { tokenBias, topK: max, temperature: 1 } } }] as const)));
-    const out = await slot.sequence.controlledEvaluate(items as Parameters<typeof slot.sequence.controlledEvaluate>[0]);
+    const out = await this.engine.step(slot, input.length, () => slot.sequence.controlledEvaluate(items as Parameters<typeof slot.sequence.controlledEvaluate>[0]), signal);
     const probabilities = out[last]?.next.probabilities;
     if (!probabilities) throw new ChatError('server', 'the local model gave no probabilities for the answer');
     return this.numberTokenList(max).map((token) => probabilities.get(token) ?? 0);
@@ -461,16 +470,17 @@ export class LlamaChatClient implements ChatClient {
     const numberTokensList = this.numberTokenList(list.max);
     // Breadth first over earlier choices: each prefix is evaluated from the content-free state.
     const base = slot.sequence.nextTokenIndex;
-    priors.set('', await this.numberProbabilities(slot, free.slice(base), list.max));
+    priors.set('', await this.numberProbabilities(slot, free.slice(base), list.max, signal));
     const afterState = slot.sequence.nextTokenIndex;
     const prefixes: number[][] = Array.from({ length: list.max }, (_, i) => [i + 1]);
     while (prefixes.length > 0) {
       const prefix = prefixes.shift()!;
       if (prefix.length >= list.count) continue;
       if (signal.aborted) throw aborted();
-      await slot.sequence.eraseContextTokenRanges([{ start: afterState, end: slot.sequence.nextTokenIndex }]);
+      const end = slot.sequence.nextTokenIndex;
+      await this.engine.step(slot, 0, () => slot.sequence.eraseContextTokenRanges([{ start: afterState, end }]), signal);
       const input = prefix.flatMap((n) => [numberTokensList[n - 1]!, ...comma]);
-      priors.set(prefix.join(','), await this.numberProbabilities(slot, input, list.max));
+      priors.set(prefix.join(','), await this.numberProbabilities(slot, input, list.max, signal));
       if (prefix.length + 1 < list.count) for (let n = 1; n <= list.max; n++) prefixes.push([...prefix, n]);
     }
     this.priors.set(system, priors);

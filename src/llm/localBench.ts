@@ -8,7 +8,7 @@ import { parseAnswer } from './answer';
 import type { ChatRequest } from './chat';
 import { percentile } from '../stats';
 import { LlamaChatClient } from './llamaClient';
-import type { EngineSlot } from './localEngine';
+import { type EngineSlot, GRAMMAR_CACHE_SIZE, collect } from './localEngine';
 import { localThreads, openLocalClient } from './node';
 import { type AnswerFormat, buildRequest, systemPrompt } from './prompt';
 import type { LocalLlmSettings } from './settings';
@@ -39,12 +39,15 @@ async function decide(client: LlamaChatClient, requests: readonly ChatRequest[],
 /** Both system prompts: about 1000 tokens of the model's own text, to evaluate. */
 const benchText = () => `${systemPrompt('json')}\n${systemPrompt('compact')}`;
 
-/** Run `measure` on a sequence of its own, emptied before and after. */
+/** Run `measure` on a sequence of its own, emptied before and after, as one step of the engine (nothing else runs meanwhile). */
 async function onEmptySequence<T>(client: LlamaChatClient, measure: (sequence: EngineSlot['sequence']) => Promise<T>): Promise<T> {
-  const slot = await client.engine.acquire('', new AbortController().signal);
+  const signal = new AbortController().signal;
+  const slot = await client.engine.acquire('', signal);
   try {
-    await slot.sequence.clearHistory();
-    return await measure(slot.sequence);
+    return await client.engine.step(slot, 0, async () => {
+      await slot.sequence.clearHistory();
+      return measure(slot.sequence);
+    }, signal);
   } finally {
     slot.held = null;
     await slot.sequence.clearHistory();
@@ -97,6 +100,40 @@ function evaluationCost(client: LlamaChatClient): Promise<{ tokens: number; ms: 
   });
 }
 
+/** Distinct JSON schemas a client may send the proxy, each its own grammar. */
+const DISTINCT_SCHEMAS = 300;
+
+/** A schema of 40 fields, each a list of 12 choices (a few KB, within the proxy's bounds), distinct by `n`. */
+function largeSchema(n: number): unknown {
+  const properties: Record<string, unknown> = {};
+  for (let p = 0; p < 40; p++) properties[`field${p}_${n}`] = { type: 'array', items: { enum: Array.from({ length: 12 }, (_, e) => `value${e}x${p}`) }, maxItems: 4 };
+  return { type: 'object', properties, required: Object.keys(properties) };
+}
+
+/** Resident MiB once the collector has run and freed what it finalizes (native buffers go after it). */
+async function settledRssMiB(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    collect();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return rssMiB();
+}
+
+/** The grammars held and the memory added after DISTINCT_SCHEMAS distinct schemas' grammars are made. */
+async function grammarRows(client: LlamaChatClient): Promise<LlmBenchRow[]> {
+  const { engine } = client;
+  const before = await settledRssMiB();
+  for (let n = 0; n < DISTINCT_SCHEMAS; n++) {
+    const schema = largeSchema(n);
+    await engine.grammar(`json:${JSON.stringify(schema)}`, (llama) => llama.createGrammarForJsonSchema(schema as never));
+  }
+  const after = await settledRssMiB();
+  return [
+    { name: `local grammars held after ${DISTINCT_SCHEMAS} distinct schemas`, value: engine.grammars.size, unit: 'grammars', target: GRAMMAR_CACHE_SIZE, lowerIsBetter: true },
+    { name: `local resident memory added by ${DISTINCT_SCHEMAS} distinct schemas`, value: after - before, unit: 'MiB' },
+  ];
+}
+
 /** The process's resident memory now, against the 1 GiB target. */
 export function residentRow(what: string): LlmBenchRow {
   return { name: `resident memory ${what}`, value: rssMiB(), unit: 'MiB', target: 1024, lowerIsBetter: true };
@@ -140,5 +177,6 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
     }
     rows.push({ name: `local answers valid, ${format} (constrained, ${answers})`, value: (valid / Math.max(1, answers)) * 100, unit: '%', target: 99 });
   }
+  rows.push(...(await grammarRows(client)));
   return { rows, client };
 }

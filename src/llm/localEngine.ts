@@ -1,18 +1,20 @@
 /**
  * The embedded local engine: llama.cpp in this process (node-llama-cpp, its CPU build) on
  * one GGUF file, loaded once and shared by every match of the process. Its context holds
- * several sequences, one per team that decides on it (tournament episodes, the page's two
- * teams), but evaluates one request at a time: tokens of two sequences evaluated in one batch
- * come out with other sums, so an answer would depend on what else was asked at that moment
- * (60 exam situations, two at a time: 13 to 22 got other probabilities, up to 0.012 apart,
- * and one decision in about 180 flipped over 40 tournament games; one at a time, all were
- * bit-identical whatever sequence and neighbour). Shared batches bought nothing measurable:
- * 4.1 decisions/s four at once against 4.0 one at a time, on one thread. A sequence keeps
- * what it last evaluated, and a request goes to the sequence holding the longest start of
- * its prompt, so the system prompt is not evaluated again (llamaClient.ts evaluates the
- * situation afresh every time, for the same reason: sums that depend on the batch). Node
- * only: node-llama-cpp is loaded when an engine starts (llamaClient.ts turns chat requests
- * into generations on it).
+ * several sequences, one per request in flight (tournament episodes, the page's two teams,
+ * the proxy's clients), but evaluates one step of one request at a time (evaluationTurns.ts
+ * says whose): tokens of two sequences evaluated in one batch come out with other sums, so
+ * an answer would depend on what else was asked at that moment (60 exam situations, two at
+ * a time: 13 to 22 got other probabilities, up to 0.012 apart, and one decision in about 180
+ * flipped over 40 tournament games; one at a time, all were bit-identical whatever sequence
+ * and neighbour). Shared batches bought nothing measurable: 4.1 decisions/s four at once
+ * against 4.0 one at a time, on one thread. Each sequence keeps its own cache (node-llama-cpp
+ * gives each its own stream), so steps of other requests between a request's steps change
+ * nothing in it. A sequence keeps what it last evaluated, and a request goes to the
+ * sequence holding the longest start of its prompt, so the system prompt is not evaluated
+ * again (llamaClient.ts evaluates the situation afresh every time, for the same reason: sums
+ * that depend on the batch). Node only: node-llama-cpp is loaded when an engine starts
+ * (llamaClient.ts turns chat requests into steps on it).
  */
 import { existsSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -20,6 +22,8 @@ import { runInNewContext } from 'node:vm';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
 import { ChatError } from './chat';
 import { sha256File } from './digest';
+import { EvaluationTurns, type TurnTaker } from './evaluationTurns';
+import { LruMap } from './lruMap';
 
 export interface LocalEngineOptions {
   readonly gguf: string;
@@ -48,14 +52,16 @@ export class LocalModelError extends Error {
   }
 }
 
-/** One sequence of the context and the chat that generates on it. */
-export interface EngineSlot {
+/** One sequence of the context and the chat that generates on it; its request's account of turns while it is held. */
+export interface EngineSlot extends TurnTaker {
   readonly sequence: LlamaContextSequence;
   readonly chat: LlamaChat;
   /** The prompt it holds evaluated (its messages' texts, as promptKey gives); null when unknown. */
   held: string | null;
   busy: boolean;
   lastUsed: number;
+  /** When its request took it (TurnTaker). */
+  begun: number;
 }
 
 /** A request's prompt as a string to compare with what a sequence holds: its messages' texts in order. */
@@ -111,7 +117,7 @@ export const GENERATIONS_PER_COLLECTION = 64;
 let collectGarbage: (() => void) | null = null;
 
 /** A full garbage collection (the flag is set once, at the first call). */
-function collect(): void {
+export function collect(): void {
   if (!collectGarbage) {
     setFlagsFromString('--expose-gc');
     collectGarbage = runInNewContext('gc') as () => void;
@@ -119,9 +125,69 @@ function collect(): void {
   collectGarbage();
 }
 
+/**
+ * Compiled grammars an engine keeps (the json format's schemas), each holding native memory
+ * V8 does not see. When none was dropped, 300 distinct schemas sent to the proxy were seen to
+ * add about 770 MiB, and making the grammars of 300 schemas of 40 fields added 47 MiB here
+ * (3 MiB with this bound: npm run bench -- --only local-llm). The product asks a handful
+ * (one schema per team size and skill set), so 16 keeps them all.
+ */
+export const GRAMMAR_CACHE_SIZE = 16;
+
+/**
+ * Grammars made once per key (compiling one costs more than a decision), the least recently
+ * used dropped past `capacity` (a dropped grammar's memory is freed once no generation holds it).
+ */
+export class GrammarCache<G> {
+  private readonly grammars: LruMap<string, Promise<G>>;
+
+  constructor(capacity: number = GRAMMAR_CACHE_SIZE) {
+    this.grammars = new LruMap(capacity);
+  }
+
+  /** Grammars held now. */
+  get size(): number {
+    return this.grammars.size;
+  }
+
+  /** Grammars dropped to stay within the capacity. */
+  get evictions(): number {
+    return this.grammars.evictions;
+  }
+
+  /** The grammar of `key`, made by `make` where none is held; a failed one is forgotten. */
+  get(key: string, make: () => Promise<G>): Promise<G> {
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      const made = make();
+      made.catch(() => {
+        if (this.grammars.peek(key) === made) this.grammars.delete(key);
+      });
+      this.grammars.set(key, made);
+      grammar = made;
+    }
+    return grammar;
+  }
+}
+
+/**
+ * Attention computed without llama.cpp's flash-attention kernel. On the CPU that kernel
+ * splits a single token's attention over the threads and adds the parts, so its sums, and
+ * answers, depend on the thread count: the same 10 decisions read other number probabilities
+ * in 18 of 20 reads at LLM_THREADS=1 and 2 (up to 0.012 apart), and a lockstep match ended
+ * with another state hash. Without it every read was bit-identical at 1 and 2 threads, and so
+ * was the match, at the same speed (10 decisions in 10.1 s with it and without it, one
+ * thread), so the same seed gives the same match on any number of threads (docs/llm.md). (node-llama-cpp turns the kernel on by
+ * default where the model allows it.)
+ */
+const EXACT_ATTENTION = true;
+
 export class LocalEngine {
-  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  /** The grammars of the requests' schemas (llamaClient.ts), bounded. */
+  readonly grammars = new GrammarCache<LlamaGrammar>();
   private readonly waiting: Waiter[] = [];
+  /** Whose step is evaluated next. */
+  private readonly turns = new EvaluationTurns();
   private uses = 0;
   private generations = 0;
 
@@ -179,6 +245,8 @@ export class LocalEngine {
       threads: options.threads,
       // Keep the whole window of sliding-window models (Gemma 3), so a prefix stays reusable.
       swaFullCache: true,
+      // Answers independent of the thread count: see EXACT_ATTENTION.
+      flashAttention: !EXACT_ATTENTION,
       ...(options.adapter !== undefined ? { lora: { adapters: [{ filePath: options.adapter }] } } : {}),
     }).catch(async (err: unknown) => {
       await model.dispose();
@@ -188,7 +256,7 @@ export class LocalEngine {
     const slots: EngineSlot[] = [];
     for (let i = 0; i < options.sequences; i++) {
       const sequence = context.getSequence();
-      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, busy: false, lastUsed: 0 });
+      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, busy: false, lastUsed: 0, served: 0, begun: 0 });
     }
     return new LocalEngine(options, llama, model, context, slots, performance.now() - started, digestMs);
   }
@@ -216,25 +284,19 @@ export class LocalEngine {
     return this.model.tokenize(text).length;
   }
 
-  /** A grammar made once per key (compiling one costs more than a decision). */
+  /** A grammar made once per key, kept while it is among the GRAMMAR_CACHE_SIZE most recently used. */
   grammar(key: string, make: (llama: Llama) => Promise<LlamaGrammar>): Promise<LlamaGrammar> {
-    let grammar = this.grammars.get(key);
-    if (!grammar) {
-      grammar = make(this.llama);
-      grammar.catch(() => this.grammars.delete(key));
-      this.grammars.set(key, grammar);
-    }
-    return grammar;
+    return this.grammars.get(key, () => make(this.llama));
   }
 
   /**
-   * A sequence for `prompt` (promptKey), the one holding the longest start of it (pickSlot),
-   * once no other request holds one: requests take turns, first come first served, so each
-   * is evaluated alone (see the header). Rejects when `signal` aborts.
+   * A free sequence for `prompt` (promptKey), the one holding the longest start of it
+   * (pickSlot); where none is free, the first to be given back, first come first served.
+   * Its request then evaluates on it step by step (step). Rejects when `signal` aborts.
    */
   acquire(prompt: string, signal: AbortSignal): Promise<EngineSlot> {
     if (signal.aborted) return Promise.reject(new ChatError('aborted', 'the call was aborted'));
-    const slot = this.slots.some((s) => s.busy) ? undefined : pickSlot(this.slots, prompt);
+    const slot = pickSlot(this.slots, prompt);
     if (slot) return Promise.resolve(this.take(slot));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -252,6 +314,15 @@ export class LocalEngine {
     });
   }
 
+  /**
+   * Run `work`, one evaluation on `slot`'s sequence costing about `cost` tokens, alone, when
+   * its request's turn comes (evaluationTurns.ts): every evaluation of a request goes through
+   * here. Rejects without running it when `signal` aborts while it waits.
+   */
+  step<T>(slot: EngineSlot, cost: number, work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.turns.take(slot, cost, work, signal);
+  }
+
   /** Give a sequence back (to the first request waiting, if any). */
   release(slot: EngineSlot): void {
     slot.busy = false;
@@ -264,7 +335,8 @@ export class LocalEngine {
 
   private take(slot: EngineSlot): EngineSlot {
     slot.busy = true;
-    slot.lastUsed = ++this.uses;
+    slot.served = 0;
+    slot.lastUsed = slot.begun = ++this.uses;
     return slot;
   }
 

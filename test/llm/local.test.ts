@@ -126,7 +126,7 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
     for (const a of answers) expect(parseAnswer(a.text, 2).ok).toBe(true);
   }, 300_000);
 
-  it('decisions asked at once are evaluated one at a time, each read as it is read alone, bit for bit', async () => {
+  it('decisions asked at once hold their sequences together but are evaluated a step at a time, each read as it is read alone, bit for bit', async () => {
     // Distinct situations, so each prompt's reads are its own.
     const batch = [...new Map(requests('compact', 24, DEFAULT_CONFIG, 11).map((r) => [JSON.stringify(r.messages), r])).values()].slice(0, 16);
     expect(batch.length).toBeGreaterThanOrEqual(8);
@@ -136,26 +136,39 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
     const read = new Map<string, number[][]>();
     const scoring = client as unknown as { numberProbabilities: (slot: { held: string | null }, ...rest: unknown[]) => Promise<number[]> };
     const numberProbabilities = scoring.numberProbabilities.bind(client);
-    let asking = '';
+    const engine = client.engine;
+    // The prompt each sequence is evaluating now.
+    const asking = new Map<unknown, string>();
     scoring.numberProbabilities = async (slot, ...rest) => {
       const probabilities = await numberProbabilities(slot, ...rest);
-      read.set(asking, [...(read.get(asking) ?? []), probabilities]);
+      const prompt = asking.get(slot)!;
+      read.set(prompt, [...(read.get(prompt) ?? []), probabilities]);
       return probabilities;
     };
-    const engine = client.engine;
-    const [acquire, release] = [engine.acquire.bind(engine), engine.release.bind(engine)];
+    const [acquire, release, step] = [engine.acquire.bind(engine), engine.release.bind(engine), engine.step.bind(engine)];
     let holding = 0;
     let mostHeld = 0;
+    let stepping = 0;
+    let mostStepping = 0;
     engine.acquire = async (prompt, s) => {
       const slot = await acquire(prompt, s);
       mostHeld = Math.max(mostHeld, ++holding);
-      asking = prompt;
+      asking.set(slot, prompt);
       return slot;
     };
     engine.release = (slot) => {
       holding--;
       release(slot);
     };
+    engine.step = (slot, cost, work, s) =>
+      step(slot, cost, async () => {
+        mostStepping = Math.max(mostStepping, ++stepping);
+        try {
+          return await work();
+        } finally {
+          stepping--;
+        }
+      }, s);
     try {
       const alone: [string, number[][]][] = [];
       for (const r of batch) {
@@ -164,17 +177,19 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
         alone.push(...read);
       }
       read.clear();
-      // Two matches at once, each on its own sequence: their requests interleave.
+      // Two matches at once, each on its own sequence: their requests' steps interleave.
       await Promise.all([0, 1].map(async (half) => {
         for (const r of batch.filter((_, i) => i % 2 === half)) await client.complete(r, signal());
       }));
-      expect(mostHeld).toBe(1);
+      expect(mostHeld).toBe(2);
+      expect(mostStepping).toBe(1);
       expect(alone).toHaveLength(batch.length);
       for (const [prompt, probabilities] of alone) expect(read.get(prompt)).toEqual(probabilities);
     } finally {
       delete (client as unknown as { numberProbabilities?: unknown }).numberProbabilities;
       engine.acquire = acquire;
       engine.release = release;
+      engine.step = step;
     }
   }, 300_000);
 
