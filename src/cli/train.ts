@@ -126,7 +126,7 @@ runCli(async () => {
     plan,
     state,
     {
-      onUpdate(stats, _state, trainerState) {
+      async onUpdate(stats, _state, trainerState) {
         appendCurve(runDir, stats);
         if (stats.meanReturn !== null) lastReturn = stats.meanReturn;
         bar.update(stats.steps, `return ${lastReturn?.toFixed(2) ?? '-'}  len ${stats.meanLength?.toFixed(0) ?? '-'}${stats.teacherCoef > 0 ? `  teacher ${stats.teacherCoef.toFixed(2)}` : ''}`);
@@ -134,7 +134,7 @@ runCli(async () => {
           const trainerNow = trainerState();
           saveCheckpoint(runDir, { name, steps: stats.steps, wallSeconds: wall(), config, state, trainer: trainerNow, teacher });
           if (trainerNow.league) console.error(`\n${describeStandings(plan, trainerNow.league)}`);
-          writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
+          await writeCurvePlot(join(runDir, 'curve.svg'), `${name}: learning curve`, readCurve(runDir));
           lastCheckpoint = performance.now();
         }
       },
@@ -145,7 +145,7 @@ runCli(async () => {
 
   const curve = readCurve(runDir);
   const steps = curve.at(-1)?.steps ?? startSteps;
-  exportModel(outDir, state, {
+  await exportModel(outDir, state, {
     name,
     kind: name === 'flat' ? 'flat' : 'skill',
     scenario: name,
