@@ -7,6 +7,7 @@
  * exported with its card and curve plot. The clock and what the person sees are passed in.
  */
 import { join } from 'node:path';
+import { num, pct } from '../report/format';
 import { SKILL_IDS, type SkillId } from '../skills';
 import { appendCurve, exportModel, loadCheckpoint, readCurve, saveCheckpoint, truncateCurve, writeCurvePlot } from './artifacts';
 import { type LeagueSettings, PPO_DEFAULTS, TRAINING_CONFIGS, describePhases, playsTrainedSkills, teachingTeacher, trainingPlan } from './config';
@@ -171,7 +172,7 @@ function describeStandings(plan: TrainingPlan, league: LeagueState): string {
   const top = leagueStandings(settings, league)
     .sort((a, b) => b.weight - a.weight)
     .slice(0, 6)
-    .map((s) => `${s.member} ${(100 * s.weight).toFixed(0)}% (score ${s.score === null ? '-' : s.score.toFixed(2)})`);
+    .map((s) => `${s.member} ${pct(s.weight, 0)} (score ${num(s.score)})`);
   return `league (${league.snapshots.length} snapshots), most drawn: ${top.join(', ')}`;
 }
 
