@@ -6,6 +6,7 @@
  * behaviour and the variant that plays it, and writes them as JSON with --out.
  */
 import { writeFileSync } from 'node:fs';
+import { num, pct } from '../report/format';
 import { SKILL_IDS } from '../skills';
 import { BEHAVIOUR_THRESHOLD } from '../tournament/behaviour';
 import { searchPersonas } from '../tournament/personaSearch';
@@ -50,12 +51,11 @@ runCli(async () => {
     }),
   );
   (bar as ProgressBar | null)?.done(`${result.kept.length} personas kept, ${result.rejected} proposals added no coverage`);
-  const pct = (v: number) => `${(100 * v).toFixed(0)}%`.padStart(5);
   console.log(`\n${'persona'.padEnd(14)}${SKILL_IDS.map((s) => s.slice(0, 6).padStart(7)).join('')}  switch/min  places(bits)  novelty  variant`);
   for (const k of result.kept) {
     const p = k.profile;
-    const shares = SKILL_IDS.map((_, i) => pct(p.skillShare?.[i] ?? 0).padStart(7)).join('');
-    console.log(`${k.persona.name.padEnd(14)}${shares}  ${(p.switchesPerMinute ?? 0).toFixed(1).padStart(10)}  ${p.heatmapEntropyBits.toFixed(2).padStart(12)}  ${k.novelty === null ? '      -' : k.novelty.toFixed(3).padStart(7)}  ${k.variant}`);
+    const shares = SKILL_IDS.map((_, i) => pct(p.skillShare?.[i] ?? 0, 0).padStart(7)).join('');
+    console.log(`${k.persona.name.padEnd(14)}${shares}  ${num(p.switchesPerMinute ?? 0, 1).padStart(10)}  ${num(p.heatmapEntropyBits).padStart(12)}  ${num(k.novelty, 3).padStart(7)}  ${k.variant}`);
   }
   console.log(`\ncoverage: ${result.coverageBefore} distinct behaviours in the library, ${result.coverageAfter} with the kept proposals (threshold ${result.threshold} bits)`);
   if (values.out) {

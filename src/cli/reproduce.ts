@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CACHE_MODE, llmSettingsOf, runsAdapter } from '../llm';
+import { pct } from '../report/format';
 import { allRows, reproduce } from '../tournament/reproduce';
 import { DEFAULT_LLM_CONCURRENCY, tournamentSpec } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
@@ -97,8 +98,8 @@ runCli(async () => {
   const rows = allRows(result);
   (bar as ProgressBar | null)?.done(`${rows.length} matchups`);
   for (const m of rows) {
-    const share = (n: number) => `${((100 * n) / Math.max(1, m.episodes)).toFixed(1)}%`;
-    console.log(`${m.name.padEnd(44)} ${share(m.firstWins).padStart(6)} / ${share(m.secondWins).padStart(6)} / draws ${share(m.draws).padStart(6)}${m.study ? `   (study ${(100 * m.study.firstWins).toFixed(1)}% / ${(100 * m.study.secondWins).toFixed(1)}% / ${(100 * m.study.draws).toFixed(1)}%)` : ''}`);
+    const share = (n: number) => pct(n / Math.max(1, m.episodes));
+    console.log(`${m.name.padEnd(44)} ${share(m.firstWins).padStart(6)} / ${share(m.secondWins).padStart(6)} / draws ${share(m.draws).padStart(6)}${m.study ? `   (study ${pct(m.study.firstWins)} / ${pct(m.study.secondWins)} / ${pct(m.study.draws)})` : ''}`);
   }
   console.log(`\nreport: ${join(out, 'reproduction.md')}, ${join(out, 'reproduction.json')}`);
   return 0;

@@ -32,6 +32,7 @@ import {
   teamsInPlay,
   textDisagreements,
 } from '../survey';
+import { pct } from '../report/format';
 import { countOf, parseJsonText } from '../sim';
 import { type Platform, teamAvailability } from '../teams';
 import { languageModelNote } from '../survey/languageModelNote';
@@ -226,8 +227,8 @@ runCli(async () => {
           const fc = analysis.forcedChoice;
           console.log(`${id}: ${analysis.participants.completed} of ${analysis.participants.started} participants completed`);
           if (fc.n > 0) console.log(`  forced choice ${fc.counts.map((c) => `${c.team} ${c.count}`).join(', ')}: ${forcedChoiceTestsLine(fc)}`);
-          for (const w of analysis.winRates) if (w.rate) console.log(`  AI win rate ${w.team}: ${(100 * w.rate.estimate).toFixed(1)}% of ${w.episodes}`);
-          if (analysis.observer) for (const t of analysis.observer.types) if (t.rate) console.log(`  humanness ${t.type === 'human' ? 'people' : t.type}: ${(100 * t.rate.estimate).toFixed(1)}% of ${t.judgements}`);
+          for (const w of analysis.winRates) if (w.rate) console.log(`  AI win rate ${w.team}: ${pct(w.rate.estimate)} of ${w.episodes}`);
+          if (analysis.observer) for (const t of analysis.observer.types) if (t.rate) console.log(`  humanness ${t.type === 'human' ? 'people' : t.type}: ${pct(t.rate.estimate)} of ${t.judgements}`);
           console.log(`  reports: ${join(dir, 'report.md')}, ${join(dir, 'report.html')}`);
         }
       } finally {

@@ -2,6 +2,7 @@
  * Per-episode counters of a language-model strategist: requests, calls, cache hits,
  * failures by kind, latency percentiles and token counts. Plain data out (snapshot()).
  */
+import { pct } from '../report/format';
 import { percentile } from '../stats';
 import { INVALID_ANSWER_KINDS, type InvalidAnswerKind } from './answer';
 import type { CallFailureKind } from './chat';
@@ -157,7 +158,7 @@ export function formatCounters(label: string, s: LlmCountersSnapshot | LlmTeamRe
   const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
   const who = 'model' in s ? `${label}: ${s.model} via ${s.provider}\n  ` : `${label}: `;
   const decided = s.answers + s.failed;
-  const valid = decided > 0 ? ` (${((s.answers / decided) * 100).toFixed(1)}% valid)` : '';
+  const valid = decided > 0 ? ` (${pct(s.answers / decided)} valid)` : '';
   return [
     `${who}${s.requests} requests (${triggers.join(', ') || 'none'}), ${s.calls} calls, ${s.cacheHits} cache hits, ${s.answers} valid answers${valid}, ${s.applied} applied`,
     `  failures: ${s.failed}${failures.length ? ` (${failures.join(', ')})` : ''}; coalesced ${s.coalesced}, backed off ${s.backedOff}, abandoned ${s.abandoned}${s.formatFallbacks ? `, format fallbacks ${s.formatFallbacks}` : ''}`,
@@ -168,7 +169,7 @@ export function formatCounters(label: string, s: LlmCountersSnapshot | LlmTeamRe
 
 /** "agrees with the tree's rules on 79.2% of 10,921 choices in play; 60.0% of 3,238 where the current skill differs" */
 export function rulesAgreementText(r: RulesAgreement): string {
-  const share = (agreed: number, choices: number) => `${((100 * agreed) / choices).toFixed(1)}% of ${choices.toLocaleString('en-US')}`;
+  const share = (agreed: number, choices: number) => `${pct(agreed / choices)} of ${choices.toLocaleString('en-US')}`;
   const held = r.heldOut.choices > 0 ? `; ${share(r.heldOut.agreed, r.heldOut.choices)} where the current skill differs` : '';
   return `agrees with the tree's rules on ${share(r.agreed, r.choices)} choices in play${held}`;
 }

@@ -17,6 +17,7 @@
  * come beside every model so a score can be read.
  */
 import { z } from 'zod';
+import { num, pct } from '../report/format';
 import { type GameConfig, DEFAULT_CONFIG, type TeamSituation } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
 import { cohenKappa, conditionalMutualInformation, jensenShannonDivergence, percentile } from '../stats';
@@ -236,14 +237,11 @@ export interface ExamReport {
   readonly answers: (ExamAnswer & { readonly id: string })[];
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const num = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
-
 /** The report as a markdown table: the model's row, then the reference rows. */
 export function examMarkdown(report: ExamReport): string {
   const header = '| who | valid | agreement | kappa | held-out agreement | held-out kappa | CMI (bits) | most common answer | combat | latency p50 / p95 |';
   const row = (name: string, s: ExamScores) =>
-    `| ${name} | ${pct(s.valid)} | ${pct(s.agreement)} | ${num(s.kappa)} | ${pct(s.heldOut.agreement)} | ${num(s.heldOut.kappa)} | ${s.cmiBits.toFixed(3)} | ${s.mostCommon.answer} (${pct(s.mostCommon.share)}) | ${pct(s.skillShares.combat ?? 0)} | ${s.latencyMs ? `${Math.round(s.latencyMs.p50)} / ${Math.round(s.latencyMs.p95)} ms` : '-'} |`;
+    `| ${name} | ${pct(s.valid)} | ${pct(s.agreement)} | ${num(s.kappa, 3)} | ${pct(s.heldOut.agreement)} | ${num(s.heldOut.kappa, 3)} | ${num(s.cmiBits, 3)} | ${s.mostCommon.answer} (${pct(s.mostCommon.share)}) | ${pct(s.skillShares.combat ?? 0)} | ${s.latencyMs ? `${Math.round(s.latencyMs.p50)} / ${Math.round(s.latencyMs.p95)} ms` : '-'} |`;
   return [
     `Strategist exam v${report.set.version}: ${report.set.situations} situations, ${report.scores.choices} choices of living agents, ${report.scores.heldOut.choices} held out (current skill differs from the rules' choice).`,
     `Model ${report.model} (${report.provider}), ${report.answerFormat} answers${report.persona ? `, persona ${report.persona}` : ''}.`,

@@ -5,9 +5,9 @@
  * as "inf" only where the caller asks for it with {@link num}.
  */
 
-/** A share as a percentage with one decimal ("51.5%"), or "-" when missing. */
-export function pct(v: number | null | undefined): string {
-  return v === null || v === undefined || !Number.isFinite(v) ? '-' : `${(100 * v).toFixed(1)}%`;
+/** A share as a percentage with `digits` decimals ("51.5%"), or "-" when missing. */
+export function pct(v: number | null | undefined, digits = 1): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '-' : `${(100 * v).toFixed(digits)}%`;
 }
 
 /** An estimate with its interval, "51.5% [41.0%, 62.0%]", or "-" when there is none. */

@@ -6,6 +6,7 @@
  */
 import { type CsvValue, toCsv } from '../report/csv';
 import { escapeXml as escapeHtml, htmlTable, interval, markdownTable as table, mdText, num, pct, pValue } from '../report/format';
+import { htmlPage } from '../report/page';
 import { type Plot, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { countOf } from '../sim';
 import { BOTPRIZE_2012, type StudyAnalysis } from './analysis';
@@ -283,17 +284,13 @@ export function studyReportHtml(a: StudyAnalysis): string {
       return `<section><h2>${escapeHtml(s.title)}</h2>${(s.plots ?? []).map((p) => plotFigureHtml(p.name, plotTitle(p))).join('')}${s.html}${links}</section>`;
     })
     .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(a.study.title)} · study report</title>
-<style>
-body{background:#fff;color:#222;font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:980px;padding:0 16px}
-table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}th{background:#f3f5f8}
-section{margin-bottom:28px}.note{color:#8a5a00}ul.free li{white-space:pre-wrap;margin-bottom:4px}figure{margin:8px 0}figcaption{color:#666;font-size:13px}
-</style></head><body>
-<h1>${escapeHtml(a.study.title)}</h1>
-<p>${escapeHtml(intro(a))}</p>
-${a.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('\n')}
-${body}
-</body></html>
-`;
+  return htmlPage({
+    title: `${a.study.title} · study report`,
+    heading: a.study.title,
+    style: STUDY_STYLE,
+    body: `<p>${escapeHtml(intro(a))}</p>\n${a.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('\n')}\n${body}`,
+  });
 }
+
+/** Text tables with ruled cells, notes that warn, free answers as they were typed. */
+const STUDY_STYLE = 'td,th{border:1px solid #ddd;padding:4px 8px;text-align:left} th{background:#f3f5f8} section{margin-bottom:28px} .note{color:#8a5a00} ul.free li{white-space:pre-wrap;margin-bottom:4px}';

@@ -9,6 +9,7 @@ import { HEATMAP_COLS } from '../match';
 import type { CsvValue } from '../report/csv';
 import { toCsv } from '../report/csv';
 import { escapeXml, htmlTable, interval as ci, markdownTable as table, num, pct, pValue } from '../report/format';
+import { htmlPage } from '../report/page';
 import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFigureHtml, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS } from '../skills';
 import type { BehaviourComparison } from './behaviour';
@@ -296,19 +297,14 @@ export function tableCsvs(s: TournamentSummary): Map<string, string> {
   ]);
 }
 
+/** Numbers right-aligned under their header, the row's name on the left. */
+const TABLE_STYLE = 'th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right} th:first-child,td:first-child{text-align:left} th{color:#345}';
+
 const figure = (name: keyof typeof FILES & keyof typeof PLOT_NAMES) => plotFigureHtml(name, FILES[name]);
 const csvLink = (name: keyof typeof FILES) => `<p class="note">Data: <a href="${name}.csv">${name}.csv</a></p>`;
 
 export function reportHtml(s: TournamentSummary, title: string, settings: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(title)}</title>
-<style>
-body{background:#fff;color:#222;font:14px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
-h1,h2{font-weight:600} table{border-collapse:collapse;margin:1em 0} th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}
-th:first-child,td:first-child{text-align:left} th{color:#345} .note,figcaption{color:#666;font-size:13px} figure{margin:1em 0}
-</style></head><body>
-<h1>${escapeXml(title)}</h1>
-<p class="note">${escapeXml(settings)}</p>
+  const body = `<p class="note">${escapeXml(settings)}</p>
 <p>${s.episodes} episodes. ${escapeXml(INTERVALS_NOTE)} Every episode, one row each: <a href="episodes.csv">episodes.csv</a>.</p>
 <h2>Matchups</h2>
 ${figure('outcomes')}
@@ -329,9 +325,8 @@ ${figure('heatmaps')}
 <p class="note">Jensen-Shannon divergence between entrants, bits: skill use / places.</p>
 ${htmlTable(['', ...s.behaviour.profiles.map((p) => p.team)], divergenceRows(s.behaviour))}
 ${csvLink('divergence')}
-<p>${escapeXml(coverageLine(s.behaviour))}</p>
-</body></html>
-`;
+<p>${escapeXml(coverageLine(s.behaviour))}</p>`;
+  return htmlPage({ title, style: TABLE_STYLE, body });
 }
 
 /**

@@ -140,8 +140,8 @@ export function curvePoints(curve: readonly UpdateStats[], max = 200): CurvePoin
   return smoothed.filter((_, i) => i % stride === 0 || i === smoothed.length - 1);
 }
 
-export function writeCurvePlot(path: string, title: string, curve: readonly UpdateStats[]): void {
-  writeAtomic(path, learningCurveSvg(title, curvePoints(curve)));
+export async function writeCurvePlot(path: string, title: string, curve: readonly UpdateStats[]): Promise<void> {
+  writeAtomic(path, await learningCurveSvg(title, curvePoints(curve)));
 }
 
 /** Observations from a few fixed worlds: the card's probe inputs. */
@@ -168,7 +168,7 @@ export interface ExportInfo {
 }
 
 /** Write <dir>/<name>.onnx, its card <name>.json and its curve plot <name>.curve.svg. */
-export function exportModel(dir: string, state: PolicyState, info: ExportInfo): ModelCard {
+export async function exportModel(dir: string, state: PolicyState, info: ExportInfo): Promise<ModelCard> {
   mkdirSync(dir, { recursive: true });
   const norm = state.normalizer.snapshot();
   const exportOptions = {
@@ -224,6 +224,6 @@ export function exportModel(dir: string, state: PolicyState, info: ExportInfo): 
   };
   writeAtomic(join(dir, `${info.name}.onnx`), bytes);
   writeAtomic(join(dir, `${info.name}.json`), `${JSON.stringify(card, null, 2)}\n`);
-  writeCurvePlot(join(dir, plot), `${info.name}: learning curve`, info.curve);
+  await writeCurvePlot(join(dir, plot), `${info.name}: learning curve`, info.curve);
   return card;
 }

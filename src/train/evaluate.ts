@@ -12,6 +12,7 @@
  * summarised with Wilson intervals (wins, draws, and each team's K/D and accuracy) and
  * checked against the targets the product sets.
  */
+import { num, pct } from '../report/format';
 import { type Action, OBS_SIZE, deriveSeed, idleAction } from '../sim';
 import { type Policy, SCRIPTED_SKILLS, type SkillContext, type SkillId } from '../skills';
 import { runMatch } from '../match/match';
@@ -401,11 +402,9 @@ export async function matchupModels(matchup: GameMatchup, platform: Platform): P
   return [...new Set(needs.flatMap((n) => n.models))];
 }
 
-const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
-
 /** A share and its interval: "41.5% [34.9, 48.4]". */
 export function describeShare(share: ProportionInterval): string {
-  return `${percent(share.estimate)} [${(100 * share.lower).toFixed(1)}, ${(100 * share.upper).toFixed(1)}]`;
+  return `${pct(share.estimate)} [${num(100 * share.lower, 1)}, ${num(100 * share.upper, 1)}]`;
 }
 
 /** The report's lines for one matchup: wins / losses / draws, first's share of decisive games, and the target. */

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatClient, type ChatRequest, type ExamAnswer, type ExamSet, choiceDivergence, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
+import { type ChatClient, type ChatRequest, type ExamAnswer, type ExamReport, type ExamSet, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS } from '../../src/llm/localModels';
 import { EXAM_PAIRS, buildExamSet } from '../../src/match';
 import { SKILLS, type SkillId } from '../../src/skills';
@@ -73,6 +73,19 @@ describe('exam scores', () => {
     expect(scores.agreement).toBeLessThan(1);
     expect(scores.skillShares.invalid).toBeGreaterThan(0);
     expect(scores.latencyMs).toEqual({ p50: 10, p95: 10 });
+  });
+});
+
+describe('the exam report', () => {
+  it('prints its figures as every report does: shares with one decimal, a kappa that has no value as "-"', () => {
+    // Situations where every current skill is the rules' choice: nothing held out, so the held-out kappa has no value.
+    const same = shipped.items.filter((i) => !differs({ ...shipped, items: [i] }).length).slice(0, 4);
+    const set = { ...shipped, items: same };
+    const scores = scoreExam(set, set.items.map((i) => ({ skills: i.rules, text: '', latencyMs: 10 })));
+    const report: ExamReport = { format: 'hillmind-strategist-exam-report', set: { version: 1, situations: 4 }, model: 'm', provider: 'p', answerFormat: 'compact', scores, references: [], answers: [] };
+    const cells = examMarkdown(report).split('\n').find((l) => l.startsWith('| **m** |'))!.split(' | ');
+    expect(scores.heldOut.kappa).toBeNull();
+    expect([cells[1], cells[2], cells[5]]).toEqual(['100.0%', '100.0%', '-']); // valid, agreement, held-out kappa
   });
 });
 

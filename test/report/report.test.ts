@@ -8,6 +8,7 @@ import * as vega from 'vega';
 import { describe, expect, it } from 'vitest';
 import { toCsv } from '../../src/report/csv';
 import { escapeXml, htmlTable, interval, markdownTable, mdText, num, pValue, pct } from '../../src/report/format';
+import { htmlPage } from '../../src/report/page';
 import { type Plot, plotFiles, plotSpec, renderPlot, renderVegaLite } from '../../src/report/plot';
 
 describe('formatting', () => {
@@ -24,6 +25,23 @@ describe('formatting', () => {
     expect(interval(null)).toBe('-');
     expect([pValue(0.0004), pValue(0.12345), pValue(0.12345, 4), pValue(null)]).toEqual(['<0.001', '0.123', '0.1235', '-']);
     expect([num(Infinity), num(-Infinity), num(NaN), num(1.005, 1)]).toEqual(['inf', '-inf', '-', '1.0']);
+  });
+
+  it('prints a share with the decimals asked for, one by default', () => {
+    expect([pct(0.5151, 0), pct(0.5151, 2), pct(1)]).toEqual(['52%', '51.51%', '100.0%']);
+    expect(num(null, 3)).toBe('-');
+  });
+});
+
+describe('the HTML page', () => {
+  it('is one standalone document: title and heading escaped, the shared style and then the report\'s own', () => {
+    const page = htmlPage({ title: 'A & B · report', heading: '<A>', style: 'th{color:red}', body: '<p>x</p>' });
+    expect(page.startsWith('<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>A &amp; B · report</title>')).toBe(true);
+    expect(page).toContain('<h1>&lt;A&gt;</h1>\n<p>x</p>\n</body></html>\n');
+    const style = /<style>([\s\S]*)<\/style>/.exec(page)![1]!;
+    expect(style.indexOf('body{')).toBeLessThan(style.indexOf('th{color:red}'));
+    expect(page).not.toMatch(/<script|<link/);
+    expect(htmlPage({ title: 'T', body: '' })).toContain('<h1>T</h1>');
   });
 });
 

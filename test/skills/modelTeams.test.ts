@@ -23,7 +23,7 @@ describe("model-backed teams ('bt' and 'flat') with models from the platform's l
   let platform: Platform;
 
   beforeAll(async () => {
-    exportTinyModels(models, MODEL_NAMES);
+    await exportTinyModels(models, MODEL_NAMES);
     platform = platformWith(models);
     match = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { platform });
   });
@@ -72,7 +72,7 @@ describe("model-backed teams ('bt' and 'flat') with models from the platform's l
   it("bt plays its platform's skill models: another navigate model changes the match", async () => {
     const other = join(tmp.path, 'other-navigate');
     cpSync(models, other, { recursive: true });
-    exportModel(other, tinyState(42), exportInfo('navigate'));
+    await exportModel(other, tinyState(42), exportInfo('navigate'));
     const changed = await runMatch({ blue: 'bt', red: 'flat', seed: 21 }, { platform: platformWith(other), record: false });
     expect(changed.summary().hash).not.toBe(match.summary().hash);
   });

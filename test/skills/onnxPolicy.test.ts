@@ -32,9 +32,9 @@ const reference = (obs: Float32Array, count: number) => referenceForward({ mlp: 
 const actionsOf = (count: number): Action[] => Array.from({ length: count }, () => idleAction());
 const context = skillContext(DEFAULT_CONFIG);
 
-beforeAll(() => {
+beforeAll(async () => {
   state = tinyState(3);
-  card = exportModel(dir, state, exportInfo('combat'));
+  card = await exportModel(dir, state, exportInfo('combat'));
   bytes = new Uint8Array(readFileSync(modelPath));
 });
 
@@ -267,7 +267,7 @@ describe('the model library', () => {
     await expect(library.load('secure')).rejects.toThrow(/secure\.onnx is missing/);
     expect(await library.unavailable('secure')).toMatch(/secure\.onnx is missing/);
     expect(library.fingerprint('secure')).toBeNull();
-    exportModel(later, tinyState(5), exportInfo('secure'));
+    await exportModel(later, tinyState(5), exportInfo('secure'));
     expect(await library.unavailable('secure')).toBeNull();
     expect(library.fingerprint('secure')).toMatch(/^[0-9a-f]{16}$/);
     const policy = await library.load('secure');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StudyAnalysis, type StudyStore, analyzeStudy, forcedChoiceMinimum, forcedChoiceTestsLine, studyCsv, studyJson, studyReportFiles, studyReportHtml, studyReportMarkdown } from '../../src/survey';
 import { SIGNED_RANK_MINIMUM, friedmanMinimum, wilcoxonSignedRank } from '../../src/stats';
+import { REPORT_STYLE } from '../../src/report/page';
 import { HUMANLIKE, publishedStudy } from './fixture';
 
 let dir: string;
@@ -143,6 +144,7 @@ describe('the study analysis on the published counts', () => {
     expect(md).toContain('It &lt;script&gt;alert(1)&lt;/script&gt; rushed \\| stood still');
     expect(md).not.toContain('<script>');
     const html = studyReportHtml(analysis);
+    expect(html).toContain(`<style>\n${REPORT_STYLE}\n`); // the one report page, as tournaments write it
     // Each plot beside the page, with its data and its Vega-Lite spec; every table as CSV.
     const files = await studyReportFiles(analysis);
     for (const plot of ['forced-choice', 'likert', 'win-rates', 'order']) {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { HEATMAP_COLS, HEATMAP_ROWS } from '../../src/match';
 import { EPISODE_COLUMNS, episodesCsv } from '../../src/tournament/episodeTable';
 import type { EpisodeRecord } from '../../src/tournament/records';
+import { REPORT_STYLE } from '../../src/report/page';
 import { reportMarkdown, reportText, tournamentReportFiles } from '../../src/tournament/report';
 import { summarizeTournament } from '../../src/tournament/summary';
 
@@ -120,7 +121,7 @@ describe('the tournament report', () => {
       expect(html).toContain(`href="${name}"`);
     }
     expect(html).toContain('<img src="outcomes.svg"');
-    expect(html).toContain('background:#fff');
+    expect(html).toContain(`<style>\n${REPORT_STYLE}\n`); // the one report page, print-ready on white
   });
 
   it('exports the episodes as one flat table, one row each, by matchup and index', () => {

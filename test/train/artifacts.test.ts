@@ -52,7 +52,7 @@ describe('exportModel: the model, its card and its curve', () => {
   beforeAll(async () => {
     state = createPolicyState(TINY);
     stats = await trainTiny(TINY, state, runDir);
-    returned = exportModel(outDir, state, { ...exportInfo('navigate', TINY, readCurve(runDir)), wallSeconds: 1.4 });
+    returned = await exportModel(outDir, state, { ...exportInfo('navigate', TINY, readCurve(runDir)), wallSeconds: 1.4 });
     const cardPath = join(outDir, 'navigate.json');
     card = parseModelCard(readFileSync(cardPath, 'utf8'), cardPath);
   });
@@ -123,9 +123,9 @@ describe('exportModel: the model, its card and its curve', () => {
     expect(info.metadata).toEqual({ name: 'navigate', obsSpecVersion: String(OBS_SPEC_VERSION), actionSpecVersion: String(ACTION_SPEC_VERSION) });
   });
 
-  it('flat models are cards of kind flat', () => {
+  it('flat models are cards of kind flat', async () => {
     const dir = join(tmp.path, 'flat');
-    const flat = exportModel(dir, tinyState(2), exportInfo('flat', TRAINING_CONFIGS.flat.ppo));
+    const flat = await exportModel(dir, tinyState(2), exportInfo('flat', TRAINING_CONFIGS.flat.ppo));
     expect(flat.kind).toBe('flat');
     expect(flat.training.reproduce).toBe(`npm run train -- --skill flat --steps ${TRAINING_CONFIGS.flat.ppo.totalSteps} --seed 5 --envs ${TRAINING_CONFIGS.flat.ppo.numEnvs} --workers 2`);
     expect(flat.curve.finalMeanReturn).toBeNull(); // no curve, no made-up figure
@@ -136,9 +136,9 @@ describe('exportModel: the model, its card and its curve', () => {
   // numEnvs: N in training.config, but its reproduce command trains with 32 environments, which
   // gives a different model (the buffer, the minibatches and the episode seeds all change). The
   // command should add `--envs N` whenever config.numEnvs differs from TRAINING_CONFIGS[name].
-  it('the reproduce command reproduces a run with a non-default --envs', () => {
+  it('the reproduce command reproduces a run with a non-default --envs', async () => {
     const config = { ...TRAINING_CONFIGS.retreat.ppo, numEnvs: 2, totalSteps: 2000 };
-    const exported = exportModel(join(tmp.path, 'envs'), tinyState(3), exportInfo('retreat', config));
+    const exported = await exportModel(join(tmp.path, 'envs'), tinyState(3), exportInfo('retreat', config));
     expect(exported.training.config.numEnvs).toBe(2);
     expect(exported.training.reproduce).toContain('--envs 2');
   });

@@ -80,8 +80,8 @@ export function exportInfo(name: ModelName, config: PpoConfig = TINY, curve: rea
 }
 
 /** Export one tiny model per name into `dir`. */
-export function exportTinyModels(dir: string, names: readonly ModelName[]): void {
-  names.forEach((name, i) => exportModel(dir, tinyState(i + 1), exportInfo(name)));
+export async function exportTinyModels(dir: string, names: readonly ModelName[]): Promise<void> {
+  for (const [i, name] of names.entries()) await exportModel(dir, tinyState(i + 1), exportInfo(name));
 }
 
 export function tempDir(label: string): { path: string; remove(): void } {

@@ -7,6 +7,7 @@
  * text) and export downloads. It refreshes itself every 10 seconds.
  */
 import { type ForcedChoiceAnalysis, forcedChoiceTestsLine } from '../../survey/analysis';
+import { num, pct } from '../../report/format';
 import { countOf } from '../../sim/words';
 import { el } from '../dom';
 import { AdminApi, ApiError } from './api';
@@ -66,7 +67,6 @@ function table(header: string[], rows: (string | Node)[][], id: string): HTMLEle
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
-const num = (v: number | null, digits = 2) => (v === null ? '-' : v.toFixed(digits));
 
 /** One row per Likert item: mean and median per team (with n), and the Friedman test over teams. */
 function likertTable(likert: Analysis['likert'], teams: readonly string[]): HTMLElement {
@@ -77,7 +77,7 @@ function likertTable(likert: Analysis['likert'], teams: readonly string[]): HTML
       return t && t.n > 0 ? `${num(t.mean)} / ${num(t.median, 1)} (n ${t.n})` : '-';
     }),
     item.friedman
-      ? `chi-square ${item.friedman.statistic.toFixed(2)}, df ${item.friedman.df}, p ${item.friedman.p.toFixed(4)}, W ${item.friedman.kendallW.toFixed(2)} (n ${item.friedman.n})`
+      ? `chi-square ${num(item.friedman.statistic)}, df ${item.friedman.df}, p ${num(item.friedman.p, 4)}, W ${num(item.friedman.kendallW)} (n ${item.friedman.n})`
       : `held back: ${item.friedmanWithheld}`,
   ]);
   return table(['item', ...teams.map((t) => `${t}: mean / median`), 'Friedman over teams'], rows, 'admin-likert');
@@ -98,8 +98,6 @@ export function countsLine(kind: string, counts: Readonly<Record<string, number>
     ...(kind === 'observe' ? [countOf(c('judgements'), 'judgement')] : []),
   ].join(' · ');
 }
-
-const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
 
 function stepText(step: Progress['participants'][number]['step']): string {
   switch (step.kind) {

@@ -1,0 +1,139 @@
+/**
+ * The tuning pipeline on injected stages: no engine, no torch, no matches. It is what
+ * npm run llm:tune runs once its options are parsed: lessons on the base model alone, the
+ * tuner on them, the exam untuned (compact) and tuned (in the taught format), and the
+ * adapter with its card; a second run takes every stage from the work folder.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ChatClient, EXAM_SET_PATH, type LocalLlmSettings, parseExamSet } from '../../src/llm';
+import { cardPathOf, readAdapterCard } from '../../src/llm/adapterCard';
+import { SKILLS } from '../../src/skills';
+import type { Platform } from '../../src/teams';
+import { type PlatformSpec, readPlatformSpec } from '../../src/teams/nodePlatform';
+import { type TuneDependencies, type TuneOptions, tuneAdapter } from '../../src/tune/pipeline';
+import { type Lesson, type Teacher, lessonOf } from '../../src/tune/teachers';
+import { DEFAULT_TUNER, type TunerMetrics } from '../../src/tune/tuner';
+
+const dir = mkdtempSync(join(tmpdir(), 'hillmind-tune-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const shipped = parseExamSet(readFileSync(EXAM_SET_PATH, 'utf8'), EXAM_SET_PATH);
+const exam = { ...shipped, items: shipped.items.slice(0, 6) };
+
+/** A stand-in digest: the name's own SHA-256. */
+const shaOf = (name: string) => createHash('sha256').update(name).digest('hex');
+
+/** A teacher with two lessons, counting how often it is asked. */
+function countingTeacher(): Teacher & { asked: number } {
+  const lesson = (k: number): Lesson => lessonOf(exam.items[k]!.situation, exam.items[k]!.current, exam.items[k]!.rules, 'test');
+  return {
+    name: 'fixed',
+    describe: 'two fixed lessons',
+    asked: 0,
+    async lessons({ progress }) {
+      this.asked++;
+      progress?.('1 of 2');
+      return [lesson(0), lesson(1)];
+    },
+  };
+}
+
+/** Stages that record what they were given: platforms answer the exam with the rules' choices. */
+function fakeStages(): TuneDependencies & { specs: PlatformSpec[]; tuned: string[]; log: string[] } {
+  const specs: PlatformSpec[] = [];
+  const tuned: string[] = [];
+  const log: string[] = [];
+  const platform = {
+    llm: {
+      async connect() {
+        let k = 0;
+        const client: ChatClient = { model: 'fake', complete: async () => ({ text: exam.items[k++]!.rules.map((s) => SKILLS[s].number).join(',') }) };
+        return { client };
+      },
+    },
+  } as unknown as Platform;
+  const metrics: TunerMetrics = { settings: { steps: 3 }, examples: { train: 2, held: 0 }, history: [], lora: { layers: [17], targets: ['q_proj'] }, seconds: 1 };
+  return {
+    specs,
+    tuned,
+    log,
+    withPlatform: async (spec, use) => {
+      specs.push(spec);
+      return use(platform);
+    },
+    loadTokenizer: async () => ({
+      promptTokenIds: (messages) => [...messages.map((m) => m.content).join('|')].map((c) => c.charCodeAt(0)),
+      answerTokenIds: (max) => ({ numbers: Array.from({ length: max }, (_, i) => 49 + i), comma: 44 }),
+      dispose: async () => {},
+    }),
+    runTuner: async (work, out) => {
+      tuned.push(work);
+      writeFileSync(out, 'adapter bytes');
+      writeFileSync(join(work, 'metrics.json'), JSON.stringify(metrics));
+      return metrics;
+    },
+    sha256File: async (path) => shaOf(path.split('/').pop()!),
+    now: () => new Date('2026-01-02T03:04:05Z'),
+    progress: { log: (line) => log.push(line), status: () => {}, bar: () => ({ update: () => {}, done: (m) => log.push(m) }) },
+  };
+}
+
+const engineOf = (spec: PlatformSpec) => (spec.llm.engine.ok ? spec.llm.engine.value : null);
+const askedOf = (spec: PlatformSpec) => (spec.llm.asking.ok ? spec.llm.asking.value.format : null);
+
+describe('tuneAdapter', () => {
+  const out = join(dir, 'adapters', 'taught.gguf');
+  const options = (teacher: Teacher): TuneOptions => ({
+    teachers: [teacher],
+    format: 'terse',
+    tuner: { ...DEFAULT_TUNER, steps: 3 },
+    out,
+    work: join(dir, 'work'),
+    exam,
+    cardGames: 0,
+    play: { games: 0, temperature: 0.7, labels: 'won' },
+    spec: readPlatformSpec({}, { llm: { cache: 'off' } }),
+    base: { settings: { gguf: '/models/base.gguf', model: 'base', contextSize: 2048 } as unknown as LocalLlmSettings, sha256: shaOf('base') },
+    reproduce: 'npm run llm:tune -- --steps 3',
+  });
+
+  it('teaches on the base model alone, examines untuned in compact and tuned in the taught format, and writes the adapter with its card', async () => {
+    const teacher = countingTeacher();
+    const stages = fakeStages();
+    const { card, untuned } = await tuneAdapter(options(teacher), stages);
+
+    const imitation = join(dir, 'work', 'imitation');
+    expect(stages.tuned).toEqual([imitation]);
+    expect(stages.specs.map((s) => [engineOf(s)?.adapter, askedOf(s)])).toEqual([
+      [null, undefined], // the lessons, on the base model
+      [null, 'compact'], // the exam, untuned
+      [join(imitation, 'adapter.gguf'), 'terse'], // the exam, tuned
+    ]);
+    expect(readFileSync(out, 'utf8')).toBe('adapter bytes');
+    const written = readAdapterCard(cardPathOf(out));
+    expect(written).toEqual(card);
+    expect(card.teachers).toEqual([{ name: 'fixed', describe: 'two fixed lessons', lessons: 2 }]);
+    expect(card.base).toEqual({ model: 'base', file: 'base.gguf', sha256: shaOf('base') });
+    expect(card.prompt).toBe('terse');
+    expect([card.exam.kappa, untuned.kappa, card.exam.situations]).toEqual([1, 1, 6]);
+    expect(card.examUntuned).toEqual(untuned);
+    expect(card.games).toEqual([]);
+    expect(card.fromPlay).toBeUndefined();
+    expect([card.createdAt, card.reproduce, card.sha256]).toEqual(['2026-01-02T03:04:05.000Z', 'npm run llm:tune -- --steps 3', shaOf('taught.gguf')]);
+  });
+
+  it('takes the lessons and the tuned adapter from the work folder when run again', async () => {
+    const teacher = countingTeacher();
+    const stages = fakeStages();
+    await tuneAdapter(options(teacher), stages);
+    expect(teacher.asked).toBe(0);
+    expect(stages.tuned).toEqual([]);
+    expect(stages.log).toContain(`fixed: 2 lessons (kept from an earlier run in ${join(dir, 'work', 'lessons-fixed.json')})`);
+    expect(stages.log).toContain(`imitation: tuned by an earlier run (${join(dir, 'work', 'imitation', 'adapter.gguf')})`);
+    expect(existsSync(out)).toBe(true);
+  });
+});
