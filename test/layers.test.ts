@@ -83,10 +83,11 @@ describe('the layers of src', () => {
       survey: ['report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       // Teaching the local model: teachers read play, caches, replays and studies; the games judge it.
       tune: ['survey', 'train', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      // (server/harness.ts drives the page in a browser and reads the type of its frame figures.)
-      server: ['web', 'survey', 'tournament', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      server: ['survey', 'tournament', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       web: ['survey', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      cli: ['web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      cli: ['bench', 'web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      // Benchmarks, load generators and the browser-test harness measure or drive every layer; no product code uses them.
+      bench: ['web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
     };
     const upward: string[] = [];
     for (const [file, { local }] of graph) {
@@ -97,6 +98,13 @@ describe('the layers of src', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('keep benchmarks and test drivers in src/bench, which only `npm run bench` imports', () => {
+    const users = [...graph]
+      .filter(([file, { local }]) => layer(file) !== 'bench' && local.some((target) => layer(target) === 'bench'))
+      .map(([file]) => file);
+    expect(users).toEqual(['cli/bench.ts']);
   });
 
   it('keep Phaser in src/web and the openai SDK in src/llm', () => {
@@ -114,8 +122,8 @@ describe('the layers of src', () => {
     const engines = [...graph]
       .filter(([, { packages }]) => packages.some((p) => p.startsWith('onnxruntime-')))
       .map(([file]) => file);
-    expect(engines).toEqual(['train/inferenceBenchmarks.ts']);
-    const source = readFileSync(join(SRC, 'train/inferenceBenchmarks.ts'), 'utf8');
+    expect(engines).toEqual(['bench/inference.ts']);
+    const source = readFileSync(join(SRC, 'bench/inference.ts'), 'utf8');
     expect(source, 'the bench loads onnxruntime-node only when its row runs').not.toMatch(/^\s*import\b[^;]*from\s+['"]onnxruntime-/m);
   });
 
