@@ -1,8 +1,8 @@
 /**
  * The shape of the code (DESIGN.md): no import cycle anywhere in src, sim and stats import
  * nothing of ours, Phaser only in src/web, the openai SDK and the local engine
- * (node-llama-cpp) only in src/llm and never in what the page loads, and no layer imports
- * one above it.
+ * (node-llama-cpp) only in src/llm, what needs Node in src/llm/node/ and never in what the
+ * page loads, and no layer imports one above it.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -127,6 +127,14 @@ describe('the layers of src', () => {
     expect(source, 'the bench loads onnxruntime-node only when its row runs').not.toMatch(/^\s*import\b[^;]*from\s+['"]onnxruntime-/m);
   });
 
+  it('keep what needs Node in src/llm/node/, so the page may import the rest of src/llm', () => {
+    const nodeOnly = (packages: readonly string[]) => packages.some((p) => p.startsWith('node:') || p === 'node-llama-cpp' || p === 'openai' || p.startsWith('openai/'));
+    const misplaced = [...graph]
+      .filter(([file, { packages, local }]) => file.startsWith('llm/') && !file.startsWith('llm/node/') && (nodeOnly(packages) || local.some((t) => t.startsWith('llm/node/'))))
+      .map(([file]) => file);
+    expect(misplaced).toEqual([]);
+  });
+
   it('keep the local engine (node-llama-cpp) in src/llm, and out of everything the pages load', () => {
     const misplaced: string[] = [];
     for (const [file, { packages }] of graph) {
@@ -145,7 +153,7 @@ describe('the layers of src', () => {
     expect(reached.size).toBeGreaterThan(20);
     const engines = [...reached].filter((f) => graph.get(f)!.packages.some((p) => p === 'node-llama-cpp' || p === 'openai'));
     expect(engines).toEqual([]);
-    expect(reached.has('llm/node.ts')).toBe(false);
+    expect([...reached].filter((f) => f.startsWith('llm/node/')), 'the page reaches a Node-only module of src/llm').toEqual([]);
     // The admin page prints numbers as the reports do (report/format.ts), but renders no plots in the browser.
     expect([...reached].filter((f) => graph.get(f)!.packages.some((p) => p === 'vega' || p === 'vega-lite'))).toEqual([]);
   });
