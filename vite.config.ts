@@ -22,7 +22,7 @@ function llmProxy(): Plugin {
     apply: 'serve',
     async configureServer(server) {
       const proxy = (await server.ssrLoadModule('/src/server/llmProxy.ts')) as typeof import('./src/server/llmProxy');
-      const node = (await server.ssrLoadModule('/src/llm/node.ts')) as typeof import('./src/llm/node');
+      const node = (await server.ssrLoadModule('/src/llm/node/index.ts')) as typeof import('./src/llm/node');
       const settings = (await server.ssrLoadModule('/src/llm/settings.ts')) as typeof import('./src/llm/settings');
       const access = node.nodeLlmAccess({ spec: settings.parseLlmSpec(process.env) });
       // Load the model now, as npm start does: a first load begun by the page's first decision,

@@ -1,8 +1,8 @@
 /**
  * The shape of the code (DESIGN.md): no import cycle anywhere in src, sim and stats import
  * nothing of ours, Phaser only in src/web, the openai SDK and the local engine
- * (node-llama-cpp) only in src/llm and never in what the page loads, and no layer imports
- * one above it.
+ * (node-llama-cpp) only in src/llm, what needs Node in src/llm/node/ and never in what the
+ * page loads, and no layer imports one above it.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -83,10 +83,11 @@ describe('the layers of src', () => {
       survey: ['report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       // Teaching the local model: teachers read play, caches, replays and studies; the games judge it.
       tune: ['survey', 'train', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      // (server/harness.ts drives the page in a browser and reads the type of its frame figures.)
-      server: ['web', 'survey', 'tournament', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      server: ['survey', 'tournament', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
       web: ['survey', 'report', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
-      cli: ['web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      cli: ['bench', 'web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
+      // Benchmarks, load generators and the browser-test harness measure or drive every layer; no product code uses them.
+      bench: ['web', 'server', 'survey', 'tournament', 'tune', 'report', 'train', 'match', 'teams', 'llm', 'skills', 'sim', 'stats'],
     };
     const upward: string[] = [];
     for (const [file, { local }] of graph) {
@@ -97,6 +98,13 @@ describe('the layers of src', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('keep benchmarks and test drivers in src/bench, which only `npm run bench` imports', () => {
+    const users = [...graph]
+      .filter(([file, { local }]) => layer(file) !== 'bench' && local.some((target) => layer(target) === 'bench'))
+      .map(([file]) => file);
+    expect(users).toEqual(['cli/bench.ts']);
   });
 
   it('keep Phaser in src/web and the openai SDK in src/llm', () => {
@@ -114,9 +122,17 @@ describe('the layers of src', () => {
     const engines = [...graph]
       .filter(([, { packages }]) => packages.some((p) => p.startsWith('onnxruntime-')))
       .map(([file]) => file);
-    expect(engines).toEqual(['train/inferenceBenchmarks.ts']);
-    const source = readFileSync(join(SRC, 'train/inferenceBenchmarks.ts'), 'utf8');
+    expect(engines).toEqual(['bench/inference.ts']);
+    const source = readFileSync(join(SRC, 'bench/inference.ts'), 'utf8');
     expect(source, 'the bench loads onnxruntime-node only when its row runs').not.toMatch(/^\s*import\b[^;]*from\s+['"]onnxruntime-/m);
+  });
+
+  it('keep what needs Node in src/llm/node/, so the page may import the rest of src/llm', () => {
+    const nodeOnly = (packages: readonly string[]) => packages.some((p) => p.startsWith('node:') || p === 'node-llama-cpp' || p === 'openai' || p.startsWith('openai/'));
+    const misplaced = [...graph]
+      .filter(([file, { packages, local }]) => file.startsWith('llm/') && !file.startsWith('llm/node/') && (nodeOnly(packages) || local.some((t) => t.startsWith('llm/node/'))))
+      .map(([file]) => file);
+    expect(misplaced).toEqual([]);
   });
 
   it('keep the local engine (node-llama-cpp) in src/llm, and out of everything the pages load', () => {
@@ -137,7 +153,7 @@ describe('the layers of src', () => {
     expect(reached.size).toBeGreaterThan(20);
     const engines = [...reached].filter((f) => graph.get(f)!.packages.some((p) => p === 'node-llama-cpp' || p === 'openai'));
     expect(engines).toEqual([]);
-    expect(reached.has('llm/node.ts')).toBe(false);
+    expect([...reached].filter((f) => f.startsWith('llm/node/')), 'the page reaches a Node-only module of src/llm').toEqual([]);
     // The admin page prints numbers as the reports do (report/format.ts), but renders no plots in the browser.
     expect([...reached].filter((f) => graph.get(f)!.packages.some((p) => p === 'vega' || p === 'vega-lite'))).toEqual([]);
   });

@@ -2,21 +2,21 @@
  * npm run bench [-- --seconds <s per figure>] [--only <section,...>]: every performance figure
  * of the product in one run (or the sections named), each beside its target and the ratio to it.
  */
-import { type BenchRow, benchDetMath, benchMatches, benchPlanner, benchStep, benchVerify } from '../match/benchmarks';
+import { type BenchRow, benchDetMath, benchMatches, benchPlanner, benchStep, benchVerify } from '../bench/match';
 import type { LlmSpec } from '../llm';
 import { createPlatform, usingPlatform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
 import { modelDirFrom } from '../skills/nodeModels';
-import { benchTraining } from '../train/benchmarks';
-import { benchTournament } from '../tournament/benchmarks';
-import { benchInference } from '../train/inferenceBenchmarks';
+import { benchTraining } from '../bench/training';
+import { benchTournament } from '../bench/tournament';
+import { benchInference } from '../bench/inference';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { BENCH } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 
 /** The page at 1x in headless chromium: simulation plus controllers per display frame. */
 async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
-  const { benchBrowser, chromiumAvailable, CHROMIUM_PATH } = await import('../server/harness');
+  const { benchBrowser, chromiumAvailable, CHROMIUM_PATH } = await import('../bench/harness');
   if (!chromiumAvailable()) {
     console.log(`(skipped: no chromium at ${CHROMIUM_PATH}; apt-get install chromium or set CHROMIUM_PATH)`);
     return [];
@@ -37,7 +37,7 @@ async function benchBrowserFrame(seconds: number): Promise<BenchRow[]> {
  */
 async function benchLlm(seconds: number): Promise<BenchRow[]> {
   const { RuleChatClient, fixedLlmAccess, strategistSettingsOf } = await import('../llm');
-  const { benchDecisionCost, promptTokenRows } = await import('../llm/bench');
+  const { benchDecisionCost, promptTokenRows } = await import('../bench/strategist');
   const { runMatch } = await import('../match');
   const { llmStrategistOf } = await import('../teams');
   const rules = new RuleChatClient();
@@ -88,7 +88,7 @@ async function benchLlm(seconds: number): Promise<BenchRow[]> {
 async function benchLocalModel(seconds: number, spec: LlmSpec): Promise<BenchRow[]> {
   const { fixedLlmAccess, llmSettingsOf, localLlmSpec, strategistSettingsOf } = await import('../llm');
   const { localAvailability } = await import('../llm/node');
-  const { benchLocalEngine, residentRow } = await import('../llm/localBench');
+  const { benchLocalEngine, residentRow } = await import('../bench/localLlm');
   const { Match } = await import('../match');
   const { DEFAULT_CONFIG } = await import('../sim');
   const { llmStrategistOf } = await import('../teams');
@@ -249,13 +249,13 @@ runCli(async () => {
       ['planner', 'the planner (rollouts in copies of the world, one core)', () => benchPlanner(platform, seconds)],
       ['inference', 'policy inference (onnxruntime-node beside the network that plays)', () => benchInference(seconds)],
       ['tournament', 'tournaments (worker threads)', () => benchTournament(seconds, platform)],
-      ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../tournament/benchmarks')).benchQueue(seconds, platform, (await import('../tournament/localRedis')).redisServerPath(process.env))],
+      ['queue', 'tournaments over Redis (2 worker processes) beside the local pool (2 threads)', async () => (await import('../bench/tournament')).benchQueue(seconds, platform, (await import('../tournament/localRedis')).redisServerPath(process.env))],
       ['llm', 'LLM strategist (no network: prompt, decisions, own time)', () => benchLlm(seconds)],
       ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds, platform.spec.llm)],
       ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds, platform.spec.llm)],
       ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
-      ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../server/llmProxyBench')).benchLlmProxy(seconds, platform.spec.llm)],
-      ['study-server', 'the server: requests per second by kind of request, and the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../server/benchmarks')).benchStudyServer(platform, seconds)],
+      ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../bench/llmProxy')).benchLlmProxy(seconds, platform.spec.llm)],
+      ['study-server', 'the server: requests per second by kind of request, and the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../bench/studyServer')).benchStudyServer(platform, seconds)],
       ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds, modelDirFrom(process.env))],
       ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
     ];

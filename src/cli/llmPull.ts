@@ -4,7 +4,7 @@
  * Running it again does nothing.
  */
 import { DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, localModelDir } from '../llm/localModels';
-import { type PullProgress, pullLocalModel } from '../llm/pull';
+import { type PullProgress, pullLocalModel } from '../llm/node/pull';
 import { UsageError, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 

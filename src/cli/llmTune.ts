@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAM_SET_PATH, llmSettingsOf, parseExamSet, withEngine } from '../llm';
-import { cardPathOf } from '../llm/adapterCard';
-import { sha256File } from '../llm/digest';
-import { LlamaChatClient } from '../llm/llamaClient';
-import { LocalEngine } from '../llm/localEngine';
+import { cardPathOf } from '../llm/node/adapterCard';
+import { sha256File } from '../llm/node/digest';
+import { LlamaChatClient } from '../llm/node/llamaClient';
+import { LocalEngine } from '../llm/node/localEngine';
 import { LOCAL_MODELS, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { num } from '../report/format';
 import { CARD_OPPONENTS, PLAY_OPPONENTS, type TuneProgress, tuneAdapter } from '../tune/pipeline';

@@ -2,7 +2,7 @@
  * How a process reaches a language model. An LlmAccess says whether a model is configured
  * (and if not, why and how to configure one) without contacting it, and opens one
  * connection that every match of the process shares: a chat client, the strategist's
- * settings, the decision cache. Node builds one from its environment (./node.ts), the page
+ * settings, the decision cache. Node builds one from its environment (./node/), the page
  * one over the product's proxy (./proxyClient.ts), tests and benchmarks one around a
  * client of their own (fixedLlmAccess). Browser-safe.
  */

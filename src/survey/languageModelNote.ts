@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, adaptedModelName, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { type Platform, teamAvailability } from '../teams';
-import { cardPathOf, readAdapterCard } from '../llm/adapterCard';
+import { cardPathOf, readAdapterCard } from '../llm/node/adapterCard';
 
 /** The fields of an exam report (src/llm/exam.ts's ExamReport) this note reads. */
 const examSummarySchema = z.object({

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
-import { serveChatClient } from '../llm/channel';
+import { serveChatClient } from '../llm/node/channel';
 import { withEngineDefaults } from '../llm';
 import type { NodePlatform, PlatformSpec } from '../teams/nodePlatform';
 import { type QueueOutcome, coordinate } from './coordinator';

@@ -3,7 +3,7 @@
  * read them. Each row is the whole prompt (the system prompt of the format taught, compact or
  * terse; the state, in words or codes; the chat template) and the teacher's number per agent; the tuner feeds each number but the last
  * with its comma and learns the number after the prompt and after each comma, the
- * positions the engine scores (llm/llamaClient.ts scoredNumbers).
+ * positions the engine scores (llm/node/llamaClient.ts scoredNumbers).
  *
  * Files (JSON Lines and JSON, read by python/tune/tune_strategist.py):
  *   data.jsonl  {"tokens": [...], "labels": [skill number - 1 per agent], "taught": [bool per

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type Match, parseReplay, runMatch } from '../match';
 import { type Platform, llmStrategistOf } from '../teams';
 import { type WinningSide, countWins, planGames, summarizeWinRate } from '../train/evaluate';
-import type { GameRow } from '../llm/adapterCard';
+import type { GameRow } from '../llm/node/adapterCard';
 import { binomialTestExact } from '../stats/proportions';
 import { type AskedDecision, askedPathOf } from './teachers';
 

@@ -16,7 +16,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AnswerFormat, EXAM_SET_PATH, type ExamSet, type LocalLlmSettings, SYSTEM_CLOCK, scoreExam, takeExam, withEngine, withLlmFlags } from '../llm';
-import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../llm/adapterCard';
+import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../llm/node/adapterCard';
 import { ggufModelName } from '../llm/localModels';
 import { num, pct } from '../report/format';
 import type { Platform } from '../teams';

@@ -19,7 +19,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type ExamItem, parseAnswer, promptDigest, systemPrompt, userPrompt } from '../llm';
-import { readCachedPrompts } from '../llm/fileCache';
+import { readCachedPrompts } from '../llm/node/fileCache';
 import { type ExamSetOptions, type ReplayFile, buildExamSet, parseReplay, replayTicks } from '../match';
 import { type Action, OBS_SIZE, type Team, type TeamSituation, TEAM_NAMES, type World, createWorld, idleAction, observe, teamAgents, teamSituation } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillContext, type SkillId, skillContext } from '../skills';

@@ -16,7 +16,7 @@ const SRC = resolve('src');
  * (PORT and HOST for the server they test): the child's entry point reads it. Test and
  * benchmark support, never part of a running product.
  */
-const CHILD_PROCESS_LAUNCHERS = new Set(['server/harness.ts']);
+const CHILD_PROCESS_LAUNCHERS = new Set(['bench/harness.ts']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -83,7 +83,7 @@ export function namedPaths(text: string): string[] {
 
 /**
  * Whether a path a guide names is the repository's: relative to the guide, to the root or to
- * src/ (guides say llm/node.ts). A bare file name (`worker.ts`) may live anywhere below the
+ * src/ (guides say llm/prompt.ts). A bare file name (`worker.ts`) may live anywhere below the
  * guide's folder, or, for the READMEs and docs/, anywhere in the repository.
  */
 export function holds(guide: string, named: string, files: ReadonlySet<string> = trackedFiles, folders: ReadonlySet<string> = trackedFolders): boolean {

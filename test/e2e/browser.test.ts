@@ -19,7 +19,7 @@ import {
   launchChromium,
   startServerProcess,
   waitForHook,
-} from '../../src/server/harness';
+} from '../../src/bench/harness';
 import { canvasSize, toPx } from '../../src/web/layout';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { LLM_SETUP_HELP } from '../../src/llm/settings';

@@ -25,7 +25,7 @@ import {
   needsBuild,
   startServerProcess,
   waitForHook,
-} from '../../src/server/harness';
+} from '../../src/bench/harness';
 import { ModelLibrary } from '../../src/skills';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { createPlatform } from '../../src/teams';

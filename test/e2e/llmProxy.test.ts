@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, launchChromium, waitForHook } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, launchChromium, waitForHook } from '../../src/bench/harness';
 import { startDevServer } from '../helpers/devServer';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 

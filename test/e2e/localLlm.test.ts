@@ -5,7 +5,7 @@
  * fails where chromium or the model is missing; elsewhere it is skipped, saying why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, launchChromium, waitForHook } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, launchChromium, waitForHook } from '../../src/bench/harness';
 import { startDevServer } from '../helpers/devServer';
 import { HAVE_LOCAL_MODEL, IN_CI, requireLocalModel } from '../helpers/localModel';
 

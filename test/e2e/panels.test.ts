@@ -7,7 +7,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, launchChromium, waitForHook } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, launchChromium, waitForHook } from '../../src/bench/harness';
 import { startDevServer } from '../helpers/devServer';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match, parseReplay, verifyReplayWithModels } from '../../src/match';
 import { hashWorld } from '../../src/sim';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, buildApp, chromiumAvailable, launchChromium, startServerProcess, waitForHook } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, buildApp, chromiumAvailable, launchChromium, startServerProcess, waitForHook } from '../../src/bench/harness';
 import { TEST_PLATFORM } from '../helpers/platform';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, launchChromium } from '../../src/bench/harness';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
 const haveChromium = chromiumAvailable();

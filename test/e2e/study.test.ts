@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReplay, verifyReplay } from '../../src/match';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, freePort, launchChromium } from '../../src/server/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, freePort, launchChromium } from '../../src/bench/harness';
 import { TEAM_COLOURS } from '../../src/survey/config';
 import { PAD, PX_PER_M } from '../../src/web/layout';
 

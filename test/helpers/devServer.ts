@@ -4,7 +4,7 @@
  * are dropped).
  */
 import { fileURLToPath } from 'node:url';
-import { type ServerProcess, freePort, startChildServer } from '../../src/server/harness';
+import { type ServerProcess, freePort, startChildServer } from '../../src/bench/harness';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

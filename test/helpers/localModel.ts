@@ -5,7 +5,7 @@
  */
 import { describe } from 'vitest';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, localModelDir, pulledModelPath } from '../../src/llm/localModels';
-import { isVerified } from '../../src/llm/pull';
+import { isVerified } from '../../src/llm/node/pull';
 
 export const LOCAL_SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
 export const LOCAL_MODEL_PATH = pulledModelPath(LOCAL_SPEC, localModelDir(process.env));

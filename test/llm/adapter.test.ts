@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmConnection, buildRequest, parseAnswer, parseExamSet } from '../../src/llm';
-import { sha256File } from '../../src/llm/digest';
-import type { LlamaChatClient } from '../../src/llm/llamaClient';
+import { sha256File } from '../../src/llm/node/digest';
+import type { LlamaChatClient } from '../../src/llm/node/llamaClient';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
 import { adapterProblem, localAvailability, nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec, readLlmSettings } from '../../src/llm/settings';
-import { cardPathOf, readAdapterCard } from '../../src/llm/adapterCard';
+import { cardPathOf, readAdapterCard } from '../../src/llm/node/adapterCard';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
 
 const ADAPTER = shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChatClient, ChatError, type ChatRequest } from '../../src/llm';
-import { ChannelChatClient, serveChatClient } from '../../src/llm/channel';
+import { ChannelChatClient, serveChatClient } from '../../src/llm/node/channel';
 
 const request = (content: string): ChatRequest => ({ messages: [{ role: 'user', content }], temperature: 0.1, numberList: { count: 2, max: 4 } });
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EvaluationTurns, SHORT_REQUEST_TOKENS } from '../../src/llm/evaluationTurns';
-import { PROMPT_PIECE_TOKENS } from '../../src/llm/llamaClient';
+import { PROMPT_PIECE_TOKENS } from '../../src/llm/node/llamaClient';
 import { AdmissionGate, DEFAULT_GATE_LIMITS } from '../../src/server/llmProxyGate';
 
 /** A 700-token prompt in pieces, then its 64-token answer (the flood of npm run bench -- --only llm-proxy). */

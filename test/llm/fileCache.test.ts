@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheKey } from '../../src/llm';
-import { CACHE_FILE_NAME, FileCacheStore } from '../../src/llm/fileCache';
+import { CACHE_FILE_NAME, FileCacheStore } from '../../src/llm/node/fileCache';
 
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-cache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@
  * and dropped.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GRAMMAR_CACHE_SIZE, GrammarCache, LocalEngine } from '../../src/llm/localEngine';
+import { GRAMMAR_CACHE_SIZE, GrammarCache, LocalEngine } from '../../src/llm/node/localEngine';
 import { LruMap } from '../../src/llm/lruMap';
 import { HAVE_LOCAL_MODEL, IN_CI, LOCAL_MODEL_PATH } from '../helpers/localModel';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ChatRequest, ChatError, type LlmConnection, buildRequest, parseAnswer, systemPrompt } from '../../src/llm';
-import { type LlamaChatClient, PROMPT_PIECE_TOKENS } from '../../src/llm/llamaClient';
+import { type LlamaChatClient, PROMPT_PIECE_TOKENS } from '../../src/llm/node/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { runMatch, verifyReplay } from '../../src/match';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalEngine, LocalModelError } from '../../src/llm/localEngine';
+import { LocalEngine, LocalModelError } from '../../src/llm/node/localEngine';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { DEFAULT_CONFIG } from '../../src/sim';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type LlmConnection, buildRequest, parseExamSet } from '../../src/llm';
-import { type LlamaChatClient, calibratedChoice, contentFreeState, stringBound } from '../../src/llm/llamaClient';
+import { type LlamaChatClient, calibratedChoice, contentFreeState, stringBound } from '../../src/llm/node/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LocalModelSpec } from '../../src/llm/localModels';
-import { assembleFromWheels, isVerified, pullLocalModel } from '../../src/llm/pull';
+import { assembleFromWheels, isVerified, pullLocalModel } from '../../src/llm/node/pull';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-pull-'));

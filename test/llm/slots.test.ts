@@ -4,8 +4,8 @@
  * its last one; and the token each compact number is sampled as. Pure: no model is loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { numberTokens } from '../../src/llm/llamaClient';
-import { pickSlot, promptKey, sharedPrefixLength } from '../../src/llm/localEngine';
+import { numberTokens } from '../../src/llm/node/llamaClient';
+import { pickSlot, promptKey, sharedPrefixLength } from '../../src/llm/node/localEngine';
 
 interface Slot {
   readonly name: string;

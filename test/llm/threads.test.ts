@@ -6,8 +6,8 @@
  */
 import { expect, it } from 'vitest';
 import { type ChatRequest, STRATEGIST_DEFAULTS, buildRequest } from '../../src/llm';
-import { sampleWorlds } from '../../src/llm/bench';
-import type { LlamaChatClient } from '../../src/llm/llamaClient';
+import { sampleWorlds } from '../../src/bench/strategist';
+import type { LlamaChatClient } from '../../src/llm/node/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { teamSituation } from '../../src/sim';

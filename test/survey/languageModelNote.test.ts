@@ -11,7 +11,7 @@ import { STRATEGIST_DEFAULTS, fixedLlmAccess } from '../../src/llm';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, shippedAdapterPath } from '../../src/llm/localModels';
 import { languageModelNote, latestExam } from '../../src/survey/languageModelNote';
 import type { ChatClient } from '../../src/llm';
-import { cardPathOf, readAdapterCard } from '../../src/llm/adapterCard';
+import { cardPathOf, readAdapterCard } from '../../src/llm/node/adapterCard';
 import { testPlatform } from '../helpers/platform';
 
 let dir: string;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RuleChatClient } from '../../src/llm';
-import type { GameRow } from '../../src/llm/adapterCard';
+import type { GameRow } from '../../src/llm/node/adapterCard';
 import { pairedGames, playSeries, shownBetter } from '../../src/tune/games';
 import { llmPlatform } from '../helpers/platform';
 

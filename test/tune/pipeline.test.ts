@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChatClient, EXAM_SET_PATH, type LocalLlmSettings, parseExamSet } from '../../src/llm';
-import { cardPathOf, readAdapterCard } from '../../src/llm/adapterCard';
+import { cardPathOf, readAdapterCard } from '../../src/llm/node/adapterCard';
 import { SKILLS } from '../../src/skills';
 import type { Platform } from '../../src/teams';
 import { type PlatformSpec, readPlatformSpec } from '../../src/teams/nodePlatform';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatRequest, cacheKey, systemPrompt } from '../../src/llm';
-import { FileCacheStore } from '../../src/llm/fileCache';
+import { FileCacheStore } from '../../src/llm/node/fileCache';
 import { RuleChatClient } from '../../src/llm/ruleClient';
 import { type ReplayFile, replayTicks, runMatch } from '../../src/match';
 import { DEFAULT_CONFIG, OBS_SIZE, idleAction, observe } from '../../src/sim';

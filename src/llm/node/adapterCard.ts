@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ANSWER_FORMATS } from './prompt';
+import { ANSWER_FORMATS } from '../prompt';
 
 export const ADAPTER_CARD_FORMAT = 'hillmind-strategist-adapter';
 export const ADAPTER_CARD_VERSION = 1;

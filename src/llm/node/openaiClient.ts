@@ -5,7 +5,7 @@
  * failure means (keep the skills, back off), and a late answer is worth nothing in a game.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { type ChatClient, ChatError, type ChatRequest, type ChatResponse, parseRetryAfter } from './chat';
+import { type ChatClient, ChatError, type ChatRequest, type ChatResponse, parseRetryAfter } from '../chat';
 
 export interface OpenAiClientSettings {
   readonly baseUrl: string;

@@ -6,8 +6,8 @@
 import { type Action, type SimEvent, type World, createWorld, det, idleAction, step } from '../sim';
 import { type Policy, SKILL_IDS, type SkillSet } from '../skills';
 import { PLANNER_DEFAULTS, type Platform, PlannerStrategist, TreeSide, cloneWorld } from '../teams';
-import { Match, runMatch } from './match';
-import { verifyReplayWithModels } from './verify';
+import { Match, runMatch } from '../match/match';
+import { verifyReplayWithModels } from '../match/verify';
 
 export interface BenchRow {
   readonly name: string;

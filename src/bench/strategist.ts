@@ -6,11 +6,11 @@
 import { type Action, type TeamSituation, createWorld, idleAction, step, teamSituation } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
 import { percentile } from '../stats';
-import { parseAnswer } from './answer';
-import { cacheKey } from './cache';
-import { ruleAnswerText } from './ruleClient';
-import { buildRequest, systemPrompt } from './prompt';
-import { estimateTokens } from './tokens';
+import { parseAnswer } from '../llm/answer';
+import { cacheKey } from '../llm/cache';
+import { ruleAnswerText } from '../llm/ruleClient';
+import { buildRequest, systemPrompt } from '../llm/prompt';
+import { estimateTokens } from '../llm/tokens';
 
 /** One benchmark figure (the shape `npm run bench` prints). */
 export interface LlmBenchRow {

@@ -8,9 +8,9 @@
  * Token counts are the model's own. Node only.
  */
 import type { ChatHistoryItem, GbnfJsonSchema, Token, TokenBias } from 'node-llama-cpp';
-import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from './chat';
+import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from '../chat';
 import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
-import type { CompactDecoding } from './settings';
+import type { CompactDecoding } from '../settings';
 
 export interface LlamaClientOptions {
   /**

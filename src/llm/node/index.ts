@@ -8,17 +8,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, lazyLlmAccess } from './access';
-import type { ChatClient } from './chat';
+import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, lazyLlmAccess } from '../access';
+import type { ChatClient } from '../chat';
 import { ChannelChatClient } from './channel';
 import { OpenAiChatClient } from './openaiClient';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
 import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
-import { LOCAL_MODELS, adaptedModelName, shippedAdapterPath } from './localModels';
-import { systemPrompt } from './prompt';
-import { sdkTimeoutMs } from './timing';
+import { LOCAL_MODELS, adaptedModelName, shippedAdapterPath } from '../localModels';
+import { systemPrompt } from '../prompt';
+import { sdkTimeoutMs } from '../timing';
 import { isVerified } from './pull';
 import {
   LLM_SETUP_HELP,
@@ -33,8 +33,8 @@ import {
   strategistSettings,
   withEngine,
   withLlmFlags,
-} from './settings';
-import { countOf } from '../sim';
+} from '../settings';
+import { countOf } from '../../sim';
 
 export { OpenAiChatClient } from './openaiClient';
 export { FileCacheStore, defaultCacheDir } from './fileCache';

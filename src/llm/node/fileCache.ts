@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { CacheKey, CachedAnswer, DecisionCacheStore } from './cache';
+import type { CacheKey, CachedAnswer, DecisionCacheStore } from '../cache';
 
 export const CACHE_FILE_NAME = 'decisions.jsonl';
 

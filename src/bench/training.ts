@@ -4,16 +4,16 @@
  * shipped worker count side by side, flat with 2x64 and 2x128 networks side by side, the
  * update step alone, and what the throughput means for retraining every shipped model.
  */
-import type { BenchRow } from '../match/benchmarks';
+import type { BenchRow } from './match';
 import { ACTION_SIZE, OBS_SIZE, Rng } from '../sim';
-import { Adam } from './adam';
-import { type Opponents, TRAINING_CONFIGS, type TrainedSkillNetworks, playsTrainedSkills, trainingPlan } from './config';
-import { Mlp } from './mlp';
-import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from './ppo';
-import { readTrainedSkills } from './trainedSkills';
-import { describeOpponents } from './opponents';
-import { MODEL_NAMES, type ModelName } from './scenarios';
-import { trainPpo } from './trainer';
+import { Adam } from '../train/adam';
+import { type Opponents, TRAINING_CONFIGS, type TrainedSkillNetworks, playsTrainedSkills, trainingPlan } from '../train/config';
+import { Mlp } from '../train/mlp';
+import { CONTINUOUS, type PpoConfig, createPolicyState, logProb, policyLossAndGrad } from '../train/ppo';
+import { readTrainedSkills } from '../train/trainedSkills';
+import { describeOpponents } from '../train/opponents';
+import { MODEL_NAMES, type ModelName } from '../train/scenarios';
+import { trainPpo } from '../train/trainer';
 
 /** Learners per environment: all four in self-play, the blue pair against fixed opponents. */
 const learnersPerEnv = (opponents: Opponents) => (opponents === 'self' ? 4 : 2);

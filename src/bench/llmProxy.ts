@@ -14,13 +14,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STRATEGIST_DEFAULTS, type ChatRequest, type LlmSpec, buildRequest, llmSettingsOf, localLlmSpec } from '../llm';
-import type { LlmBenchRow } from '../llm/bench';
-import { sampleWorlds } from '../llm/bench';
+import type { LlmBenchRow } from './strategist';
+import { sampleWorlds } from './strategist';
 import { LLM_PROXY_PATH } from '../llm/proxyClient';
 import { localAvailability, nodeLlmAccess } from '../llm/node';
 import { teamSituation } from '../sim';
-import { llmProxyRoutes } from './llmProxy';
-import { createAppServer, listen } from './server';
+import { llmProxyRoutes } from '../server/llmProxy';
+import { createAppServer, listen } from '../server/server';
 
 const FLOODERS = 30;
 /** One flooding client: another loopback address than the page's. */

@@ -20,10 +20,10 @@ import { existsSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
-import { ChatError } from './chat';
+import { ChatError } from '../chat';
 import { sha256File } from './digest';
-import { EvaluationTurns, type TurnTaker } from './evaluationTurns';
-import { LruMap } from './lruMap';
+import { EvaluationTurns, type TurnTaker } from '../evaluationTurns';
+import { LruMap } from '../lruMap';
 
 export interface LocalEngineOptions {
   readonly gguf: string;

@@ -6,7 +6,7 @@
  * the name hears each one; an answer names its call). Node only.
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { CALL_FAILURE_KINDS, type CallFailureKind, type ChatClient, ChatError, type ChatRequest, type ChatResponse } from './chat';
+import { CALL_FAILURE_KINDS, type CallFailureKind, type ChatClient, ChatError, type ChatRequest, type ChatResponse } from '../chat';
 
 interface PlainError {
   readonly kind: CallFailureKind;

@@ -7,9 +7,9 @@
  */
 import { OBS_SIZE, Rng } from '../sim';
 import { PolicyNetwork, readPolicyNetwork } from '../skills/policyNetwork';
-import type { BenchRow } from '../match/benchmarks';
-import { Mlp } from './mlp';
-import { exportPolicyOnnx } from './onnxExport';
+import type { BenchRow } from './match';
+import { Mlp } from '../train/mlp';
+import { exportPolicyOnnx } from '../train/onnxExport';
 
 async function timePerCall(call: () => Promise<unknown>, seconds: number): Promise<number> {
   for (let i = 0; i < 50; i++) await call(); // warm up

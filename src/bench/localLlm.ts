@@ -3,15 +3,15 @@
  * and generation speed, and the latency and validity of decisions (compact and json, each
  * cold and with the system prompt's state reused). Node only.
  */
-import { type LlmBenchRow, sampleWorlds } from './bench';
-import { parseAnswer } from './answer';
-import type { ChatRequest } from './chat';
+import { type LlmBenchRow, sampleWorlds } from './strategist';
+import { parseAnswer } from '../llm/answer';
+import type { ChatRequest } from '../llm/chat';
 import { percentile } from '../stats';
-import { LlamaChatClient } from './llamaClient';
-import { type EngineSlot, GRAMMAR_CACHE_SIZE, collect } from './localEngine';
-import { localThreads, openLocalClient } from './node';
-import { type AnswerFormat, buildRequest, systemPrompt } from './prompt';
-import type { LocalLlmSettings } from './settings';
+import { LlamaChatClient } from '../llm/node/llamaClient';
+import { type EngineSlot, GRAMMAR_CACHE_SIZE, collect } from '../llm/node/localEngine';
+import { localThreads, openLocalClient } from '../llm/node';
+import { type AnswerFormat, buildRequest, systemPrompt } from '../llm/prompt';
+import type { LocalLlmSettings } from '../llm/settings';
 import { teamSituation } from '../sim';
 
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;

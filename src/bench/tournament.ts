@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BenchRow } from '../match/benchmarks';
-import { DEFAULT_EPISODES_PER_JOB } from './jobs';
-import { startLocalRedis } from './localRedis';
-import { parseRedisAddress } from './redis';
+import type { BenchRow } from './match';
+import { DEFAULT_EPISODES_PER_JOB } from '../tournament/jobs';
+import { startLocalRedis } from '../tournament/localRedis';
+import { parseRedisAddress } from '../tournament/redis';
 import type { NodePlatform } from '../teams/nodePlatform';
-import { type RunOptions, runTournament } from './run';
+import { type RunOptions, runTournament } from '../tournament/run';
 
 const BENCH_SETTINGS = { teams: ['bt-scripted', 'heuristic'], seed: 1 };
 

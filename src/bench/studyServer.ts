@@ -17,15 +17,15 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { parseReplay, runMatch } from '../match';
-import type { BenchRow } from '../match/benchmarks';
+import type { BenchRow } from './match';
 import { DEFAULT_CONFIG } from '../sim';
 import { StudyStore, createStudy } from '../survey';
 import type { Platform } from '../teams';
 import type { NodePlatform } from '../teams/nodePlatform';
-import { episodeCheckPool } from './episodeChecks';
+import { episodeCheckPool } from '../server/episodeChecks';
 import { type LoadRequest, load } from './loadGenerator';
-import { createAppServer, healthRoute, listen } from './server';
-import { studyRoutes } from './studyRoutes';
+import { createAppServer, healthRoute, listen } from '../server/server';
+import { studyRoutes } from '../server/studyRoutes';
 
 /** A replay of `opponent` at `seed` on a 1 s episode, its action rows replaced by out-of-range ones up to about `bytes`. */
 async function hostileReplay(platform: Platform, opponent: string, seed: number, bytes: number): Promise<string> {
