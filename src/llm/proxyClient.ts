@@ -7,6 +7,8 @@ import { type CallFailureKind, CALL_FAILURE_KINDS, type ChatClient, ChatError, t
 import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
 import type { AnswerFormat } from './prompt';
 import type { CacheMode } from './cache';
+import { pct } from '../report/format';
+import { countOf } from '../sim';
 
 export const LLM_PROXY_PATH = '/api/llm';
 export const LLM_STATUS_PATH = '/api/llm/status';
@@ -48,6 +50,19 @@ export interface LlmCacheStatus {
   readonly damagedLines?: number;
   /** Why the server keeps no answers although LLM_CACHE asks it to (its file cannot be read). */
   readonly problem?: string;
+}
+
+/** The decision cache in one line, for the study's progress page. */
+export function cacheLine(status: LlmStatus): string {
+  const cache = status.cache;
+  if (!status.configured) return 'Decision cache: no language model is configured.';
+  if (!cache) return 'Decision cache: this server keeps none.';
+  if (cache.problem) return `Decision cache: none, ${cache.problem}.`;
+  if (cache.mode === 'off') return 'Decision cache: off (LLM_CACHE=off).';
+  const asked = cache.hits + cache.misses;
+  const rate = cache.hitRate === null ? 'no decision it could answer asked yet' : `${pct(cache.hitRate)} of ${countOf(asked, 'decision')} it could answer answered from it`;
+  const damaged = cache.damagedLines ? ` · ${countOf(cache.damagedLines, 'unreadable line')} set aside at start` : '';
+  return `Decision cache (${cache.mode}): ${rate} since the server started · ${cache.entries} of ${cache.maxEntries} answers kept${damaged}.`;
 }
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

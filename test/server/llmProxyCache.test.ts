@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatClient, type ChatRequest, type ChatResponse, type LlmStatus, STRATEGIST_DEFAULTS, buildRequest, fixedLlmAccess } from '../../src/llm';
+import { type ChatClient, type ChatRequest, type ChatResponse, type LlmStatus, STRATEGIST_DEFAULTS, buildRequest, cacheLine, fixedLlmAccess } from '../../src/llm';
 import { CACHE_FILE_NAME } from '../../src/llm/fileCache';
 import { llmProxyRoutes } from '../../src/server/llmProxy';
 import { PROXY_CACHE_FOLDER, ProxyDecisionCache } from '../../src/server/llmProxyCache';
@@ -79,7 +79,10 @@ describe('the proxy decision cache', () => {
     expect(model.calls).toBe(1);
     expect(second).toMatchObject({ text: first.text, cached: true });
     expect(first.cached).toBeUndefined();
-    expect((await status(base)).cache).toMatchObject({ mode: 'use', entries: 1, hits: 1, misses: 1, hitRate: 0.5 });
+    const now = await status(base);
+    expect(now.cache).toMatchObject({ mode: 'use', entries: 1, hits: 1, misses: 1, hitRate: 0.5 });
+    // The line the study's progress page shows.
+    expect(cacheLine(now)).toBe('Decision cache (use): 50.0% of 2 decisions it could answer answered from it since the server started · 1 of 20000 answers kept.');
   });
 
   it('serves a sampled answer never, and a scored one at any temperature', async () => {
@@ -148,7 +151,9 @@ describe('the proxy decision cache', () => {
 
     const cache = ProxyDecisionCache.open({ mode: 'use', dir });
     const base = await serve(model, cache);
-    expect((await status(base)).cache).toMatchObject({ entries: 1, damagedLines: 2 });
+    const now = await status(base);
+    expect(now.cache).toMatchObject({ entries: 1, damagedLines: 2 });
+    expect(cacheLine(now)).toContain('2 unreadable lines set aside at start');
     expect(await ask(base, decision())).toEqual(expect.objectContaining({ text, cached: true }));
     expect(readFileSync(`${file}.damaged`, 'utf8')).toContain('garbage');
     expect(readFileSync(file, 'utf8')).not.toContain('garbage');
@@ -167,8 +172,10 @@ describe('the proxy decision cache', () => {
     await ask(base, decision());
     await ask(base, decision());
     expect(model.calls).toBe(2);
-    const cache = (await status(base)).cache;
+    const now = await status(base);
+    const cache = now.cache;
     expect(cache?.problem).toMatch(/decisions\.jsonl cannot be read .*move it away/);
+    expect(cacheLine(now)).toMatch(/^Decision cache: none, the decision cache .* cannot be read/);
     expect(cache).toMatchObject({ entries: 0, hits: 0 });
   });
 
