@@ -199,7 +199,8 @@ export class LlamaChatClient implements ChatClient {
    */
   get answerIdentity(): string {
     const { gguf, sha256 } = this.engine.options;
-    const file = sha256 !== undefined ? `sha256:${sha256}` : `file:${statSync(gguf).size}:${statSync(gguf).mtimeMs}`;
+    const stat = sha256 === undefined ? statSync(gguf) : null;
+    const file = stat ? `file:${stat.size}:${stat.mtimeMs}` : `sha256:${sha256}`;
     return `local ${this.model} ${file} compact:${this.compact}${this.calibrate ? '' : ':raw'}`;
   }
 
