@@ -5,8 +5,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { llmSettingsOf } from '../llm';
+import { defaultCacheDir } from '../llm/node';
 import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
+import { ProxyDecisionCache } from '../server/llmProxyCache';
 import { type ApiRoutes, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
 import { DEFAULT_STUDY_DB, studyDbPath } from '../survey';
@@ -30,7 +32,10 @@ environment:
   HILLMIND_MODELS    the trained models participants' episodes are checked with (default
                      ${SHIPPED_MODEL_DIR}/); the server does not start when one of them does not load
   OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL  the language model the page's LLM team reaches
-                     through /api/llm (none: the embedded local model, after npm run llm:pull)`;
+                     through /api/llm (none: the embedded local model, after npm run llm:pull)
+  LLM_CACHE          use (default): answers the model gives the same every time are kept and
+                     served again; refresh: kept, never served; off
+  LLM_CACHE_DIR      the decision cache's folder; the server's is its server/ (default .cache/llm)`;
 
 runCli(async () => {
   parseCommandLine({}, USAGE);
@@ -45,13 +50,20 @@ runCli(async () => {
   /** The local engine answers as many at once as it has sequences (LLM_SEQUENCES); the proxy admits that many. */
   const atOnce = llmSettings.ok && llmSettings.settings.source === 'local' ? { limits: { concurrent: llmSettings.settings.sequences } } : {};
 
+  /** The proxy's decision cache, as LLM_CACHE and LLM_CACHE_DIR say (use, in .cache/llm/server, by default). */
+  const asking = platform.spec.llm.asking;
+  const cache = ProxyDecisionCache.open({ mode: asking.ok ? asking.value.cache : 'off', dir: (asking.ok ? asking.value.cacheDir : undefined) ?? defaultCacheDir() });
+  const cacheStatus = cache.status();
+  if (cacheStatus.problem) console.log(`decision cache off: ${cacheStatus.problem}`);
+  if (cacheStatus.damagedLines) console.log(`decision cache: ${cacheStatus.damagedLines} unreadable lines set aside in its .damaged file; the rest kept`);
+
   /** Checks of the study's episodes, off the main thread, against the trained models HILLMIND_MODELS names. */
   const episodes = episodeCheckPool({ spec: platform.spec });
 
   /** The API. Mount another endpoint by adding its route here (e.g. the LLM proxy at /api/llm). */
   const routes: ApiRoutes[] = [
     healthRoute(),
-    llmProxyRoutes({ access: llm, ...atOnce }),
+    llmProxyRoutes({ access: llm, cache, ...atOnce }),
     // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
     studyRoutes({ root, checker: episodes, models: platform.models, dbPath: studyDbPath(process.env) }),
   ];

@@ -31,7 +31,7 @@ export interface CachedAnswer {
 export interface CacheKey {
   readonly model: string;
   readonly temperature: number;
-  /** Canonical JSON of model, temperature, messages, answer bound and response format. */
+  /** Canonical JSON of model, temperature, messages, answer bound, response format and, where asked, the number list. */
   readonly material: string;
   /**
    * The prompt in brief, kept beside the answer on disk so the decisions can teach another
@@ -58,6 +58,8 @@ export function cacheKey(model: string, request: ChatRequest): CacheKey {
     maxTokens: request.maxTokens ?? null,
     responseFormat: request.responseFormat ?? null,
     messages: request.messages.map((m) => [m.role, m.content]),
+    // The numbers a compact answer may hold decide it too (the proxy's callers choose them).
+    ...(request.numberList ? { numberList: [request.numberList.count, request.numberList.max] } : {}),
   });
   const system = request.messages.find((m) => m.role === 'system')?.content ?? '';
   const user = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';

@@ -59,6 +59,19 @@ export interface ChatClient {
   promptTokens?(request: ChatRequest): number;
   /** Free what the client holds (the local engine's model and context, a channel); absent where it holds nothing. */
   close?(): Promise<void>;
+  /**
+   * Everything beyond the request that decides this client's answers (the model's and the
+   * adapter's digests, the decoding), for the server's decision cache; absent: the model's
+   * name and who serves it.
+   */
+  readonly answerIdentity?: string;
+  /** Whether this request always gets the same answer, to the bit; absent: at temperature 0 only. */
+  answersAlike?(request: ChatRequest): boolean;
+}
+
+/** Whether `client` answers `request` the same every time (what the server's decision cache may keep). */
+export function answersAlike(client: ChatClient, request: ChatRequest): boolean {
+  return client.answersAlike ? client.answersAlike(request) : request.temperature === 0;
 }
 
 /** Why a call brought no answer. */

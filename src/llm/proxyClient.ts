@@ -6,6 +6,9 @@ import { type LlmAccess, LlmUnavailable, type StrategistSettings, lazyLlmAccess,
 import { type CallFailureKind, CALL_FAILURE_KINDS, type ChatClient, ChatError, type ChatRequest, type ChatResponse, chatResponseSchema, parseRetryAfter } from './chat';
 import { EVENT_TRIGGERS, type EventTrigger, type TimingMode } from './timing';
 import type { AnswerFormat } from './prompt';
+import type { CacheMode } from './cache';
+import { pct } from '../report/format';
+import { countOf } from '../sim';
 
 export const LLM_PROXY_PATH = '/api/llm';
 export const LLM_STATUS_PATH = '/api/llm/status';
@@ -25,9 +28,41 @@ export interface LlmStatus {
   readonly events?: readonly string[];
   /** Which skills the model's choices run: the trained ones or the scripted references. */
   readonly skills?: 'rl' | 'scripted';
+  /** The server's decision cache (src/server/llmProxyCache.ts), where it has one. */
+  readonly cache?: LlmCacheStatus;
   /** Why it is not available, and how to configure one. */
   readonly error?: string;
   readonly help?: string;
+}
+
+/** What the server's status says of its decision cache (the study's progress page shows it). */
+export interface LlmCacheStatus {
+  readonly mode: CacheMode;
+  /** Answers held, and the bound. */
+  readonly entries: number;
+  readonly maxEntries: number;
+  /** Requests answered from the cache, and those it could have answered that went to the model, since the server started. */
+  readonly hits: number;
+  readonly misses: number;
+  /** hits / (hits + misses); null before the first such request. */
+  readonly hitRate: number | null;
+  /** Lines of the cache's file that could not be read at start (set aside in <file>.damaged). */
+  readonly damagedLines?: number;
+  /** Why the server keeps no answers although LLM_CACHE asks it to (its file cannot be read). */
+  readonly problem?: string;
+}
+
+/** The decision cache in one line, for the study's progress page. */
+export function cacheLine(status: LlmStatus): string {
+  const cache = status.cache;
+  if (!status.configured) return 'Decision cache: no language model is configured.';
+  if (!cache) return 'Decision cache: this server keeps none.';
+  if (cache.problem) return `Decision cache: none, ${cache.problem}.`;
+  if (cache.mode === 'off') return 'Decision cache: off (LLM_CACHE=off).';
+  const asked = cache.hits + cache.misses;
+  const rate = cache.hitRate === null ? 'no decision it could answer asked yet' : `${pct(cache.hitRate)} of ${countOf(asked, 'decision')} it could answer answered from it`;
+  const damaged = cache.damagedLines ? ` · ${countOf(cache.damagedLines, 'unreadable line')} set aside at start` : '';
+  return `Decision cache (${cache.mode}): ${rate} since the server started · ${cache.entries} of ${cache.maxEntries} answers kept${damaged}.`;
 }
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

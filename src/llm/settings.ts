@@ -41,8 +41,9 @@
  *   LLM_ON_SILENCE    what giving up means: stop (default: the match, or the tournament with
  *                     its records kept for --resume, ends with an error naming the server) or
  *                     continue (the team plays the rest of the match without the model)
- *   LLM_CACHE         decision cache: use (default), refresh or off
- *   LLM_CACHE_DIR     default .cache/llm
+ *   LLM_CACHE         decision cache: use (default), refresh or off; the server's proxy follows
+ *                     it for the answers its model gives the same every time
+ *   LLM_CACHE_DIR     default .cache/llm (the server's cache in its server/ folder)
  *   LLM_SKILLS        the skills the model chooses among: rl (the trained ones, default, as the
  *                     study's LLM+RL and as bt) or scripted
  */

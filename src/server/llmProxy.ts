@@ -5,13 +5,15 @@
  * server's own pages as JSON (403 for another origin, 415 for another content type), are
  * validated (shape, 32 KiB, a prompt of at most so many tokens), rate-limited per client,
  * admitted to the model a few at a time with a bounded queue (llmProxyGate.ts), given a
- * token bound where they set none, and sent with the server's model (a json request to the
+ * token bound where they set none, answered from the decision cache where the model has
+ * answered the same request before and answers it the same every time (llmProxyCache.ts),
+ * and otherwise sent with the server's model (a json request to the
  * model that answers json: a local model alone where its adapter was taught compact); a request whose
  * caller gives up (or times out) stops the model's work on it. Answers and errors never
  * carry the key.
  *
  *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
- *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs}
+ *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs, cached?}
  *                         -> 400 invalid, 403 another origin, 413 too large (bytes, or
  *                            prompt tokens: the message names the bound), 415 not JSON,
  *                            429 rate-limited or this client's share in use (Retry-After),
@@ -19,7 +21,7 @@
  *                            model's queue full (Retry-After), 504 timeout;
  *                            errors in the API's one shape, {error: {kind, message, help?}}
  *                            (apiError.ts), whose kind the page's client reads
- *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ...} or
+ *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ..., cache?} or
  *                         {configured: false, error, help}
  *
  * Mounted by the product's server (src/cli/serve.ts) and by Vite's dev server (vite.config.ts).
@@ -32,6 +34,7 @@ import { proxyTimeoutMs } from '../llm/timing';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 import { ApiError, validBody } from './apiError';
 import { jsonApi } from './jsonApi';
+import type { ProxyDecisionCache } from './llmProxyCache';
 import { AdmissionGate, DEFAULT_GATE_LIMITS, type GateLimits } from './llmProxyGate';
 import { useRateLimits } from './rateLimit';
 import { type ApiRoutes, createAppServer } from './server';
@@ -53,6 +56,8 @@ export interface LlmProxyOptions {
   readonly gate?: AdmissionGate;
   /** Clock in ms (tests); default Date.now. */
   readonly now?: () => number;
+  /** The decision cache (the product's server opens one as LLM_CACHE says); default none. */
+  readonly cache?: ProxyDecisionCache;
 }
 
 export const LLM_PROXY_MAX_BODY = 32 * 1024;
@@ -120,6 +125,7 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
   const gate = options.gate ?? new AdmissionGate({ ...DEFAULT_GATE_LIMITS, ...options.limits }, now);
   const maxPromptTokens = options.maxPromptTokens ?? LLM_PROXY_MAX_PROMPT_TOKENS;
   const defaultMaxTokens = options.defaultMaxTokens ?? LLM_PROXY_DEFAULT_MAX_TOKENS;
+  const cache = options.cache ?? null;
 
   return async (app) => {
     jsonApi(app);
@@ -153,11 +159,18 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
         const chat: ChatRequest = parsed.maxTokens ? parsed : { ...parsed, maxTokens: defaultMaxTokens };
         const tooLong = promptRefusal(client, chat, maxPromptTokens);
         if (tooLong) throw new ApiError(413, tooLong);
+        const started = now();
+        // An answer the model gives the same every time, given before: no place at the model needed.
+        const cached = cache?.answer(connection, chat);
+        if (cached) return { ...cached, latencyMs: now() - started, cached: true };
         return ask(client, connection, chat, request.ip, reply);
       },
     );
 
-    app.get(LLM_STATUS_PATH, async () => llmStatus(await access.availability()));
+    app.get(LLM_STATUS_PATH, async () => {
+      const status = llmStatus(await access.availability());
+      return cache ? { ...status, cache: cache.status() } : status;
+    });
   };
 
   /**
@@ -196,7 +209,10 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
     try {
       const answer = await client.complete(request, abort.signal);
       // A model may repeat whatever reached it (a prompt asking for the key): answers are scrubbed too.
-      return { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}), latencyMs: now() - started };
+      const scrubbed = { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}) };
+      const latencyMs = now() - started;
+      cache?.keep(connection, request, scrubbed, latencyMs);
+      return { ...scrubbed, latencyMs };
     } catch (err) {
       const error = err instanceof ChatError ? err : new ChatError('server', err instanceof Error ? err.message : String(err));
       if (timedOut || error.kind === 'timeout') throw new ApiError(504, 'the model did not answer in time');

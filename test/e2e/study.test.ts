@@ -375,6 +375,8 @@ suite('a user study in a real browser', () => {
     expect(counts).toMatch(/1 started · 1 completed · 3 episodes · 1 restart · 0 not verified ·/);
     expect(counts).not.toMatch(/judgement/); // observers judge; a play study has none to count
     expect(await page.locator('#admin-summary').innerText()).toMatch(/ · 1 episode per block · /);
+    // How often the server's decision cache answered the llm team (this study has none: nothing asked yet, or no model).
+    expect(await page.locator('#admin-llm-cache').innerText()).toMatch(/^Decision cache(: no language model is configured\.| \(use\): no decision it could answer asked yet since the server started · 0 of 20000 answers kept\.)$/);
     // Episodes whose replay did not verify would be listed here, with why (every one the browser played verified).
     expect(await page.locator('#admin-unverified').innerText()).toMatch(/parted by tick\s+first problem/);
     // The Likert summary: mean / median per team for each item, and why there is no Friedman test yet.

@@ -41,3 +41,28 @@ describe('the decision cache on disk', () => {
     expect(fresh.skippedLines).toBe(2);
   });
 });
+
+describe('the decision cache address and bound', () => {
+  it('tells apart requests that differ only in the numbers a compact answer may hold', () => {
+    const compact = (count: number, max: number) => ({ ...request('same'), numberList: { count, max } });
+    expect(cacheKey('m', compact(2, 4)).material).not.toBe(cacheKey('m', compact(3, 4)).material);
+    expect(cacheKey('m', compact(2, 4)).material).not.toBe(cacheKey('m', compact(2, 3)).material);
+    expect(cacheKey('m', compact(2, 4)).material).toBe(cacheKey('m', compact(2, 4)).material);
+  });
+
+  it('a bounded store forgets the least recently used and rewrites its file at twice the bound', () => {
+    const file = join(dir, 'bounded', CACHE_FILE_NAME);
+    const store = new FileCacheStore(file, { maxEntries: 2 });
+    store.set(cacheKey('m', request('a')), { text: 'a', latencyMs: 1 });
+    store.set(cacheKey('m', request('b')), { text: 'b', latencyMs: 1 });
+    expect(store.get(cacheKey('m', request('a')))?.text).toBe('a');
+    store.set(cacheKey('m', request('c')), { text: 'c', latencyMs: 1 });
+    expect(store.size).toBe(2);
+    expect(store.get(cacheKey('m', request('b')))).toBeUndefined();
+    store.set(cacheKey('m', request('d')), { text: 'd', latencyMs: 1 });
+    // Four lines written: the file was rewritten with the two it holds.
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+    const fresh = new FileCacheStore(file, { maxEntries: 2 });
+    expect([fresh.get(cacheKey('m', request('c')))?.text, fresh.get(cacheKey('m', request('d')))?.text]).toEqual(['c', 'd']);
+  });
+});

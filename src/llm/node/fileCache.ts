@@ -3,13 +3,18 @@
  * appended as answers come and read once per process. Later lines win, so 'refresh'
  * simply appends. Several processes (tournament workers) may append to the same file.
  *
+ * A bounded store (maxEntries: the server's, llmProxyCache.ts) belongs to one process: it
+ * forgets the least recently used answer past its bound, and rewrites its file with what it
+ * holds when the file has grown to twice the bound, or when it was read with lines that
+ * could not be read (those are first copied aside to <file>.damaged, so nothing is lost).
+ *
  * Line schema: {"key": sha256 hex of the key material, "model", "temperature", "text",
  * "promptTokens"?, "completionTokens"?, "latencyMs", "at": ISO time, "system"?: the system
  * prompt's digest (cache.ts promptDigest), "user"?: the state's words}. The last two let
  * the decisions teach another model (readCachedPrompts).
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CacheKey, CachedAnswer, DecisionCacheStore } from '../cache';
@@ -26,10 +31,12 @@ const line = z.object({
   latencyMs: z.number().min(0),
   system: z.string().optional(),
   user: z.string().optional(),
+  at: z.string().optional(),
 });
+type CacheLine = z.infer<typeof line>;
 
 /** Each non-blank line of a cache file, checked: its record, or null where it cannot be read. None when there is no file. */
-function* cacheLines(file: string): Generator<z.infer<typeof line> | null> {
+function* cacheLines(file: string): Generator<CacheLine | null> {
   if (!existsSync(file)) return;
   for (const text of readFileSync(file, 'utf8').split('\n')) {
     if (!text.trim()) continue;
@@ -45,11 +52,20 @@ function* cacheLines(file: string): Generator<z.infer<typeof line> | null> {
 
 const hashOf = (key: CacheKey) => createHash('sha256').update(key.material).digest('hex');
 
+export interface FileCacheOptions {
+  /** Answers kept, in memory and (up to twice as many lines) on disk; default unbounded. */
+  readonly maxEntries?: number;
+}
+
 export class FileCacheStore implements DecisionCacheStore {
   private static readonly open = new Map<string, FileCacheStore>();
-  private readonly map = new Map<string, CachedAnswer>();
-  /** Lines that could not be read (skipped). */
+  /** The records by key hash, least recently used first. */
+  private readonly records = new Map<string, CacheLine>();
+  /** Lines that could not be read (skipped; a bounded store set them aside in <file>.damaged). */
   readonly skippedLines: number = 0;
+  readonly maxEntries: number;
+  /** Lines the file holds now. */
+  private lines = 0;
 
   /** The store of `dir`, shared within the process. */
   static at(dir: string): FileCacheStore {
@@ -59,33 +75,66 @@ export class FileCacheStore implements DecisionCacheStore {
     return store;
   }
 
-  constructor(readonly file: string) {
+  /** Reads `file` (throws where it cannot be read at all: a folder, no permission). */
+  constructor(
+    readonly file: string,
+    options: FileCacheOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? Infinity;
     let skipped = 0;
     for (const record of cacheLines(file)) {
-      if (!record) {
-        skipped++;
-        continue;
-      }
-      const { key, model: _model, temperature: _temperature, system: _system, user: _user, ...answer } = record;
-      this.map.set(key, answer);
+      this.lines++;
+      if (record) this.remember(record);
+      else skipped++;
     }
     this.skippedLines = skipped;
+    if (!this.bounded) return;
+    if (skipped > 0) copyFileSync(file, `${file}.damaged`);
+    if (skipped > 0 || this.lines > this.records.size) this.rewrite();
   }
 
   get size(): number {
-    return this.map.size;
+    return this.records.size;
+  }
+
+  private get bounded(): boolean {
+    return Number.isFinite(this.maxEntries);
   }
 
   get(key: CacheKey): CachedAnswer | undefined {
-    return this.map.get(hashOf(key));
+    const record = this.records.get(hashOf(key));
+    if (!record) return undefined;
+    if (this.bounded) this.remember(record);
+    const { key: _key, model: _model, temperature: _temperature, system: _system, user: _user, at: _at, ...answer } = record;
+    return answer;
   }
 
   set(key: CacheKey, answer: CachedAnswer): void {
-    const hash = hashOf(key);
-    this.map.set(hash, answer);
+    const record = { key: hashOf(key), model: key.model, temperature: key.temperature, ...answer, at: new Date().toISOString(), system: key.prompt.system, user: key.prompt.user };
+    this.remember(record);
     mkdirSync(dirname(this.file), { recursive: true });
-    const record = { key: hash, model: key.model, temperature: key.temperature, ...answer, at: new Date().toISOString(), system: key.prompt.system, user: key.prompt.user };
     appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+    this.lines++;
+    if (this.lines >= 2 * this.maxEntries) this.rewrite();
+  }
+
+  /** Keep `record` as the most recently used, forgetting the least recently used past the bound. */
+  private remember(record: CacheLine): void {
+    this.records.delete(record.key);
+    this.records.set(record.key, record);
+    for (const oldest of this.records.keys()) {
+      if (this.records.size <= this.maxEntries) break;
+      this.records.delete(oldest);
+    }
+  }
+
+  /** Write the file afresh with what the store holds (whole, or not at all: a new file renamed over the old). */
+  private rewrite(): void {
+    mkdirSync(dirname(this.file), { recursive: true });
+    const next = `${this.file}.next`;
+    writeFileSync(next, [...this.records.values()].map((r) => `${JSON.stringify(r)}\n`).join(''));
+    renameSync(next, this.file);
+    this.lines = this.records.size;
   }
 }
 

@@ -7,6 +7,7 @@
  * probabilities of the numbers, calibrated (scoredNumbers); sampling them is the other way.
  * Token counts are the model's own. Node only.
  */
+import { statSync } from 'node:fs';
 import type { ChatHistoryItem, GbnfJsonSchema, Token, TokenBias } from 'node-llama-cpp';
 import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from '../chat';
 import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
@@ -192,6 +193,30 @@ export class LlamaChatClient implements ChatClient {
     this.calibrate = options.calibrate ?? true;
   }
 
+  /**
+   * The model file's pinned digest (or, for an unpinned file, its size and modification
+   * time), the model's name with its adapter's digest, and how compact answers are read.
+   */
+  get answerIdentity(): string {
+    const { gguf, sha256 } = this.engine.options;
+    const stat = sha256 === undefined ? statSync(gguf) : null;
+    const file = stat ? `file:${stat.size}:${stat.mtimeMs}` : `sha256:${sha256}`;
+    return `local ${this.model} ${file} compact:${this.compact}${this.calibrate ? '' : ':raw'}`;
+  }
+
+  /**
+   * A scored compact answer reads probabilities, whatever the temperature, and so does a
+   * greedy one at temperature 0; the engine's sums do not depend on its threads or on what
+   * its sequence held before (generate), so both are the same to the bit every time.
+   */
+  answersAlike(request: ChatRequest): boolean {
+    return request.temperature === 0 || this.scores(request);
+  }
+
+  private scores(request: ChatRequest): boolean {
+    return Boolean(request.numberList && !request.responseFormat && this.compact === 'scores');
+  }
+
   /** Free the engine (its model, context and llama.cpp): a connection's client is its engine's only user. */
   close(): Promise<void> {
     return this.engine.dispose();
@@ -255,7 +280,7 @@ export class LlamaChatClient implements ChatClient {
     if (room < 1) {
       throw new ChatError('http', `the prompt is ${prompt.length} tokens, and the local model's context holds ${slot.sequence.contextSize} with its answer`, 413);
     }
-    const scored = Boolean(request.numberList && !request.responseFormat && this.compact === 'scores');
+    const scored = this.scores(request);
     const priors = scored ? (this.calibrate ? await this.priorsFor(slot, request, signal) : UNIFORM_PRIORS) : null;
     // What the sequence already holds of the prompt's fixed part (the system prompt) is not
     // evaluated again; the situation always is, in the same batches, so one prompt gives the

@@ -4,13 +4,15 @@
  * who is where, the running counts, the episodes whose replay did not verify (with why and
  * where their re-simulation parted), the forced choice so far, the Likert ratings per team
  * (means, medians and the Friedman test the analysis computes), every free-text answer (as
- * text) and export downloads. It refreshes itself every 10 seconds.
+ * text), export downloads, and how often the server's decision cache answered the llm
+ * team's decisions (GET /api/llm/status). It refreshes itself every 10 seconds.
  */
 import { type ForcedChoiceAnalysis, forcedChoiceTestsLine } from '../../survey/analysis';
 import { num, pct } from '../../report/format';
 import { countOf } from '../../sim/words';
 import { el } from '../dom';
 import { AdminApi, ApiError } from './api';
+import { cacheLine, fetchLlmStatus } from '../../llm/proxyClient';
 
 interface Progress {
   readonly study: { id: string; kind: string; title: string; status: 'open' | 'closed'; createdAt: string; config: { teams: string[]; episodesPerBlock: number } };
@@ -148,6 +150,8 @@ export function adminPage(root: HTMLElement, studyId: string): void {
   const refresh = async (api: AdminApi) => {
     let progress: Progress;
     let analysis: Analysis;
+    // The server's model status never fails (it says why there is none): the cache's line.
+    const llm = fetchLlmStatus();
     try {
       [progress, analysis] = await Promise.all([api.progress<Progress>(), api.analysis<Analysis>()]);
     } catch (err) {
@@ -187,6 +191,7 @@ export function adminPage(root: HTMLElement, studyId: string): void {
           { id: 'admin-counts', class: 'mono' },
           countsLine(s.kind, progress.counts),
         ),
+        el('p', { id: 'admin-llm-cache', class: 'mono', text: cacheLine(await llm) }),
         el('div', { class: 'actions left' }, toggle),
         el('h2', { text: 'Forced choice so far' }),
         table(['team', 'chosen'], fc.counts.map((c) => [c.team, String(c.count)]), 'admin-choice'),
