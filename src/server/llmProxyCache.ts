@@ -20,7 +20,7 @@
  */
 import { join } from 'node:path';
 import { type CacheMode, type CachedAnswer, type ChatClient, type ChatRequest, type ChatResponse, type LlmCacheStatus, type LlmConnection, answersAlike, cacheKey } from '../llm';
-import { CACHE_FILE_NAME, FileCacheStore } from '../llm/fileCache';
+import { CACHE_FILE_NAME, FileCacheStore } from '../llm/node/fileCache';
 
 /**
  * Answers the server keeps, in memory and on disk (the file holds at most twice as many

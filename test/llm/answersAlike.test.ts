@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type ChatClient, type ChatRequest, answersAlike } from '../../src/llm';
-import { LlamaChatClient } from '../../src/llm/llamaClient';
-import type { LocalEngine } from '../../src/llm/localEngine';
+import { LlamaChatClient } from '../../src/llm/node/llamaClient';
+import type { LocalEngine } from '../../src/llm/node/localEngine';
 
 const engine = { name: 'gemma-3-270m-q4_k_m', options: { gguf: 'unused.gguf', sha256: 'ab'.repeat(32) } } as unknown as LocalEngine;
 const messages = [{ role: 'user' as const, content: 'Agent 1: on the hill.' }];

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChatClient, type ChatRequest, type ChatResponse, type LlmStatus, STRATEGIST_DEFAULTS, buildRequest, cacheLine, fixedLlmAccess } from '../../src/llm';
-import { CACHE_FILE_NAME } from '../../src/llm/fileCache';
+import { CACHE_FILE_NAME } from '../../src/llm/node/fileCache';
 import { llmProxyRoutes } from '../../src/server/llmProxy';
 import { PROXY_CACHE_FOLDER, ProxyDecisionCache } from '../../src/server/llmProxyCache';
 import { type RunningServer, createAppServer, listen } from '../../src/server/server';
