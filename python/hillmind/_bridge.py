@@ -6,7 +6,8 @@ observations, rewards, terminations, truncations and the episodes that ended), C
 (read by numpy in place): actions as float64, the simulation's precision, observations and
 rewards as float32; the rest as JSON. Every call has a timeout, writing as reading; a child
 that died is a BridgeClosed naming its exit code and the end of its standard error, never a
-hang. Answers are checked whole against the spec (no byte more or less, none longer than the
+hang. The handshake is checked whole (every field this package reads, present and of its kind);
+answers are checked whole against the spec (no byte more or less, none longer than the
 protocol allows, read from their header). A call that fails midway stops the child and leaves
 the bridge unusable: every later call raises, none returns an answer meant for another.
 """
@@ -52,6 +53,40 @@ def repository_root() -> Path:
 
 # The most bytes of JSON an answer carries beside its arrays (a spec, the episodes that ended, an error).
 _JSON_ANSWER_LIMIT = 1 << 20
+
+
+def _whole_above_zero(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and len(value) > 0 and all(isinstance(v, str) for v in value)
+
+
+# What the handshake (src/train/bridgeEnv.ts, BridgeSpec) must say for this package to use it:
+# each field, whether its value will do, and what was expected, for the error.
+_HANDSHAKE_FIELDS: dict[str, tuple[Any, str]] = {
+    "obsSpecVersion": (_whole_above_zero, "a whole number above 0"),
+    "actionSpecVersion": (_whole_above_zero, "a whole number above 0"),
+    "level": (lambda v: v in ("control", "strategist"), "'control' or 'strategist'"),
+    "envs": (_whole_above_zero, "a whole number above 0"),
+    "agents": (_names, "a list of names, at least one"),
+    "obsSize": (_whole_above_zero, "a whole number above 0"),
+    "actionSize": (_whole_above_zero, "a whole number above 0"),
+    "skills": (_names, "a list of names, at least one"),
+}
+
+
+def _handshake_problem(spec: Any) -> str | None:
+    """What is wrong with a handshake (the first missing or invalid field), or None when this package can use it."""
+    if not isinstance(spec, dict):
+        return f"the handshake is a {type(spec).__name__}; expected a JSON object"
+    for field, (valid, expected) in _HANDSHAKE_FIELDS.items():
+        if field not in spec:
+            return f"the handshake's {field} is missing; expected {expected}"
+        if not valid(spec[field]):
+            return f"the handshake's {field} is {spec[field]!r}; expected {expected}"
+    return None
 
 
 def _stop(process: subprocess.Popen[bytes], *, at_once: bool = False) -> None:
@@ -121,6 +156,9 @@ class Bridge:
         try:
             spec = self._call(OP_HELLO, json.dumps({"protocol": PROTOCOL, **options}).encode(), timeout=start_timeout)
             self.spec: dict[str, Any] = self._json(spec, "the handshake")
+            problem = _handshake_problem(self.spec)
+            if problem:
+                raise self._refuse_protocol(problem)
             versions = (self.spec["obsSpecVersion"], self.spec["actionSpecVersion"])
             if versions != (OBS_SPEC_VERSION, ACTION_SPEC_VERSION):
                 raise BridgeError(

@@ -7,8 +7,10 @@ import contextlib
 import gc
 import json
 import os
+import re
 import signal
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -148,3 +150,32 @@ def test_an_oversize_answer_is_refused_from_its_header_without_waiting_for_its_b
         bridge.reset([1])
     assert not bridge.alive
     bridge.close()
+
+
+def without(field: str) -> dict:
+    return {k: v for k, v in SPEC.items() if k != field}
+
+
+@pytest.mark.parametrize(
+    ("handshake", "message"),
+    [
+        (without("obsSize"), "the handshake's obsSize is missing; expected a whole number above 0"),
+        (without("level"), "the handshake's level is missing; expected 'control' or 'strategist'"),
+        ({**SPEC, "agents": "blue_0"}, "the handshake's agents is 'blue_0'; expected a list of names, at least one"),
+        ({**SPEC, "envs": 0}, "the handshake's envs is 0; expected a whole number above 0"),
+        ({**SPEC, "actionSize": True}, "the handshake's actionSize is True; expected a whole number above 0"),
+        ([SPEC], "the handshake is a list; expected a JSON object"),
+    ],
+)
+def test_a_handshake_missing_or_misstating_a_field_is_refused_naming_it_and_the_child_is_stopped(tmp_path, monkeypatch, handshake, message):
+    children = []
+
+    def popen(*args, **kwargs):
+        children.append(real_popen(*args, **kwargs))
+        return children[-1]
+
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(BridgeError, match=re.escape(f"the Node simulation broke the protocol: {message}")):
+        Bridge(CONTROL, node=fake_child(tmp_path, [answer(OP_HELLO, json.dumps(handshake).encode())]))
+    assert len(children) == 1 and children[0].poll() is not None, "the child outlived a refused handshake"

@@ -6,20 +6,35 @@
  * answered, or once Retry-After has passed when refused: one client (one loopback address)
  * with 30 connections sending 24 KB prompts with no token bound; then 30 clients (30
  * loopback addresses) sending prompts of about 700 tokens, within every bound. The figures:
- * the page's answers per second and the share answered, and what each flood got. Node only.
+ * the page's answers per second and the share answered, and what each flood got. Beside them,
+ * without a model: the proxy's decision cache with the page's decisions asked twice (hit rate,
+ * entries, round trip of a hit and of a miss). Node only.
  */
 import { setMaxListeners } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STRATEGIST_DEFAULTS, type ChatRequest, type LlmSpec, buildRequest, llmSettingsOf, localLlmSpec } from '../llm';
+import {
+  RuleChatClient,
+  STRATEGIST_DEFAULTS,
+  type ChatRequest,
+  type LlmCacheStatus,
+  type LlmSpec,
+  buildRequest,
+  fixedLlmAccess,
+  llmSettingsOf,
+  localLlmSpec,
+  strategistSettingsOf,
+} from '../llm';
 import type { LlmBenchRow } from './strategist';
 import { sampleWorlds } from './strategist';
-import { LLM_PROXY_PATH } from '../llm/proxyClient';
+import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
 import { localAvailability, nodeLlmAccess } from '../llm/node';
 import { teamSituation } from '../sim';
 import { llmProxyRoutes } from '../server/llmProxy';
+import { ProxyDecisionCache } from '../server/llmProxyCache';
+import { percentile } from '../stats';
 import { createAppServer, listen } from '../server/server';
 
 const FLOODERS = 30;
@@ -31,6 +46,18 @@ const MANY_CLIENTS = Array.from({ length: FLOODERS }, (_, i) => `127.0.0.${i + 2
 interface Reply {
   readonly status: number;
   readonly retryAfterS: number;
+  /** The proxy answered from its decision cache (`cached: true` in a 200's body). */
+  readonly cached: boolean;
+}
+
+const NO_REPLY: Reply = { status: 0, retryAfterS: 0, cached: false };
+
+function answeredFromCache(body: Buffer): boolean {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { cached?: unknown }).cached === true;
+  } catch {
+    return false;
+  }
 }
 
 /** POST a chat request from `localAddress`; status 0 when the caller gave up after `timeoutMs` (or the connection failed). */
@@ -38,14 +65,18 @@ function post(url: string, body: ChatRequest, localAddress: string, timeoutMs: n
   return new Promise((resolve) => {
     const data = Buffer.from(JSON.stringify(body));
     const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': data.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfterS: Number(res.headers['retry-after'] ?? 0) || 0 }));
-      res.on('error', () => resolve({ status: 0, retryAfterS: 0 }));
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        resolve({ status, retryAfterS: Number(res.headers['retry-after'] ?? 0) || 0, cached: status === 200 && answeredFromCache(Buffer.concat(chunks)) });
+      });
+      res.on('error', () => resolve(NO_REPLY));
     });
     const giveUp = () => req.destroy();
     const timer = setTimeout(giveUp, timeoutMs);
     stop.addEventListener('abort', giveUp, { once: true });
-    req.on('error', () => resolve({ status: 0, retryAfterS: 0 }));
+    req.on('error', () => resolve(NO_REPLY));
     req.on('close', () => {
       clearTimeout(timer);
       stop.removeEventListener('abort', giveUp);
@@ -110,30 +141,89 @@ function flood(url: string, addresses: readonly string[], body: ChatRequest, sto
   ).then(() => outcomes);
 }
 
-/** `spec`: the process's language-model settings; the local model runs whatever server they name. */
+/** The page's decisions at the sample positions, as its strategist asks them. */
+function pageRequests(): ChatRequest[] {
+  return sampleWorlds(48).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
+}
+
+/**
+ * The proxy's decision cache: the page's decisions asked twice, one after another, through a
+ * proxy with a fresh cache in a temporary folder, on the rule client (no model needed), so the
+ * figures are the cache's and the proxy's own: the hit rate (the second round's repeats hit),
+ * what the cache holds, and the round trip of an answer from the cache and of one from the client.
+ */
+async function benchProxyCache(requests: readonly ChatRequest[]): Promise<LlmBenchRow[]> {
+  const rules = new RuleChatClient();
+  // The rule client reads its answer from the prompt alone, the same every time, as the local
+  // engine's scored compact answers are; without saying so, only temperature 0 would be kept.
+  const client = { model: rules.model, complete: rules.complete.bind(rules), answersAlike: () => true };
+  const access = fixedLlmAccess({ client, provider: 'rules', settings: strategistSettingsOf({}), cache: null });
+  const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-cache-bench-'));
+  const cache = ProxyDecisionCache.open({ mode: 'use', dir: root });
+  // One page asks as fast as it is answered: the rate limit is not what is measured here.
+  const rate = { perSecond: 10_000, burst: 10_000 };
+  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access, cache, rate })] }), 0);
+  const url = `${running.url}${LLM_PROXY_PATH}`;
+  const never = new AbortController().signal;
+  const hitMs: number[] = [];
+  const missMs: number[] = [];
+  let failed = 0;
+  try {
+    for (let round = 0; round < 2; round++) {
+      for (const request of requests) {
+        const start = performance.now();
+        const reply = await post(url, request, '127.0.0.1', 30_000, never);
+        const ms = performance.now() - start;
+        if (reply.status !== 200) failed++;
+        else (reply.cached ? hitMs : missMs).push(ms);
+      }
+    }
+    const status = (await (await fetch(`${running.url}${LLM_STATUS_PATH}`)).json()) as { cache: LlmCacheStatus };
+    const { hits, misses, entries, maxEntries, hitRate } = status.cache;
+    if (failed > 0) console.log(`(${failed} of ${2 * requests.length} cache replay requests were not answered)`);
+    const p50 = (values: readonly number[]) => (values.length ? percentile(values, 50) : Number.NaN);
+    return [
+      { name: `proxy cache: hit rate, page decisions asked twice (${hits} hits / ${misses} misses)`, value: 100 * (hitRate ?? 0), unit: '%' },
+      { name: `proxy cache: entries of ${maxEntries}`, value: entries, unit: 'entries' },
+      { name: `proxy cache: round trip p50, hit (${hitMs.length})`, value: p50(hitMs), unit: 'ms', lowerIsBetter: true },
+      { name: `proxy cache: round trip p50, miss, rule client (${missMs.length})`, value: p50(missMs), unit: 'ms', lowerIsBetter: true },
+    ];
+  } finally {
+    await running.close();
+    await access.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `spec`: the process's language-model settings; the local model runs whatever server they
+ * name. The cache's rows need no model; the others are skipped without the local one.
+ */
 export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<LlmBenchRow[]> {
+  const requests = pageRequests();
+  const cacheRows = await benchProxyCache(requests);
   const local = localLlmSpec(spec);
   const result = llmSettingsOf(local);
   if (!result.ok || result.settings.source !== 'local') {
-    console.log(`(skipped: ${result.ok ? 'no local model' : result.error})`);
-    return [];
+    console.log(`(flood rows skipped: ${result.ok ? 'no local model' : result.error})`);
+    return cacheRows;
   }
   const available = localAvailability(result.settings);
   if (!available.ok) {
-    console.log(`(skipped: ${available.reason})`);
-    return [];
+    console.log(`(flood rows skipped: ${available.reason})`);
+    return cacheRows;
   }
   const access = nodeLlmAccess({ spec: local });
   const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-bench-'));
   const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access })] }), 0);
   const url = `${running.url}${LLM_PROXY_PATH}`;
-  const requests = sampleWorlds(48).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
   const ms = Math.max(10, seconds * 3) * 1000;
   try {
     // The engine loads on the first request.
     await post(url, requests[0]!, '127.0.0.1', 120_000, new AbortController().signal);
     const alone = await page(url, requests, ms);
     const rows: LlmBenchRow[] = [
+      ...cacheRows,
       { name: 'proxy: page decisions/s alone (2 teams)', value: alone.perSecond, unit: 'answers/s' },
       { name: `proxy: page decisions answered alone (${alone.asked})`, value: (100 * alone.answered) / Math.max(1, alone.asked), unit: '%' },
     ];

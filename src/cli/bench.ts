@@ -216,7 +216,7 @@ async function benchBridge(seconds: number): Promise<BenchRow[]> {
 const SECTIONS = ['sim', 'matches', 'planner', 'inference', 'tournament', 'queue', 'llm', 'local-llm', 'exam', 'llm-proxy', 'study-server', 'training', 'bridge', 'browser'] as const;
 const USAGE = `usage: npm run bench [-- --seconds <n>] [--only <section,...>]
   --seconds  how long each figure is measured (default ${BENCH.seconds})
-  --only     the sections to run (default all): ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy need npm run llm:pull)`;
+  --only     the sections to run (default all): ${SECTIONS.join(', ')} (local-llm, exam and llm-proxy's flood rows need npm run llm:pull)`;
 
 function formatRow(row: BenchRow): string {
   const value = row.value >= 1000 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(3);
@@ -254,7 +254,7 @@ runCli(async () => {
       ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds, platform.spec.llm)],
       ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds, platform.spec.llm)],
       ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds)],
-      ['llm-proxy', "the page's decisions through the LLM proxy on the local model, alone and under a flood of other clients", async () => (await import('../bench/llmProxy')).benchLlmProxy(seconds, platform.spec.llm)],
+      ['llm-proxy', "the LLM proxy's decision cache (rule client), and the page's decisions through the proxy on the local model, alone and under a flood of other clients", async () => (await import('../bench/llmProxy')).benchLlmProxy(seconds, platform.spec.llm)],
       ['study-server', 'the server: requests per second by kind of request, and the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('../bench/studyServer')).benchStudyServer(platform, seconds)],
       ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds, modelDirFrom(process.env))],
       ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds)],
