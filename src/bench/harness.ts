@@ -157,6 +157,14 @@ export async function launchChromium(): Promise<Browser> {
   };
 }
 
+/** Push every console error and uncaught exception of `page` onto `problems`, worded for a test's failure message. */
+export function collectPageProblems(page: Page, problems: string[]): void {
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+}
+
 /** Wait until the page's hook is installed. */
 export async function waitForHook(page: Page, timeoutMs = 15_000): Promise<void> {
   await page.waitForFunction(() => window.__hillmind?.ready === true, undefined, { timeout: timeoutMs });

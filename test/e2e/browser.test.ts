@@ -16,6 +16,7 @@ import {
   type ServerProcess,
   buildApp,
   chromiumAvailable,
+  collectPageProblems,
   launchChromium,
   startServerProcess,
   waitForHook,
@@ -59,10 +60,7 @@ suite('the product in a real browser', () => {
 
   async function open(query: string): Promise<Page> {
     const page = await browser!.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    collectPageProblems(page, problems);
     await page.goto(`${server!.url}/${query}`);
     await waitForHook(page);
     return page;

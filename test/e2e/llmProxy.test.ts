@@ -6,7 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, launchChromium, waitForHook } from '../../src/bench/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
 import { startDevServer } from '../helpers/devServer';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
@@ -39,10 +39,7 @@ suite('the llm team in the browser, through the proxy', () => {
 
   async function open(query: string): Promise<Page> {
     const page = await browser!.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    collectPageProblems(page, problems);
     page.on('request', (req) => {
       const body = req.postData();
       if (body) traffic.push(body);

@@ -5,7 +5,7 @@
  * fails where chromium or the model is missing; elsewhere it is skipped, saying why.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, launchChromium, waitForHook } from '../../src/bench/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
 import { startDevServer } from '../helpers/devServer';
 import { HAVE_LOCAL_MODEL, IN_CI, requireLocalModel } from '../helpers/localModel';
 
@@ -34,10 +34,7 @@ suite('the llm team in the browser, on the local model', () => {
 
   it('llm vs bt plays with decisions and rationales from the local model through /api/llm', async () => {
     const page = await browser!.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    collectPageProblems(page, problems);
     const answers: string[] = [];
     page.on('response', async (res) => {
       if (res.url().endsWith('/api/llm') && res.ok()) answers.push(await res.text().catch(() => ''));

@@ -7,7 +7,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, launchChromium, waitForHook } from '../../src/bench/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
 import { startDevServer } from '../helpers/devServer';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
@@ -53,10 +53,7 @@ suite('the side panels in a real browser', () => {
   async function open(query: string, viewport: { width: number; height: number }): Promise<Page> {
     const page = await browser!.context.newPage();
     await page.setViewportSize(viewport);
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    collectPageProblems(page, problems);
     await page.goto(`${dev!.url}/${query}`);
     await waitForHook(page, 60_000);
     return page;

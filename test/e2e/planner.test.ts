@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Match, parseReplay, verifyReplayWithModels } from '../../src/match';
 import { hashWorld } from '../../src/sim';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, buildApp, chromiumAvailable, launchChromium, startServerProcess, waitForHook } from '../../src/bench/harness';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, buildApp, chromiumAvailable, collectPageProblems, launchChromium, startServerProcess, waitForHook } from '../../src/bench/harness';
 import { TEST_PLATFORM } from '../helpers/platform';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
@@ -36,10 +36,7 @@ suite('the planner in a real browser', () => {
   async function open(query: string): Promise<{ page: Page; problems: string[] }> {
     const problems: string[] = [];
     const page = await browser!.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    collectPageProblems(page, problems);
     await page.goto(`${server!.url}/${query}`);
     await waitForHook(page);
     return { page, problems };

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReplay, verifyReplay } from '../../src/match';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, freePort, launchChromium } from '../../src/bench/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, collectPageProblems, freePort, launchChromium } from '../../src/bench/harness';
 import { TEAM_COLOURS } from '../../src/survey/config';
 import { PAD, PX_PER_M } from '../../src/web/layout';
 
@@ -106,10 +106,7 @@ suite('a user study in a real browser', () => {
 
   async function open(path: string): Promise<Page> {
     const page = await browser!.context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console.error: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    collectPageProblems(page, problems);
     await page.goto(`${url}${path}`);
     return page;
   }
