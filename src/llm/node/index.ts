@@ -5,7 +5,7 @@
  * only (the page uses proxyClient.ts); never imported by a page.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, lazyLlmAccess } from '../access';
@@ -81,20 +81,13 @@ export function localAvailability(settings: LocalLlmSettings): { readonly ok: tr
   return { ok: true };
 }
 
-/** Adapters' digests by path, with the size and modification time they were hashed at. */
-const adapterDigests = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly sha256: string }>();
-
 /**
- * An adapter file's SHA-256, hashed again only when its size or modification time changed
- * (the shipped one is 2.5 MB, about 15 ms to read and hash, and availability is asked often).
+ * An adapter file's SHA-256, read and hashed on every call (the shipped one is 2.5 MB, about
+ * 12 ms): as with the pulled model (digest.ts), no size or modification time stands in for
+ * the bytes, since whoever flips a byte can keep both.
  */
 export function adapterSha256(path: string): string {
-  const { size, mtimeMs } = statSync(path);
-  const known = adapterDigests.get(path);
-  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.sha256;
-  const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
-  adapterDigests.set(path, { size, mtimeMs, sha256 });
-  return sha256;
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
 /**
