@@ -41,10 +41,17 @@ function requireStudy(store: StudyStore, id: string, dbPath: string): void {
   if (!store.getStudy(id)) throw new StudyCommandError(`no study '${id}' in ${dbPath}`);
 }
 
+/**
+ * How long `survey create` waits for a server's health answer: long enough for a busy server
+ * (health waited over a second behind a loaded engine), short enough that a missing one costs
+ * a moment. It only chooses the note printed, never what is written.
+ */
+const HEALTH_WAIT_MS = 5000;
+
 /** Whether a Hillmind server answers at `base` (its health route names the service). */
 export async function hillmindServerAnswers(base: string): Promise<boolean> {
   try {
-    const res = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(1500) });
+    const res = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(HEALTH_WAIT_MS) });
     const body = (await res.json().catch(() => null)) as { service?: string } | null;
     return res.ok && body?.service === 'hillmind';
   } catch {
