@@ -19,8 +19,12 @@ const haveChromium = chromiumAvailable();
 if (!haveChromium && !inCi) console.warn(`model pace browser tests skipped: no chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
 const suite = haveChromium || inCi ? describe : describe.skip;
 
-/** The stand-in model's time per answer: at 8x the game asks (2 Hz of game time) about four times as often as it answers. */
-const ANSWER_MS = 150;
+/**
+ * The stand-in model's time per answer: at 8x the game asks (2 Hz of game time) about six
+ * times as often as it answers, and still twice as often where a busy machine lets the page
+ * play only 2x.
+ */
+const ANSWER_MS = 400;
 /** Game-seconds the page measures over before it judges (PACE_RULES.minSeconds), in ticks at 50 Hz. */
 const JUDGED_TICKS = 4 * 50;
 
@@ -50,9 +54,19 @@ suite('a language model slower than the game, in the page', () => {
   });
 
   const state = (page: Page) => page.evaluate(() => window.__hillmind!.state());
+  /** Wait for `what`; where it does not come, fail with what the page's match was doing. */
+  const until = async (page: Page, what: string, wait: Promise<unknown>) => {
+    try {
+      await wait;
+    } catch (err) {
+      const s = await state(page);
+      throw new Error(`${what} did not come (${(err as Error).message.split('\n')[0]}): tick ${s.tick}, done ${s.done}, speed ${s.speed}, waiting ${s.waitForModel}, pace ${JSON.stringify(s.modelPace)}`);
+    }
+  };
+  const notice = (page: Page, shown: 'visible' | 'hidden') => until(page, `the notice ${shown}`, page.waitForSelector('#model-pace', { state: shown, timeout: 60_000 }));
   /** Wait until the page has measured both models over at least JUDGED_TICKS since the latest change. */
   const judged = (page: Page) =>
-    page.waitForFunction((ticks) => window.__hillmind!.state().modelPace.every((p) => p !== null && p.seconds * 50 >= ticks), JUDGED_TICKS, { timeout: 60_000 });
+    until(page, 'a judged pace', page.waitForFunction((ticks) => window.__hillmind!.state().modelPace.every((p) => p !== null && p.seconds * 50 >= ticks), JUDGED_TICKS, { timeout: 60_000 }));
 
   it('says at 8x that the model decides slower than the game, waits for it when asked, and the replay verifies', async () => {
     const page = await browser!.context.newPage();
@@ -65,16 +79,15 @@ suite('a language model slower than the game, in the page', () => {
     expect(await page.locator('#wait-model-toggle').innerText()).toBe('Wait for the model: off');
 
     // At 8x the model answers about one request in four: the notice says so, with the counts.
-    await page.waitForSelector('#model-pace:not([hidden])', { timeout: 60_000 });
-    const notice = await page.locator('#model-pace-text').innerText();
-    expect(notice).toMatch(/^The language model playing (blue|red) decides slower than the game at 8x: it decided \d+ times? in the last \d+ game-seconds, of \d+ asked\./);
+    await notice(page, 'visible');
+    expect(await page.locator('#model-pace-text').innerText()).toMatch(/^The language model playing (blue|red) decides slower than the game at 8x: it decided \d+ times? in the last \d+ game-seconds, of \d+ asked\./);
     const behind = (await state(page)).modelPace.filter((p) => p?.behind);
     expect(behind.length).toBeGreaterThan(0);
     for (const p of behind) expect(p!.decided).toBeLessThan(0.8 * p!.asked);
 
     // Wait for the model: the notice goes, the switch says so, and the game holds for each decision.
     await page.click('#wait-for-model');
-    await page.waitForSelector('#model-pace', { state: 'hidden' });
+    await notice(page, 'hidden');
     expect(await page.locator('#wait-model-toggle').innerText()).toBe('Wait for the model: on');
     const waitedFrom = (await state(page)).tick;
     await judged(page);
@@ -93,7 +106,7 @@ suite('a language model slower than the game, in the page', () => {
     await page.click('#wait-model-toggle');
     expect(await page.locator('#wait-model-toggle').innerText()).toBe('Wait for the model: off');
     const liveFrom = (await state(page)).tick;
-    await page.waitForSelector('#model-pace:not([hidden])', { timeout: 60_000 });
+    await notice(page, 'visible');
     expect((await state(page)).waitForModel).toBe(false);
 
     await page.click('#pause');
