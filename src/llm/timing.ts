@@ -3,7 +3,8 @@
  *
  * Timing modes:
  * - live: the page's real-time play. The game never waits; an answer applies at the first
- *   tick after it arrives.
+ *   tick after it arrives. (Where the person asks the page to wait for the model, its
+ *   strategists play lockstep until asked to stop: LlmStrategist.setWaiting.)
  * - realtime: a headless emulation of live play at 1x. An answer that took L ms applies
  *   at requestTick + ceil(L / tick length); while a call is out the simulation runs no
  *   further ahead of the wall clock than that mapping allows, so the result is what live

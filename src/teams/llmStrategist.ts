@@ -130,11 +130,12 @@ export interface LlmStatus {
   readonly otherFailures: number;
 }
 
+const LOCKSTEP: TimingMode = { kind: 'lockstep' };
+
 export class LlmStrategist implements Strategist {
   readonly source = 'llm' as const;
   /** Ticks between fixed-rate requests; 0 asks on events only. (The controller asks every tick.) */
   readonly ratePeriodTicks: number;
-  readonly timing: TimingMode;
   readonly format: AnswerFormat;
   readonly temperature: number;
   readonly timeoutMs: number;
@@ -162,11 +163,12 @@ export class LlmStrategist implements Strategist {
   /** The own agents' facts at the last tick (situationKey), for the `situation` trigger. */
   private prevFacts: string | null = null;
   private closed = false;
+  /** The page asked to wait for each answer (setWaiting): lockstep over the timing it was built with. */
+  private waiting = false;
 
   constructor(private readonly options: LlmStrategistOptions) {
     const rate = options.rateHz;
     this.ratePeriodTicks = rate > 0 ? Math.max(1, Math.round(options.tickHz / rate)) : 0;
-    this.timing = options.timing;
     this.format = options.format;
     this.temperature = options.temperature;
     this.timeoutMs = options.timeoutMs;
@@ -175,6 +177,23 @@ export class LlmStrategist implements Strategist {
     this.eventGapTicks = options.eventGapTicks ?? 5;
     this.maxBackoffTicks = Math.round((options.maxBackoffSeconds ?? 5) * options.tickHz);
     this.maxTimeouts = options.maxTimeouts;
+  }
+
+  /** When an answer applies: the timing it was built with, or lockstep while the page waits for the model. */
+  get timing(): TimingMode {
+    return this.waiting ? LOCKSTEP : this.options.timing;
+  }
+
+  /**
+   * Wait for each answer from now on (lockstep: the match holds while a call is out, and the
+   * answer applies at its request tick), or go back to the timing it was built with. The
+   * page's "Wait for the model", where the game runs faster than the model answers. A call
+   * out when waiting starts is waited for at the next tick; each applied answer still reaches
+   * the match with its request and apply ticks, so the replay holds it as usual. The call
+   * timeout stays the strategist's own: a call that outlasts it fails and the game goes on.
+   */
+  setWaiting(wait: boolean): void {
+    this.waiting = wait;
   }
 
   /** The model the decisions come from. */

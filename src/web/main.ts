@@ -13,6 +13,7 @@ import { type CanvasSize, canvasSize } from './layout';
 import { agentsPanel } from './panels/agents';
 import { arenaNotices } from './panels/arenaNotices';
 import { feedPanel } from './panels/feed';
+import { modelPaceNotice } from './panels/modelPaceNotice';
 import { controlsPanel, introPanel } from './panels/intro';
 import { replayPanel } from './panels/replay';
 import { resultOverlay } from './panels/result';
@@ -155,7 +156,7 @@ function main(): void {
     session.seek(0);
     session.setPaused(false);
   };
-  center.append(board, el('div', { class: 'arena-wrap' }, arena, arenaNotices(stores), resultOverlay(stores, { playAgain, saveReplay, watchAgain })), status);
+  center.append(board, el('div', { class: 'arena-wrap' }, arena, arenaNotices(stores), modelPaceNotice(stores), resultOverlay(stores, { playAgain, saveReplay, watchAgain })), status);
   root.append(
     el(
       'header',

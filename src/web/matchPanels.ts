@@ -6,11 +6,12 @@
 import type { Clock } from '../llm';
 import type { Match } from '../match';
 import { type SimEvent, type World, outcomeSide } from '../sim';
-import { type Decision, llmStrategistOf } from '../teams';
+import { type Decision, type LlmStrategist, type TeamController, llmStrategistOf } from '../teams';
 import { HumanTeamController } from '../teams/human';
 import { agentName, describeEvent } from './describe';
 import type { ReplayPlayer } from './replayPlayer';
-import { type AgentCard, FOLD_SECONDS, type FeedEntry, type HudState, type Stores, pushDecision, pushFeed, setModelStatus } from './stores';
+import { modelPace } from './modelPace';
+import { type AgentCard, FOLD_SECONDS, type FeedEntry, type HudState, type Stores, pushDecision, pushFeed, setModelPace, setModelStatus } from './stores';
 
 /** The panels refresh at most this often while a match runs. */
 const HUD_EVERY_MS = 100;
@@ -35,6 +36,8 @@ export class MatchPanels {
   private lastHud = -Infinity;
   /** Decisions of the tick being played: they wait for its end, so panels never redraw inside the timed simulation. */
   private decisions: Decision[] = [];
+  /** The tick the models' pace is measured from: the match's start, or the latest change of speed or of waiting. */
+  private paceSince = 0;
 
   constructor(
     private readonly stores: Stores,
@@ -46,6 +49,12 @@ export class MatchPanels {
   reset(): void {
     this.decisions = [];
     this.lastHud = -Infinity;
+    this.paceSince = 0;
+  }
+
+  /** Measure the models' pace from `tick` on: what was played before was played at another speed, or waiting. */
+  measurePaceFrom(tick: number): void {
+    this.paceSince = tick;
   }
 
   queueDecision(decision: Decision): void {
@@ -91,20 +100,32 @@ export class MatchPanels {
     if (!force && t - this.lastHud < HUD_EVERY_MS) return;
     this.lastHud = t;
     this.stores.hud.setState(this.hud(screen));
-    this.publishModelStatus(screen.match, screen.world.outcome !== null);
+    this.publishModelStatus(screen.match, screen.world);
   }
 
   /**
    * The language models' calls, for the strategist panel: pending, the last one's time or
-   * failure. Once the match has ended a call still out is awaited by no one, so the panel
-   * stops saying it waits for the model.
+   * failure; and their pace against the game's, for the notice over the arena. Once the match
+   * has ended a call still out is awaited by no one, so the panel stops saying it waits for
+   * the model, and the pace no longer matters.
    */
-  private publishModelStatus(match: Match | null, ended: boolean): void {
+  private publishModelStatus(match: Match | null, world: World): void {
+    const ended = world.outcome !== null;
     for (const team of [0, 1] as const) {
-      const controller = match?.controllers[team];
-      const strategist = controller ? (llmStrategistOf(controller) ?? (controller instanceof HumanTeamController ? llmStrategistOf(controller.teammate) : null)) : null;
+      const strategist = match ? teamLlmStrategist(match.controllers[team]) : null;
       const status = strategist ? strategist.status() : null;
       setModelStatus(this.stores.strategist, team, status && ended && status.askedAtTick !== null ? { ...status, askedAtTick: null } : status);
+      const pace =
+        strategist && !ended
+          ? modelPace({
+              answerTicks: strategist.records.filter((r) => r.ok).map((r) => r.applyTick),
+              tick: world.tick,
+              sinceTick: this.paceSince,
+              periodTicks: strategist.ratePeriodTicks,
+              tickHz: world.config.tickHz,
+            })
+          : null;
+      setModelPace(this.stores.strategist, team, pace);
     }
   }
 
@@ -148,6 +169,11 @@ export class MatchPanels {
       countdown: Math.ceil(screen.countdownMs / 1000),
     };
   }
+}
+
+/** The language-model strategist that decides for a side: its own, or a person's AI teammate's; null where none does. */
+export function teamLlmStrategist(controller: TeamController): LlmStrategist | null {
+  return llmStrategistOf(controller) ?? (controller instanceof HumanTeamController ? llmStrategistOf(controller.teammate) : null);
 }
 
 /** FOLD_SECONDS in the match's ticks (a team's decisions that close to the first of a run fold into it). */

@@ -20,7 +20,8 @@ import { COUNTDOWN_MS, FrameClock, MAX_DELTA_MS, type PaceCounts } from './frame
 import { FrameStats } from './frameStats';
 import { DEFAULT_PALETTE, type TeamPalette } from './palette';
 import { ReplayPlayer } from './replayPlayer';
-import { type AgentLabels, type OnScreen, MatchPanels, foldTicksOf } from './matchPanels';
+import { type AgentLabels, type OnScreen, MatchPanels, foldTicksOf, teamLlmStrategist } from './matchPanels';
+import type { ModelPace } from './modelPace';
 import { type FeedEntry, type Stores, clearFeed, pushFeed, resetStrategist, setDecisions } from './stores';
 import type { RenderView } from './view';
 
@@ -61,6 +62,10 @@ export interface MatchSnapshot {
   readonly countdownMs: number;
   /** Cues given since the page loaded, by kind (what the sound plays). */
   readonly cues: Readonly<Record<string, number>>;
+  /** The game waits for each language-model decision (the person chose it). */
+  readonly waitForModel: boolean;
+  /** Each side's language model's decisions against its asked rate, over the recent window (null: none plays, or nothing to judge yet). */
+  readonly modelPace: readonly [ModelPace | null, ModelPace | null];
 }
 
 /** Optional settings for pages that drive the session themselves (the user-study page). */
@@ -112,6 +117,12 @@ export class MatchSession {
       if (s.seed !== before.seed && isSeed(s.seed)) {
         this.preview = createWorld(s.seed);
         if (!this.source()) this.clock.snapshot(this.preview);
+      }
+      if (s.speed !== before.speed || s.waitForModel !== before.waitForModel) {
+        // The models' pace counts from here: what came before was played at another pace.
+        this.panels.measurePaceFrom(this.world.tick);
+        if (s.waitForModel !== before.waitForModel) this.applyWaiting();
+        this.publishHud(true);
       }
     });
   }
@@ -172,6 +183,7 @@ export class MatchSession {
       });
       resetStrategist(this.stores.strategist, [human ? `${HUMAN_TEAM_ID} + ${app.teammate}` : app.blue, app.red], [humanSlots, []]);
       this.resetView(match.world);
+      this.applyWaiting();
       this.clock.countdownLeft = humanSlots.length > 0 ? (this.options.countdownMs ?? COUNTDOWN_MS) : 0;
       if (this.clock.countdownLeft > 0) this.emitCue({ kind: 'count' });
       clearFeed(this.stores.feed);
@@ -372,7 +384,23 @@ export class MatchSession {
       pace: this.clock.pace,
       countdownMs: this.clock.countdownLeft,
       cues: { ...this.cueCounts },
+      waitForModel: app.waitForModel,
+      modelPace: this.stores.strategist.getState().paces,
     };
+  }
+
+  /**
+   * The live match's language models wait for each answer, or not, as the person chose.
+   * Waiting reuses the loop's own hold on a pending tick (tickOnce): the strategist returns a
+   * promise, as a lockstep run's does in Node, and the frame loop plays nothing until it
+   * settles. The replay records each decision at the tick it applied, as always, and not
+   * the waiting as such (a decision made while waiting shows a request tick equal to its
+   * tick); verification takes a language model's decisions from the file, so a match played
+   * with waiting verifies as any other.
+   */
+  private applyWaiting(): void {
+    const wait = this.stores.app.getState().waitForModel;
+    for (const controller of this.match?.controllers ?? []) teamLlmStrategist(controller)?.setWaiting(wait);
   }
 
   private onScreen(): OnScreen {

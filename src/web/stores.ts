@@ -8,6 +8,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { DEFAULT_CONFIG, type ZoneStatus, episodeTicks } from '../sim';
 import type { Decision, LlmStatus } from '../teams';
+import type { ModelPace } from './modelPace';
 
 export const SPEEDS = [0.5, 1, 2, 4, 8] as const;
 export type Speed = (typeof SPEEDS)[number];
@@ -49,6 +50,12 @@ export interface AppState {
   readonly introOpen: boolean;
   /** Short sounds for hits, eliminations, pickups and the zone. */
   readonly sound: boolean;
+  /**
+   * The game waits for each language-model decision (the match holds while a call is out),
+   * so a speed faster than the model still gets every decision it asks for. Kept for the
+   * next matches until turned off.
+   */
+  readonly waitForModel: boolean;
 }
 
 export const initialApp: AppState = {
@@ -65,6 +72,7 @@ export const initialApp: AppState = {
   replayCheck: null,
   introOpen: true,
   sound: true,
+  waitForModel: false,
 };
 
 export interface AgentCard {
@@ -160,6 +168,8 @@ export interface StrategistState {
   readonly teams: readonly [TeamStrategy, TeamStrategy];
   /** Each side's language-model calls, where a language model decides for it. */
   readonly models: readonly [LlmStatus | null, LlmStatus | null];
+  /** Each side's language model's decisions per game-second against its asked rate (modelPace.ts); null: nothing to judge. */
+  readonly paces: readonly [ModelPace | null, ModelPace | null];
 }
 
 export const DECISION_HISTORY = 5;
@@ -181,7 +191,7 @@ export function createStores(app: Partial<AppState> = {}): Stores {
     app: createStore<AppState>()(() => ({ ...initialApp, ...app })),
     hud: createStore<HudState>()(() => initialHud),
     feed: createStore<FeedState>()(() => ({ entries: [], nextId: 1 })),
-    strategist: createStore<StrategistState>()(() => ({ teams: [emptyStrategy, emptyStrategy], models: [null, null] })),
+    strategist: createStore<StrategistState>()(() => ({ teams: [emptyStrategy, emptyStrategy], models: [null, null], paces: [null, null] })),
   };
 }
 
@@ -208,27 +218,36 @@ export function resetStrategist(store: StoreApi<StrategistState>, controllers: r
       { controller: controllers[1], decisions: [], humanSlots: humanSlots[1] },
     ],
     models: [null, null],
+    paces: [null, null],
   });
 }
 
 /** Show a side's language-model status; the store changes only when what it shows does. */
 export function setModelStatus(store: StoreApi<StrategistState>, team: 0 | 1, status: LlmStatus | null): void {
-  const before = store.getState().models[team];
-  const same =
-    before === status ||
-    (before !== null &&
-      status !== null &&
-      before.askedAtTick === status.askedAtTick &&
-      before.last === status.last &&
-      before.requests === status.requests &&
-      before.answers === status.answers &&
-      before.timeouts === status.timeouts &&
-      before.otherFailures === status.otherFailures);
-  if (same) return;
+  setSide(store, 'models', team, status, (a, b) =>
+    a.askedAtTick === b.askedAtTick && a.last === b.last && a.requests === b.requests && a.answers === b.answers && a.timeouts === b.timeouts && a.otherFailures === b.otherFailures,
+  );
+}
+
+/** Show a side's model pace; the store changes only when what it shows does. */
+export function setModelPace(store: StoreApi<StrategistState>, team: 0 | 1, pace: ModelPace | null): void {
+  setSide(store, 'paces', team, pace, (a, b) => a.decided === b.decided && a.asked === b.asked && a.seconds === b.seconds && a.behind === b.behind);
+}
+
+/** Set one side's entry of a per-side pair, unless `same` says it shows as it did. */
+function setSide<K extends 'models' | 'paces'>(
+  store: StoreApi<StrategistState>,
+  key: K,
+  team: 0 | 1,
+  value: StrategistState[K][0],
+  same: (a: NonNullable<StrategistState[K][0]>, b: NonNullable<StrategistState[K][0]>) => boolean,
+): void {
+  const before = store.getState()[key][team];
+  if (before === value || (before != null && value != null && same(before as NonNullable<StrategistState[K][0]>, value as NonNullable<StrategistState[K][0]>))) return;
   store.setState((s) => {
-    const models: [LlmStatus | null, LlmStatus | null] = [s.models[0], s.models[1]];
-    models[team] = status;
-    return { models };
+    const pair = [s[key][0], s[key][1]] as [StrategistState[K][0], StrategistState[K][0]];
+    pair[team] = value;
+    return { [key]: pair } as Partial<StrategistState>;
   });
 }
 

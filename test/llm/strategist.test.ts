@@ -110,6 +110,40 @@ describe('LlmStrategist timing', () => {
   });
 });
 
+describe('LlmStrategist waiting (the page at a speed the model cannot follow)', () => {
+  it('a live strategist set to wait holds the match for each answer, which applies at its request tick, and plays live again when set back', async () => {
+    const client = new TestClient((_i, r, _s, clock) => delayed(r, 15, clock));
+    const { match, strategist } = await createLlmMatch({ client, timing: { kind: 'live' }, events: [] });
+    /** Play `ticks` ticks as the page's frame loop does (a held tick is awaited); how many ticks held. */
+    const play = async (ticks: number) => {
+      let held = 0;
+      for (let k = 0; k < ticks && !match.done; k++) {
+        const pending = match.advance();
+        if (pending) {
+          held++;
+          await pending;
+        } else if (k % 3 === 2) await client.clock.sleep(10); // a display frame of virtual time
+      }
+      return held;
+    };
+    expect(strategist.timing).toEqual({ kind: 'live' });
+    strategist.setWaiting(true);
+    expect(strategist.timing).toEqual({ kind: 'lockstep' });
+    expect(await play(250)).toBe(10); // one request every 25 ticks, each waited for
+    const waited = strategist.records.slice();
+    expect(waited.length).toBe(10);
+    for (const r of waited) expect(r.applyTick).toBe(r.requestTick);
+
+    strategist.setWaiting(false);
+    expect(strategist.timing).toEqual({ kind: 'live' });
+    expect(await play(250)).toBe(0);
+    const live = strategist.records.slice(waited.length);
+    expect(live.length).toBeGreaterThan(2);
+    for (const r of live) expect(r.applyTick).toBeGreaterThan(r.requestTick);
+    match.close();
+  });
+});
+
 describe('LlmStrategist events', () => {
   it('asks on eliminations, respawns, the zone becoming contested and an own agent dropping LOW', async () => {
     const client = new TestClient();

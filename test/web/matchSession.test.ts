@@ -236,6 +236,40 @@ describe('the page session', () => {
     expect(open).toBe(0);
   });
 
+  it('waits for the model where the person asks: in the match on screen from its next tick, and in the matches after', async () => {
+    const hanging: ChatClient = { model: 'hanging', complete: (_request, signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new ChatError('aborted', 'aborted')))) };
+    const clock = new VirtualClock();
+    const settings = strategistSettingsOf({ timing: { kind: 'live' }, skills: 'scripted', timeoutMs: 60_000 });
+    const platform = testPlatform({ clock, llm: fixedLlmAccess({ client: hanging, provider: 'test', settings, cache: null }) });
+    const stores = createStores({ blue: 'llm', red: 'heuristic', seed: 7 });
+    const s = new MatchSession(stores, platform, new Keys());
+    const frames = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        clock.advance(1000 / 60);
+        s.frame();
+      }
+    };
+    await s.start();
+    frames(30);
+    // Live: the model has not answered its first call, and the game went on without it.
+    const asked = s.world.tick;
+    expect(asked).toBeGreaterThan(20);
+    stores.app.setState({ waitForModel: true });
+    frames(30);
+    // Waiting: the game holds at its next tick for the call still out.
+    expect(s.world.tick).toBe(asked);
+    expect(s.snapshotState().waitForModel).toBe(true);
+    await s.start();
+    frames(30);
+    // The next match waits from its first request on.
+    expect(s.world.tick).toBe(0);
+    stores.app.setState({ waitForModel: false });
+    await s.start();
+    frames(30);
+    expect(s.world.tick).toBeGreaterThan(20);
+    s.currentMatch?.close();
+  });
+
   it('shows a replay that will not load', async () => {
     const { s, stores } = await session();
     expect(s.loadReplay('{"format":"something else"}', 'bad.json')).toBe(false);

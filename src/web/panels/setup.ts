@@ -121,6 +121,15 @@ export function setupPanel(stores: Stores, session: MatchSession, platform: Plat
   const save = el('button', { type: 'button', id: 'save-replay', text: 'Save replay' });
   const sound = el('button', { type: 'button', id: 'sound-toggle', 'aria-pressed': 'false' });
   sound.addEventListener('click', () => stores.app.setState({ sound: !stores.app.getState().sound }));
+  const waitModel = el('button', {
+    type: 'button',
+    id: 'wait-model-toggle',
+    'aria-pressed': 'false',
+    title: 'The game holds while the language model answers, so at any speed it decides as often as the game asks',
+  });
+  waitModel.addEventListener('click', () => stores.app.setState({ waitForModel: !stores.app.getState().waitForModel }));
+  /** A language model decides in the match on screen (its calls are in the strategist store). */
+  const modelPlays = () => stores.strategist.getState().models.some((m) => m !== null);
   pause.addEventListener('click', () => session.togglePause());
   stepBtn.addEventListener('click', () => session.stepOnce());
   save.addEventListener('click', () => actions.saveReplay());
@@ -160,6 +169,10 @@ export function setupPanel(stores: Stores, session: MatchSession, platform: Plat
     save.disabled = s.mode !== 'live';
     setText(sound, s.sound ? 'Sound: on' : 'Sound: off');
     sound.setAttribute('aria-pressed', String(s.sound));
+    // Shown where a language model plays, and while waiting is on (the way back stays in reach).
+    setHidden(waitModel, !s.waitForModel && !modelPlays());
+    setText(waitModel, s.waitForModel ? 'Wait for the model: on' : 'Wait for the model: off');
+    waitModel.setAttribute('aria-pressed', String(s.waitForModel));
   };
   stores.app.subscribe(render);
   // Mark the teams that cannot play here in the choosers, with why (for llm: how to configure a model).
@@ -176,6 +189,9 @@ export function setupPanel(stores: Stores, session: MatchSession, platform: Plat
       }
     }),
   ).then(render);
+  stores.strategist.subscribe((s, before) => {
+    if (s.models.some((m) => m !== null) !== before.models.some((m) => m !== null)) render();
+  });
   // The done state lives in the hud; refresh the buttons when the match ends.
   stores.hud.subscribe((h, before) => {
     if (h.outcome !== before.outcome) render();
@@ -205,6 +221,7 @@ export function setupPanel(stores: Stores, session: MatchSession, platform: Plat
       el('div', { class: 'row' }, pause, stepBtn),
       el('div', { class: 'field' }, el('span', { text: 'Speed' }), speeds),
       el('div', { class: 'row' }, save, sound),
+      waitModel,
     ),
   );
 }
