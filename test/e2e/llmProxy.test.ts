@@ -6,8 +6,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
-import { startDevServer } from '../helpers/devServer';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, collectPageProblems, waitForHook } from '../../src/bench/harness';
+import { startPageWithModel, stopPageWithModel } from '../helpers/pageWithModel';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
 const SECRET = 'sk-e2e-do-not-leak-7f3a9c';
@@ -25,17 +25,10 @@ suite('the llm team in the browser, through the proxy', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`no chromium at ${CHROMIUM_PATH}: CI must install it (.ci/run does)`);
-    fake = await FakeOpenAiServer.start();
-    dev = await startDevServer({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: SECRET, LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '5000' });
-    browser = await launchChromium();
+    ({ fake, dev, browser } = await startPageWithModel({}, { OPENAI_API_KEY: SECRET, LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '5000' }));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.stop();
-    await fake?.close();
-  });
+  afterAll(() => stopPageWithModel({ fake, dev, browser }));
 
   async function open(query: string): Promise<Page> {
     const page = await browser!.context.newPage();

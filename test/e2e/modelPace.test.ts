@@ -9,9 +9,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
+import { type Browser, CHROMIUM_PATH, chromiumAvailable, collectPageProblems, waitForHook } from '../../src/bench/harness';
 import { parseReplay, verifyReplay } from '../../src/match';
-import { startDevServer } from '../helpers/devServer';
+import { startPageWithModel, stopPageWithModel } from '../helpers/pageWithModel';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
@@ -35,23 +35,19 @@ suite('a language model slower than the game, in the page', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`no chromium at ${CHROMIUM_PATH}: CI must install it (.ci/run does)`);
     // Both teams keep to their bases, one agent now and then fighting, so the match runs on
     // (nobody holds the zone) and their skills change, which the replay records as decisions.
     // While the game waits, blue and red ask in turn: calls 0 and 1 are both sides' first, 2
     // and 3 their second, so each side's answers alternate.
     const text = (index: number) => (Math.floor(index / 2) % 2 === 0 ? 'retreat,retreat' : 'combat,retreat');
-    fake = await FakeOpenAiServer.start({ behaviour: (index) => ({ kind: 'answer', delayMs: ANSWER_MS, text: text(index) }) });
     // Periodic requests only (2 Hz), so the asked rate is the whole of what is asked; scripted skills, so Node verifies the replay without models.
-    dev = await startDevServer({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-e2e-pace', LLM_MODEL: 'fake-slow', LLM_EVENTS: 'none', LLM_SKILLS: 'scripted' });
-    browser = await launchChromium();
+    ({ fake, dev, browser } = await startPageWithModel(
+      { behaviour: (index) => ({ kind: 'answer', delayMs: ANSWER_MS, text: text(index) }) },
+      { OPENAI_API_KEY: 'sk-e2e-pace', LLM_MODEL: 'fake-slow', LLM_EVENTS: 'none', LLM_SKILLS: 'scripted' },
+    ));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.stop();
-    await fake?.close();
-  });
+  afterAll(() => stopPageWithModel({ fake, dev, browser }));
 
   const state = (page: Page) => page.evaluate(() => window.__hillmind!.state());
   /** Wait for `what`; where it does not come, fail with what the page's match was doing. */

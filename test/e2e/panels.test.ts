@@ -7,8 +7,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
-import { startDevServer } from '../helpers/devServer';
+import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, collectPageProblems, waitForHook } from '../../src/bench/harness';
+import { startPageWithModel, stopPageWithModel } from '../helpers/pageWithModel';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 
 const inCi = /^(1|true)$/i.test(process.env.CI ?? '');
@@ -33,18 +33,11 @@ suite('the side panels in a real browser', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`no chromium at ${CHROMIUM_PATH}: CI must install it (.ci/run does)`);
     // The llm team's model: answers that take a second, so a call is often out when the match ends.
-    fake = await FakeOpenAiServer.start({ behaviour: { kind: 'answer', delayMs: 1000 } });
-    dev = await startDevServer({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-e2e-panels', LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '5000' });
-    browser = await launchChromium();
+    ({ fake, dev, browser } = await startPageWithModel({ behaviour: { kind: 'answer', delayMs: 1000 } }, { OPENAI_API_KEY: 'sk-e2e-panels', LLM_MODEL: 'fake-gemma', LLM_TIMEOUT_MS: '5000' }));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.stop();
-    await fake?.close();
-  });
+  afterAll(() => stopPageWithModel({ fake, dev, browser }));
 
   afterEach(() => {
     expect(problems.splice(0), 'console errors in the page').toEqual([]);
