@@ -198,8 +198,9 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
       if (!reply.raw.writableEnded) abort.abort();
     });
     const started = now();
-    // Waiting for a place counts against the timeout, and ends when the page leaves.
-    const admission = await gate.enter(clientKey, answerTokens(request), abort.signal);
+    // Waiting for a place counts against the timeout, and ends when the page leaves; a request
+    // the model would answer only past the timeout is refused at once rather than timed out.
+    const admission = await gate.enter(clientKey, answerTokens(request), abort.signal, limitMs);
     if (!admission.ok) {
       clearTimeout(timer);
       if (admission.status !== 499) throw new ApiError(admission.status, admission.message, { headers: { 'retry-after': String(admission.retryAfterSeconds) } });
