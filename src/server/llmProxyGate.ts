@@ -20,11 +20,14 @@
  * kind at the model and waiting, then its own time there), and past the timeout answers 503
  * at once, with a Retry-After of about when a place frees. A waiting request whose time left
  * has become shorter than its kind's mean when a place frees is refused then, not started.
- * Thirty clients asking 700-token prompts (about 3.2 s each at the model alone, one thread;
- * the timeout 3.5 s) were all let into the queue, and 2.6 a second timed out with 504 while
- * none was answered: the model's work went to callers that had left. A request that finds
- * nothing at the model is let in whatever its estimate: no one waits behind it, and its
- * time keeps the measure current.
+ * Thirty clients asking 700-token prompts (3.5 s or more each with the model to itself, one
+ * thread, against the timeout of 3.5 s; beside the page's decisions a third of the engine's
+ * steps) were let into the queue, and 2.4-2.5 a second timed out with 504 while none was
+ * answered: the model's work went to callers that had left, and the page, beside them, got
+ * 0-7% of its decisions on a loaded machine. Refused at once, they time out once in 14 s,
+ * and the page gets all its decisions (npm run bench -- --only llm-proxy). A request that
+ * finds nothing at the model is let in whatever its estimate: no one waits behind it, and
+ * its time keeps the measure current.
  *
  * Without the gate, one client's 30 requests sat at the model (each held past its caller's
  * timeout), and the page got 0-3 of 18 decisions.
