@@ -3,7 +3,8 @@
  * on a counter, so fairness is counted, never timed. A decision beside long requests waits
  * for a bounded number of their steps; the page beside a flood (one client or thirty, through
  * the proxy's gate) keeps at least half the answers it gets alone, per token the engine
- * evaluates, and the flood still gets a quarter of the engine or more.
+ * evaluates, and the flood still gets a quarter of the engine or more; where the flood's
+ * callers give up after a while, the gate lets in only what it can answer in time.
  */
 import { describe, expect, it } from 'vitest';
 import { EvaluationTurns, SHORT_REQUEST_TOKENS } from '../../src/llm/evaluationTurns';

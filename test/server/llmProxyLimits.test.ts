@@ -1,8 +1,9 @@
 /**
  * The LLM proxy shares its model fairly: every request gets a token bound, a prompt past the
  * bound in tokens is refused (413, naming the bound), one client has at most its share at
- * the model, the queue for the model is bounded (429 and 503, with Retry-After), and a
- * request whose caller leaves stops holding its place. A stand-in model that answers only
+ * the model, the queue for the model is bounded (429 and 503, with Retry-After), a request
+ * the model would answer only past its timeout is refused at once (503, with Retry-After),
+ * and a request whose caller leaves stops holding its place. A stand-in model that answers only
  * when told keeps every step counted, never timed.
  */
 import { request as httpRequest } from 'node:http';
