@@ -6,7 +6,9 @@
  * answered, or once Retry-After has passed when refused: one client (one loopback address)
  * with 30 connections sending 24 KB prompts with no token bound; then 30 clients (30
  * loopback addresses) sending prompts of about 700 tokens, within every bound. The figures:
- * the page's answers per second and the share answered, and what each flood got. Beside them,
+ * the page's answers per second and the share answered, and beside them what each flood got
+ * per second: answers, refusals at once (with Retry-After) and requests let in that then
+ * timed out (504: work the model spent on callers that gave up). Beside them,
  * without a model: the proxy's decision cache with the page's decisions asked twice (hit rate,
  * entries, round trip of a hit and of a miss). Node only.
  */
@@ -222,10 +224,16 @@ export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<Llm
     // The engine loads on the first request.
     await post(url, requests[0]!, '127.0.0.1', 120_000, new AbortController().signal);
     const alone = await page(url, requests, ms);
+    // What one flooding client's request takes with the model to itself, against the proxy's timeout.
+    const never = new AbortController().signal;
+    await post(url, fittingFloodRequest(), '127.0.0.2', 30_000, never);
+    const lone = performance.now();
+    const loneReply = await post(url, fittingFloodRequest(), '127.0.0.2', 30_000, never);
     const rows: LlmBenchRow[] = [
       ...cacheRows,
       { name: 'proxy: page decisions/s alone (2 teams)', value: alone.perSecond, unit: 'answers/s' },
       { name: `proxy: page decisions answered alone (${alone.asked})`, value: (100 * alone.answered) / Math.max(1, alone.asked), unit: '%' },
+      { name: `proxy: one 700-token request, the model idle, round trip (${loneReply.status})`, value: performance.now() - lone, unit: 'ms', lowerIsBetter: true },
     ];
     const floods = [
       ['1 client x 30, 24 KB', ONE_CLIENT, floodRequest()],
@@ -244,10 +252,11 @@ export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<Llm
       rows.push(
         { name: `proxy: page decisions/s, flood of ${what}`, value: underFlood.perSecond, unit: 'answers/s', target: alone.perSecond / 2 },
         { name: `proxy: page decisions answered, flood of ${what} (${underFlood.asked})`, value: (100 * underFlood.answered) / Math.max(1, underFlood.asked), unit: '%', target: 90 },
-        { name: `proxy: flood of ${what}: answered (200)`, value: count(200) / floodSeconds, unit: 'requests/s' },
-        { name: `proxy: flood of ${what}: refused, busy (429, 503)`, value: (count(429) + count(503)) / floodSeconds, unit: 'requests/s' },
+        { name: `proxy: flood of ${what}: answered (200)`, value: count(200) / floodSeconds, unit: 'answers/s' },
+        { name: `proxy: flood of ${what}: refused at once, busy or too late (429, 503)`, value: (count(429) + count(503)) / floodSeconds, unit: 'requests/s' },
         { name: `proxy: flood of ${what}: refused, too large (413)`, value: count(413) / floodSeconds, unit: 'requests/s' },
-        { name: `proxy: flood of ${what}: timed out (504, none in 30 s)`, value: (count(504) + count(0)) / floodSeconds, unit: 'requests/s' },
+        { name: `proxy: flood of ${what}: timed out once let in (504)`, value: count(504) / floodSeconds, unit: 'requests/s' },
+        { name: `proxy: flood of ${what}: no answer in 30 s`, value: count(0) / floodSeconds, unit: 'requests/s' },
       );
       // The next measure starts from an idle model.
       await new Promise((r) => setTimeout(r, 1000));

@@ -4,21 +4,22 @@
  * through the openai SDK, or the embedded local engine). Requests must come from the
  * server's own pages as JSON (403 for another origin, 415 for another content type), are
  * validated (shape, 32 KiB, a prompt of at most so many tokens), rate-limited per client,
- * admitted to the model a few at a time with a bounded queue (llmProxyGate.ts), given a
- * token bound where they set none, answered from the decision cache where the model has
- * answered the same request before and answers it the same every time (llmProxyCache.ts),
- * and otherwise sent with the server's model (a json request to the
- * model that answers json: a local model alone where its adapter was taught compact); a request whose
- * caller gives up (or times out) stops the model's work on it. Answers and errors never
- * carry the key.
+ * admitted to the model a few at a time with a bounded queue, and only where it would be
+ * answered within its timeout (llmProxyGate.ts), given a token bound where they set none,
+ * answered from the decision cache where the model has answered the same request before and
+ * answers it the same every time (llmProxyCache.ts), and otherwise sent with the server's
+ * model (a json request to the model that answers json: a local model alone where its
+ * adapter was taught compact); a request whose caller gives up (or times out) stops the
+ * model's work on it. Answers and errors never carry the key.
  *
  *   POST /api/llm         {messages, temperature, maxTokens?, responseFormat?}
  *                         -> 200 {text, promptTokens?, completionTokens?, model?, latencyMs, cached?}
  *                         -> 400 invalid, 403 another origin, 413 too large (bytes, or
  *                            prompt tokens: the message names the bound), 415 not JSON,
  *                            429 rate-limited or this client's share in use (Retry-After),
- *                            502 model server error, 503 no model configured or the
- *                            model's queue full (Retry-After), 504 timeout;
+ *                            502 model server error, 503 no model configured, the
+ *                            model's queue full, or an answer that would come only past
+ *                            the timeout (Retry-After), 504 timeout;
  *                            errors in the API's one shape, {error: {kind, message, help?}}
  *                            (apiError.ts), whose kind the page's client reads
  *   GET  /api/llm/status  {configured, model, baseUrl, keySet, format, ..., cache?} or
@@ -198,8 +199,9 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
       if (!reply.raw.writableEnded) abort.abort();
     });
     const started = now();
-    // Waiting for a place counts against the timeout, and ends when the page leaves.
-    const admission = await gate.enter(clientKey, answerTokens(request), abort.signal);
+    // Waiting for a place counts against the timeout, and ends when the page leaves; a request
+    // the model would answer only past the timeout is refused at once rather than timed out.
+    const admission = await gate.enter(clientKey, answerTokens(request), abort.signal, limitMs);
     if (!admission.ok) {
       clearTimeout(timer);
       if (admission.status !== 499) throw new ApiError(admission.status, admission.message, { headers: { 'retry-after': String(admission.retryAfterSeconds) } });

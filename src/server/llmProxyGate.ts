@@ -14,7 +14,22 @@
  * a full queue sheds its costliest request for a cheaper newcomer. So a client that keeps
  * its share full cannot push the others back, nor can many clients asking long answers.
  *
- * Without it, one client's 30 requests sat at the model (each held past its caller's
+ * Nor is a request let in that the model would answer only after its caller has stopped
+ * waiting (the proxy's timeout): the gate keeps the mean time a request of each kind spends
+ * at the model, estimates when a newcomer would be answered (its wait behind those of its
+ * kind at the model and waiting, then its own time there), and past the timeout answers 503
+ * at once, with a Retry-After of about when a place frees. A waiting request whose time left
+ * has become shorter than its kind's mean when a place frees is refused then, not started.
+ * Thirty clients asking 700-token prompts (3.5 s or more each with the model to itself, one
+ * thread, against the timeout of 3.5 s; beside the page's decisions a third of the engine's
+ * steps) were let into the queue, and 2.4-2.5 a second timed out with 504 while none was
+ * answered: the model's work went to callers that had left, and the page, beside them, got
+ * 0-7% of its decisions on a loaded machine. Refused at once, they time out once in 14 s,
+ * and the page gets all its decisions (npm run bench -- --only llm-proxy). A request that
+ * finds nothing at the model is let in whatever its estimate: no one waits behind it, and
+ * its time keeps the measure current.
+ *
+ * Without the gate, one client's 30 requests sat at the model (each held past its caller's
  * timeout), and the page got 0-3 of 18 decisions.
  */
 
@@ -43,17 +58,23 @@ export type Admission =
   | { readonly ok: false; readonly status: 429 | 503; readonly retryAfterSeconds: number; readonly message: string }
   | { readonly ok: false; readonly status: 499; readonly message: string };
 
+/** A decision (light) or a longer answer (heavy): each kind has its own places and its own time at the model. */
+type Kind = 'light' | 'heavy';
+
 interface Waiter {
   readonly client: string;
   readonly cost: number;
+  readonly kind: Kind;
+  /** When its caller stops waiting for the answer (the gate's clock). */
+  readonly deadline: number;
   /** Arrival order, for ties. */
   readonly order: number;
   readonly admit: () => void;
-  /** Turn it away: the queue is full and a cheaper request took its place. */
-  readonly shed: () => void;
+  /** Turn it away with `refusal` (the queue is full and a cheaper request took its place, or it can no longer be answered in time). */
+  readonly refuse: (refusal: Admission) => void;
 }
 
-/** Weight of the latest request in the running mean of time at the model (for Retry-After). */
+/** Weight of the latest request in the running means of time at the model. */
 const MEAN_WEIGHT = 0.2;
 
 export class AdmissionGate {
@@ -62,8 +83,13 @@ export class AdmissionGate {
   private inFlight = 0;
   private heavyInFlight = 0;
   private arrivals = 0;
-  /** Running mean of ms a request spends at the model. */
-  private meanMs = 500;
+  /**
+   * Running means of ms a request spends at the model, by kind (a long answer takes many
+   * decisions' time). Half a second until a kind's first request is measured, which then
+   * replaces it: a guess kept in the mean would let in requests that cannot finish.
+   */
+  private readonly meanMs: Record<Kind, number> = { light: 500, heavy: 500 };
+  private readonly measured: Record<Kind, boolean> = { light: false, heavy: false };
 
   constructor(
     readonly limits: GateLimits = DEFAULT_GATE_LIMITS,
@@ -79,60 +105,82 @@ export class AdmissionGate {
     return { running: this.inFlight, waiting: this.waiting.length };
   }
 
-  private heavy(cost: number): boolean {
-    return cost > this.limits.lightTokens;
+  private kind(cost: number): Kind {
+    return cost > this.limits.lightTokens ? 'heavy' : 'light';
   }
 
-  /** Whether a request of `cost` may take a place now. */
-  private fits(cost: number): boolean {
+  /** Places requests of `kind` may hold at once: heavy ones leave one for decisions (where there is more than one). */
+  private places(kind: Kind): number {
     const { concurrent } = this.limits;
-    if (this.inFlight >= concurrent) return false;
-    // Heavy requests leave one place for decisions (where there is more than one).
-    return !this.heavy(cost) || this.heavyInFlight < Math.max(1, Math.min(this.limits.heavy, concurrent - 1));
+    return kind === 'light' ? concurrent : Math.max(1, Math.min(this.limits.heavy, concurrent - 1));
+  }
+
+  /** Whether a request of `kind` may take a place now. */
+  private fits(kind: Kind): boolean {
+    return this.inFlight < this.limits.concurrent && (kind === 'light' || this.heavyInFlight < this.places('heavy'));
   }
 
   /**
-   * A place at the model for `client`'s request, whose answer may take `cost` tokens, or why
-   * not. Waits where the model is busy and the queue has room; gives up (499) when `signal`
-   * aborts while waiting. Call release() once the request is done with the model.
+   * About how many ms a request of `kind` arriving now waits for a place: none where one is
+   * free, else until the requests of its kind at the model and waiting before it have had
+   * theirs, `places` at a time, each taking its kind's mean time at the model.
    */
-  enter(client: string, cost: number, signal: AbortSignal): Promise<Admission> {
+  private waitMs(kind: Kind): number {
+    if (this.fits(kind)) return 0;
+    const places = this.places(kind);
+    const ahead = (kind === 'light' ? this.inFlight : this.heavyInFlight) + this.waiting.filter((w) => w.kind === kind).length;
+    return (Math.max(1, ahead - places + 1) * this.meanMs[kind]) / places;
+  }
+
+  /** Whether a request of `kind` that has a place in `waitMs` would be answered by `deadline`. */
+  private inTime(kind: Kind, waitMs: number, deadline: number): boolean {
+    return this.now() + waitMs + this.meanMs[kind] <= deadline;
+  }
+
+  /**
+   * A place at the model for `client`'s request, whose answer may take `cost` tokens and whose
+   * caller waits `timeoutMs` for it, or why not. Refused at once (503) where it would not be
+   * answered in time; else waits where the model is busy and the queue has room; gives up
+   * (499) when `signal` aborts while waiting. Call release() once the request is done with the model.
+   */
+  enter(client: string, cost: number, signal: AbortSignal, timeoutMs = Number.POSITIVE_INFINITY): Promise<Admission> {
     const { perClient, queue } = this.limits;
+    const kind = this.kind(cost);
     const own = (this.running.get(client) ?? 0) + this.waiting.filter((w) => w.client === client).length;
     if (own >= perClient) {
-      return Promise.resolve({ ok: false, status: 429, retryAfterSeconds: this.retryAfter(1), message: `this client already has ${own} requests at the model or waiting (at most ${perClient})` });
+      return Promise.resolve({ ok: false, status: 429, retryAfterSeconds: retryAfterSeconds(this.meanMs[kind] / this.places(kind)), message: `this client already has ${own} requests at the model or waiting (at most ${perClient})` });
     }
     if (signal.aborted) return Promise.resolve({ ok: false, status: 499, message: 'the request was abandoned' });
-    if (this.fits(cost)) return Promise.resolve(this.admit(client, cost));
-    const busy = (): Admission => ({
-      ok: false,
-      status: 503,
-      retryAfterSeconds: this.retryAfter(this.waiting.length + 1),
-      message: `the model is busy: ${this.inFlight} requests at it and ${this.waiting.length} waiting (at most ${queue})`,
-    });
+    const waitMs = this.waitMs(kind);
+    // Where nothing is at the model a request is tried whatever its estimate: no one waits
+    // behind it, and its time keeps the measure current (else a measure past every timeout,
+    // never measured again, would refuse its kind for good).
+    if (this.inFlight > 0 && !this.inTime(kind, waitMs, this.now() + timeoutMs)) return Promise.resolve(this.late(kind, waitMs, timeoutMs));
+    if (waitMs === 0) return Promise.resolve(this.admit(client, kind));
     if (this.waiting.length >= queue) {
       const costliest = this.waiting.reduce<Waiter | undefined>((worst, w) => (!worst || w.cost > worst.cost || (w.cost === worst.cost && w.order > worst.order) ? w : worst), undefined);
-      if (!costliest || costliest.cost <= cost) return Promise.resolve(busy());
-      costliest.shed();
+      if (!costliest || costliest.cost <= cost) return Promise.resolve(this.busy(kind));
+      this.remove(costliest);
+      costliest.refuse(this.busy(costliest.kind));
     }
     return new Promise((resolve) => {
       const waiter: Waiter = {
         client,
         cost,
+        kind,
+        deadline: this.now() + timeoutMs,
         order: this.arrivals++,
         admit: () => {
           signal.removeEventListener('abort', leave);
-          resolve(this.admit(client, cost));
+          resolve(this.admit(client, kind));
         },
-        shed: () => {
+        refuse: (refusal) => {
           signal.removeEventListener('abort', leave);
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          resolve(busy());
+          resolve(refusal);
         },
       };
       const leave = () => {
-        const at = this.waiting.indexOf(waiter);
-        if (at >= 0) this.waiting.splice(at, 1);
+        this.remove(waiter);
         resolve({ ok: false, status: 499, message: 'the request was abandoned while it waited for the model' });
       };
       signal.addEventListener('abort', leave, { once: true });
@@ -140,10 +188,35 @@ export class AdmissionGate {
     });
   }
 
-  private admit(client: string, cost: number): Admission {
-    const heavy = this.heavy(cost);
+  private remove(waiter: Waiter): void {
+    const at = this.waiting.indexOf(waiter);
+    if (at >= 0) this.waiting.splice(at, 1);
+  }
+
+  /** The queue is full: 503, to come back once about those before a request of `kind` have had their places. */
+  private busy(kind: Kind): Admission {
+    return {
+      ok: false,
+      status: 503,
+      retryAfterSeconds: retryAfterSeconds(this.waitMs(kind)),
+      message: `the model is busy: ${this.inFlight} requests at it and ${this.waiting.length} waiting (at most ${this.limits.queue})`,
+    };
+  }
+
+  /** A request of `kind` would be answered after its caller's `leftMs`: 503, to come back once a place is about to free. */
+  private late(kind: Kind, waitMs: number, leftMs: number): Admission {
+    const atModel = this.meanMs[kind];
+    return {
+      ok: false,
+      status: 503,
+      retryAfterSeconds: retryAfterSeconds(Math.max(waitMs, atModel)),
+      message: `the model would not answer in time: about ${Math.round(waitMs)} ms for a place and ${Math.round(atModel)} ms at the model, past the ${Math.round(leftMs)} ms this request has`,
+    };
+  }
+
+  private admit(client: string, kind: Kind): Admission {
     this.inFlight++;
-    if (heavy) this.heavyInFlight++;
+    if (kind === 'heavy') this.heavyInFlight++;
     this.running.set(client, (this.running.get(client) ?? 0) + 1);
     const started = this.now();
     let released = false;
@@ -152,9 +225,11 @@ export class AdmissionGate {
       release: () => {
         if (released) return;
         released = true;
-        this.meanMs += MEAN_WEIGHT * (this.now() - started - this.meanMs);
+        const ms = this.now() - started;
+        this.meanMs[kind] = this.measured[kind] ? this.meanMs[kind] + MEAN_WEIGHT * (ms - this.meanMs[kind]) : ms;
+        this.measured[kind] = true;
         this.inFlight--;
-        if (heavy) this.heavyInFlight--;
+        if (kind === 'heavy') this.heavyInFlight--;
         const left = (this.running.get(client) ?? 1) - 1;
         if (left > 0) this.running.set(client, left);
         else this.running.delete(client);
@@ -163,12 +238,16 @@ export class AdmissionGate {
     };
   }
 
-  /** Give free places to the waiting requests whose clients have the fewest at the model, then the cheapest, then the earliest. */
+  /**
+   * Give free places to the waiting requests whose clients have the fewest at the model, then
+   * the cheapest, then the earliest; one that would no longer be answered in time is refused
+   * rather than started.
+   */
   private next(): void {
     for (;;) {
       let best: Waiter | undefined;
       for (const w of this.waiting) {
-        if (!this.fits(w.cost)) continue;
+        if (!this.fits(w.kind)) continue;
         if (!best) {
           best = w;
           continue;
@@ -178,13 +257,14 @@ export class AdmissionGate {
         if (a < b || (a === b && (w.cost < best.cost || (w.cost === best.cost && w.order < best.order)))) best = w;
       }
       if (!best) return;
-      this.waiting.splice(this.waiting.indexOf(best), 1);
-      best.admit();
+      this.remove(best);
+      if (this.inTime(best.kind, 0, best.deadline)) best.admit();
+      else best.refuse(this.late(best.kind, 0, best.deadline - this.now()));
     }
   }
+}
 
-  /** Seconds until about `ahead` requests have been served (at least 1). */
-  private retryAfter(ahead: number): number {
-    return Math.max(1, Math.ceil((ahead * this.meanMs) / this.limits.concurrent / 1000));
-  }
+/** Whole seconds to wait, at least 1. */
+function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }

@@ -1,8 +1,9 @@
 /**
  * The LLM proxy shares its model fairly: every request gets a token bound, a prompt past the
  * bound in tokens is refused (413, naming the bound), one client has at most its share at
- * the model, the queue for the model is bounded (429 and 503, with Retry-After), and a
- * request whose caller leaves stops holding its place. A stand-in model that answers only
+ * the model, the queue for the model is bounded (429 and 503, with Retry-After), a request
+ * the model would answer only past its timeout is refused at once (503, with Retry-After),
+ * and a request whose caller leaves stops holding its place. A stand-in model that answers only
  * when told keeps every step counted, never timed.
  */
 import { request as httpRequest } from 'node:http';
@@ -94,6 +95,8 @@ async function until(what: string, probe: () => boolean): Promise<void> {
 
 /** A decision as the page asks for it (compact: two numbers). */
 const decision = (): ChatRequest => buildRequest(teamSituation(createWorld(1), 0), ['navigate', 'navigate'], { format: 'compact', temperature: 0.1 });
+/** A free answer (a paragraph, not numbers): a long one to the proxy's gate. */
+const freeAnswer = (): ChatRequest => ({ messages: [{ role: 'user', content: 'Describe the arena and plan every move.' }], temperature: 0.7 });
 const unbounded = (): ChatRequest => {
   const { maxTokens: _bound, ...rest } = decision();
   return rest;
@@ -169,6 +172,38 @@ describe('the LLM proxy shares its model', () => {
     expect(model.abandoned).toEqual([]);
   });
 
+  it('a request the model would answer only past its timeout is refused at once with 503 and a Retry-After, not queued to time out; a decision still gets in', async () => {
+    let clock = 0;
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 4, queue: 8, lightTokens: 16, heavy: 1 }, () => clock);
+    // Long answers have taken 100 s each at the model (the test's clock), past the proxy's 90.5 s for a 60 s timeout.
+    for (let i = 0; i < 3; i++) {
+      const earlier = await gate.enter('earlier', 64, new AbortController().signal);
+      clock += 100_000;
+      if (earlier.ok) earlier.release();
+    }
+    const model = new HeldModel();
+    const url = await serve(model, { gate, now: () => clock });
+    // The model is idle: the long answer is tried.
+    const first = post(url, freeAnswer());
+    await until('the first long answer at the model', () => model.asked.length === 1);
+    // Another behind it would wait about 100 s for the place, then 100 s at the model: refused now.
+    let second: Reply | undefined;
+    void post(url, freeAnswer(), '127.0.0.2').then((reply) => (second = reply));
+    await until('the second request answered or waiting', () => second !== undefined || gate.load.waiting > 0);
+    expect(gate.load.waiting).toBe(0);
+    expect(second!.status).toBe(503);
+    expect(second!.body.error!.message).toMatch(/^the model would not answer in time: about \d+ ms for a place and \d+ ms at the model, past the 90500 ms this request has$/);
+    // Come back once the long answer at the model is about done (a long answer's time, 100 s, as measured so far).
+    expect(Number(second!.retryAfter)).toBeGreaterThanOrEqual(50);
+    expect(Number(second!.retryAfter)).toBeLessThanOrEqual(100);
+    // A decision is measured by decisions' time: it takes a free place.
+    const page = post(url, decision(), '127.0.0.3');
+    await until('the decision at the model', () => model.asked.length === 2);
+    model.answerAll();
+    expect((await Promise.all([first, page])).map((r) => r.status)).toEqual([200, 200]);
+    expect(model.asked).toHaveLength(2);
+  });
+
   it('a caller that gives up while its call is at the model aborts the call', async () => {
     const model = new HeldModel();
     const url = await serve(model);
@@ -199,6 +234,27 @@ describe('the admission gate', () => {
     expect(order).toEqual(['b']);
     expect(gate.load).toEqual({ running: 2, waiting: 1 });
     void a3;
+  });
+
+  it('a waiting request that can no longer be answered in time when a place frees is refused then, not started to time out', async () => {
+    let clock = 0;
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 4, lightTokens: 16, heavy: 1 }, () => clock);
+    // Decisions take 1 s at the model.
+    for (let i = 0; i < 8; i++) {
+      const earlier = await gate.enter('earlier', LIGHT, open());
+      clock += 1000;
+      if (earlier.ok) earlier.release();
+    }
+    const atModel = await gate.enter('a', LIGHT, open(), 3000);
+    // About 1 s for the place and 1 s at the model: within its 3 s, so it waits.
+    const waits = gate.enter('b', LIGHT, open(), 3000);
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    // The one at the model takes 2.5 s: the waiting one has 0.5 s left, less than a decision takes.
+    clock += 2500;
+    if (atModel.ok) atModel.release();
+    const refused = await waits;
+    expect(refused).toMatchObject({ ok: false, status: 503, message: expect.stringMatching(/^the model would not answer in time: about 0 ms for a place and 1\d{3} ms at the model, past the 500 ms this request has$/) });
+    expect(gate.load).toEqual({ running: 0, waiting: 0 });
   });
 
   it('heavy answers take at most their share of places, leaving one for a decision; a full queue sheds its costliest request for a cheaper one', async () => {
