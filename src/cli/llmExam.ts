@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYSTEM_CLOCK, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
-import { EXAM_PAIRS, buildExamSet } from '../match';
+import { EXAM_PAIRS, buildExamSet, plannerLabeller } from '../match';
 import { PERSONAS, personaByName } from '../teams';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { LLM_EXAM } from './defaults';
@@ -52,18 +52,22 @@ runCli(async () => {
     const size = integerOption('size', values.size, LLM_EXAM.size, { min: 10, max: 100_000 });
     const seeds = integerOption('seeds', values.seeds, LLM_EXAM.seeds, { min: 1, max: 1000 });
     const bar = new ProgressBar(EXAM_PAIRS.length * seeds, 'matches');
+    let labels: ProgressBar | null = null;
     const set = await withPlatform(commandPlatformSpec(), (platform) =>
       buildExamSet(platform, {
         size,
         seeds,
         every: 25,
         command: `${BUILD_COMMAND}${values.size ? ` --size ${size}` : ''}${values.seeds ? ` --seeds ${seeds}` : ''}`,
+        planner: plannerLabeller(platform),
         onMatch: (done, total) => bar.update(done, `${done} of ${total} matches`),
+        onLabel: (done, total) => (labels ??= new ProgressBar(total, 'situations')).update(done, `the planner: ${done} of ${total} situations`),
       }),
     );
     writeFileSync(setPath, `${JSON.stringify(set, null, 1)}\n`);
     const held = set.items.filter((i) => i.situation.agents.some((a, s) => a.alive && i.current[s] !== i.rules[s])).length;
-    console.log(`wrote ${setPath}: ${set.items.length} situations (${held} with an agent whose current skill differs from the rules' choice) from ${set.built.matches.length} matches`);
+    const agree = set.items.filter((i) => i.planner?.join() === i.rules.join()).length;
+    console.log(`wrote ${setPath}: ${set.items.length} situations (${held} with an agent whose current skill differs from the rules' choice; in ${agree} the planner chose as the rules) from ${set.built.matches.length} matches`);
     return 0;
   }
 
