@@ -5,9 +5,12 @@
  * torch) writes a LoRA adapter the local engine loads; the strategist exam and games judge
  * it; its card goes beside it. Optionally a round of learning from play: the tuned model
  * plays with sampled decisions, the decisions of games it won join the lessons (or, with
- * labels 'rules', every situation it asked about, labelled by the rules: DAgger), it is
- * tuned again, and the adapter after play is kept only where the card's games show it
- * better, game by game (games.ts pairedGames).
+ * labels 'rules', every situation it asked about, labelled by the rules: DAgger; with labels
+ * 'planner', labelled by the planner at the world of that moment, rebuilt from the game's
+ * replay: expert iteration), it is tuned again (each kind of label a stage of its own), and
+ * the adapter after play is kept only where the card's games show it better, game by game
+ * (games.ts pairedGames). One round a run: a run with the shipped adapter's work folder
+ * resumes that round; a further round is a further run.
  *
  * Every stage leaves its result in the work folder, and the tuner resumes from its
  * checkpoint, so a stopped run goes on where it stopped. What runs outside this process
@@ -36,6 +39,10 @@ export const PLAY_OPPONENTS = ['flat', 'bt', 'heuristic', 'fixed:skills=secure+c
 
 export type TunedFormat = Extract<AnswerFormat, 'terse' | 'compact'>;
 
+/** What the round of learning from play teaches: its own decisions in games won, or the rules' or the planner's choices on every situation it asked about. */
+export const PLAY_LABELS = ['won', 'rules', 'planner'] as const;
+export type PlayLabels = (typeof PLAY_LABELS)[number];
+
 export interface TuneOptions {
   readonly teachers: readonly Teacher[];
   /** The prompt the model is taught (and an adapter is examined in). */
@@ -49,7 +56,7 @@ export interface TuneOptions {
   /** Games per card opponent. */
   readonly cardGames: number;
   /** The round of learning from play: games per opponent (0: no round), its sampling temperature, and what it teaches. */
-  readonly play: { readonly games: number; readonly temperature: number; readonly labels: 'won' | 'rules' };
+  readonly play: { readonly games: number; readonly temperature: number; readonly labels: PlayLabels };
   /** The command's platform spec (the strategist's settings over the environment). */
   readonly spec: PlatformSpec;
   /** The base model: what the adapter is tuned on, and what tokenises the lessons. */
@@ -178,9 +185,9 @@ export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies):
       bar.done('the round played');
       writeFileSync(join(replays, 'done'), '');
     }
-    const playTeacher = play.labels === 'rules' ? replaysTeacher(replays, { source: 'llm', wonOnly: false, labels: 'rules' }) : replaysTeacher(replays, { source: 'llm', wonOnly: true });
+    const playTeacher = play.labels === 'won' ? replaysTeacher(replays, { source: 'llm', wonOnly: true }) : replaysTeacher(replays, { source: 'llm', wonOnly: false, labels: play.labels });
     const won = await deps.withPlatform(baseSpec, (platform) => lessonsOf(playTeacher, platform, work, progress));
-    const tuned = await tune(play.labels === 'rules' ? 'after-play-rules' : 'after-play', [...lessons, ...won]);
+    const tuned = await tune(play.labels === 'won' ? 'after-play' : `after-play-${play.labels}`, [...lessons, ...won]);
     const afterPlay: Tuned & Judged = { ...tuned, ...(await judge(tuned.adapter, options.cardGames)) };
     // The card's games are the same seeded games for both adapters: compare them game by game.
     const paired = pairedGames(shipped.games, afterPlay.games);
@@ -253,6 +260,7 @@ async function examOf(platform: Platform, set: ExamSet, format: AnswerFormat, pr
     agreement: s.agreement,
     kappa: s.kappa,
     heldOut: { agreement: s.heldOut.agreement, kappa: s.heldOut.kappa },
+    ...(s.planner ? { planner: s.planner } : {}),
     cmiBits: s.cmiBits,
     mostCommon: s.mostCommon,
     skillShares: s.skillShares,

@@ -17,6 +17,8 @@ const examSummary = z.object({
   agreement: z.number(),
   kappa: z.number().nullable(),
   heldOut: z.object({ agreement: z.number(), kappa: z.number().nullable() }),
+  /** Agreement and kappa with the planner's labels on the same choices (exam sets from v2; absent on v1's). */
+  planner: z.object({ agreement: z.number(), kappa: z.number().nullable(), heldOut: z.object({ agreement: z.number(), kappa: z.number().nullable() }) }).optional(),
   cmiBits: z.number(),
   mostCommon: z.object({ answer: z.string(), share: z.number() }),
   skillShares: z.record(z.string(), z.number()),
@@ -66,12 +68,15 @@ export const adapterCardSchema = z.object({
   fromPlay: z
     .object({
       games: z.number().int(),
-      /** Games the round's lessons came from: those won (labels won), or every one that asked (labels rules). */
+      /** Games the round's lessons came from: those won (labels won), or every one that asked (labels rules and planner). */
       won: z.number().int(),
       lessons: z.number().int(),
       temperature: z.number(),
-      /** What the round taught: its own decisions in games won, or the rules' choices on every situation asked (DAgger); absent: won. */
-      labels: z.enum(['won', 'rules']).optional(),
+      /**
+       * What the round taught: its own decisions in games won, the rules' choices on every
+       * situation asked (DAgger), or the planner's at the world of each (expert iteration); absent: won.
+       */
+      labels: z.enum(['won', 'rules', 'planner']).optional(),
       imitation: z.object({ exam: examSummary, games: z.array(gameRow) }),
       afterPlay: z.object({ exam: examSummary, games: z.array(gameRow) }),
       shipped: z.enum(['imitation', 'after-play']),
