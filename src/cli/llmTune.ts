@@ -49,7 +49,9 @@ const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--w
                   rules (the rules' choices on every situation it asked about, won or lost: DAgger)
                   or planner (the planner's choice at the world of every situation it asked about,
                   rebuilt from the game's replay: expert iteration) (default ${LLM_TUNE.playLabels});
-                  one round a run: run again with the same --work to resume it
+                  a stopped run resumes its rounds from --work
+  --play-rounds   rounds of learning from play, each playing with the adapter kept so far and
+                  taught every round's lessons so far (default ${LLM_TUNE.playRounds})
   --python        the Python that runs the tuner (default ${join(TUNE_VENV, 'bin', 'python')})
   --setup         install the tuner's packages into ${TUNE_VENV} and stop
   ${TUNE_SETUP_HELP}`;
@@ -81,6 +83,7 @@ runCli(async () => {
       'play-games': { type: 'string' },
       'play-temperature': { type: 'string' },
       'play-labels': { type: 'string' },
+      'play-rounds': { type: 'string' },
       python: { type: 'string' },
       setup: { type: 'boolean' },
     },
@@ -114,6 +117,7 @@ runCli(async () => {
   const playTemperature = float('play-temperature', values['play-temperature'], LLM_TUNE.playTemperature);
   const playLabels = values['play-labels'] ?? LLM_TUNE.playLabels;
   if (!(PLAY_LABELS as readonly string[]).includes(playLabels)) throw new UsageError(`--play-labels must be ${PLAY_LABELS.join(', ')}, got '${playLabels}'`);
+  const playRounds = integerOption('play-rounds', values['play-rounds'], LLM_TUNE.playRounds, { min: 1, max: 100 });
 
   // The base model, alone: what the adapter is tuned on, and what tokenises the lessons.
   const spec = commandPlatformSpec({ cache: 'off', timing: { kind: 'lockstep' } });
@@ -136,7 +140,7 @@ runCli(async () => {
       work,
       exam: { ...examSet, items: examSet.items.slice(0, examLimit) },
       cardGames,
-      play: { games: playGames, temperature: playTemperature, labels: playLabels as PlayLabels },
+      play: { games: playGames, temperature: playTemperature, labels: playLabels as PlayLabels, rounds: playRounds },
       spec,
       base: { settings, sha256: settings.pulled ? LOCAL_MODELS[settings.pulled]!.sha256 : await sha256File(settings.gguf) },
       reproduce: `npm run llm:tune -- ${process.argv.slice(2).join(' ')}`.trim(),

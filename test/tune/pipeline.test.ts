@@ -147,30 +147,39 @@ describe('tuneAdapter', () => {
     expect(existsSync(out)).toBe(true);
   });
 
-  it("with play labels 'planner', teaches the planner's choice at every situation the model asked about in its games, in a stage of its own", async () => {
+  it("with play labels 'planner', teaches the planner's choice at every situation the model asked about in its games, a stage of its own each round", async () => {
     const work = join(dir, 'expert');
-    const replays = join(work, 'play');
-    mkdirSync(replays, { recursive: true });
-    // The round's games, as a stopped run left them: one short game with every answer the model gave.
+    // Each round's games, as a stopped run left them: one short game with every answer the model gave.
     const game = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 3, config: { ...DEFAULT_CONFIG, episodeSeconds: 8 } }, { platform: llmPlatform(new RuleChatClient(), { timing: { kind: 'lockstep' } }) });
-    const file = join(replays, 'game-bt-scripted-0000.json');
-    writeFileSync(askedPathOf(file), JSON.stringify(answersOf(game)));
-    writeFileSync(file, JSON.stringify(game.replay()));
-    writeFileSync(join(replays, 'done'), '');
-    const play = { games: 1, temperature: 0.7, labels: 'planner' as const };
-    writeFileSync(join(work, 'play.round.json'), JSON.stringify({ adapter: shaOf('adapter.gguf'), temperature: play.temperature, format: 'terse', games: play.games, seed: 29 }));
+    const play = { games: 1, temperature: 0.7, labels: 'planner' as const, rounds: 2 };
+    const file = join(work, 'play', 'game-bt-scripted-0000.json');
+    for (const suffix of ['', '-2']) {
+      const replays = join(work, `play${suffix}`);
+      mkdirSync(replays, { recursive: true });
+      writeFileSync(askedPathOf(join(replays, 'game-bt-scripted-0000.json')), JSON.stringify(answersOf(game)));
+      writeFileSync(join(replays, 'game-bt-scripted-0000.json'), JSON.stringify(game.replay()));
+      writeFileSync(join(replays, 'done'), '');
+      // Each round plays with the adapter kept so far: imitation's here (stand-in digests are the file's name).
+      writeFileSync(join(work, `play${suffix}.round.json`), JSON.stringify({ adapter: shaOf('adapter.gguf'), temperature: play.temperature, format: 'terse', games: play.games, seed: 29 }));
+    }
 
     const stages = fakeStages();
     const { card } = await tuneAdapter({ ...options(countingTeacher()), work, out: join(dir, 'adapters', 'expert.gguf'), play }, stages);
-    expect(stages.tuned).toEqual([join(work, 'imitation'), join(work, 'after-play-planner')]);
+    expect(stages.tuned).toEqual([join(work, 'imitation'), join(work, 'after-play-planner'), join(work, 'after-play-planner-2')]);
     const expected = await replayLessons(game.replay(), answersOf(game), { wonOnly: false, from: file, label: replayLabeller('planner', TEST_PLATFORM) });
     expect(expected.length).toBeGreaterThan(5);
-    const kept = JSON.parse(readFileSync(join(work, `lessons-${`replays:${replays}:planner`.replace(/[^A-Za-z0-9._-]+/g, '_')}.json`), 'utf8')) as Lesson[];
+    const kept = JSON.parse(readFileSync(join(work, `lessons-${`replays:${join(work, 'play')}:planner`.replace(/[^A-Za-z0-9._-]+/g, '_')}.json`), 'utf8')) as Lesson[];
     expect(kept).toEqual(expected);
-    const taught = readFileSync(join(work, 'after-play-planner', 'data.jsonl'), 'utf8').trim().split('\n');
-    expect(taught.length).toBeGreaterThan(2);
+    // The second round is taught every round's lessons: the same game's twice, each row's weight doubled.
+    const weights = (stage: string) => readFileSync(join(work, stage, 'data.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { weight: number; from: string }));
+    const played = (stage: string) => weights(stage).filter((row) => row.from.startsWith(file));
+    expect(played('after-play-planner').length).toBeGreaterThan(2);
+    expect(played('after-play-planner-2').map((r) => r.weight)).toEqual(played('after-play-planner').map((r) => 2 * r.weight));
     expect(card.fromPlay).toMatchObject({ labels: 'planner', games: 4, won: 1, lessons: expected.length, shipped: 'imitation' });
-    // No card games to tell the two apart: the round was not shown better, so imitation ships.
-    expect(card.fromPlay!.why).toMatch(/not shown to help/);
+    expect(card.fromPlay!.later).toMatchObject([{ round: 2, labels: 'planner', lessons: expected.length, shipped: 'imitation' }]);
+    // No card games to tell them apart: no round was shown better, so imitation ships.
+    expect(card.fromPlay!.why).toMatch(/not shown to help, so imitation is shipped$/);
+    expect(card.fromPlay!.later![0]!.why).toMatch(/not shown to help, so the adapter kept before it stays$/);
+    expect(readAdapterCard(cardPathOf(join(dir, 'adapters', 'expert.gguf')))).toEqual(card);
   }, 60_000);
 });
