@@ -47,7 +47,7 @@ export interface ExamSetOptions {
 
 /** A moment of play, as a label from the world needs it. */
 export interface PlayedMoment {
-  /** The world as the team's strategist saw it (a copy the label may keep). */
+  /** The world as the team's strategist saw it: a label reads it and leaves it as it was. */
   readonly world: World;
   readonly team: Team;
   /** The skills its agents ran. */

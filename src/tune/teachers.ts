@@ -214,7 +214,10 @@ export function replayLabeller(labels: ReplayLabels, platform: Platform): WorldL
   return null;
 }
 
-/** Whether a team spec's agents run skills (its skills start as INITIAL_SKILL before its first decision). */
+/**
+ * Whether a team spec's agents run skills (its skills start as INITIAL_SKILL before its first
+ * decision); a name the registry does not know (a side a factory built) is taken as running none.
+ */
 function runsSkills(spec: string): boolean {
   try {
     return resolveTeam(spec).entry.acts.by === 'skills';
