@@ -18,8 +18,9 @@ const BUILD_COMMAND = 'npm run llm:exam -- --build-set';
 const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_FORMATS.join('|')}>] [--personas <a,b,...>] [--limit <n>] [--set <file>] [--out <dir>]
   asks the configured language model (the local engine, or OPENAI_BASE_URL's server) every
   situation of the strategist exam and scores its choices against the rules: agreement and
-  kappa (overall and where the current skill differs from the rules' choice), mutual
-  information beyond the current skill, the most common answer, skill shares, latency.
+  kappa (overall and where the current skill differs from the rules' choice), the same
+  against the planner's choice (sets from v2), mutual information beyond the current skill,
+  the most common answer, skill shares, latency.
   --model    another model (a pulled local one, or the server's model name)
   --format   the answer format (default: the settings', LLM_FORMAT)
   --personas take the exam once under each persona's play style (${PERSONAS.map((p) => p.name).join(', ')}),
@@ -28,7 +29,8 @@ const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_F
   --set      the exam set (default ${EXAM_SET_PATH})
   --out      where the markdown and JSON go (default ${LLM_EXAM.out})
        npm run llm:exam -- --build-set [--size <n>] [--seeds <n>] [--set <file>]
-  plays the exam's matches and writes the set again (the same options give the same file).
+  plays the exam's matches and writes the set again, each situation labelled by the rules
+  and by the planner at its world (the same options give the same file).
   --size     situations in the set (default ${LLM_EXAM.size})
   --seeds    matches per pair of teams (default ${LLM_EXAM.seeds})`;
 
