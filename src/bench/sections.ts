@@ -162,6 +162,8 @@ export async function benchExam(seconds: number, spec: LlmSpec, print: PrintLine
     rows.push(
       { name: `${name}: exam kappa with the rules (${n})`, value: s.kappa ?? 0, unit: '', target: 0.6 },
       { name: `${name}: exam kappa, held out (current skill differs)`, value: s.heldOut.kappa ?? 0, unit: '', target: 0.5 },
+      // What the rules bound: an adapter taught by them agrees with the planner about as often as the tree does.
+      ...(s.planner ? [{ name: `${name}: exam kappa with the planner`, value: s.planner.kappa ?? 0, unit: '' }] : []),
       { name: `${name}: exam most common answer (${s.mostCommon.answer})`, value: 100 * s.mostCommon.share, unit: '%', target: 40, lowerIsBetter: true },
       { name: `${name}: exam choices of combat`, value: 100 * (s.skillShares.combat ?? 0), unit: '%', target: 20 },
       { name: `${name}: decision latency p50, 1 thread`, value: s.latencyMs!.p50, unit: 'ms' },

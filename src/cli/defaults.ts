@@ -53,10 +53,12 @@ export const LLM_TUNE = {
   seeds: 40,
   /** Games per opponent for the card. */
   games: 20,
-  /** The round of learning from play: games per opponent (0: no round), sampling temperature, what it teaches. */
+  /** Learning from play: games per opponent a round (0: none), sampling temperature, what it teaches. */
   playGames: 0,
   playTemperature: 0.7,
   playLabels: 'won',
+  /** Rounds of learning from play, each from the adapter kept so far. */
+  playRounds: 1,
 } as const;
 
 /** npm start (and the addresses `npm run survey` prints, which are where it listens). */

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYSTEM_CLOCK, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
-import { EXAM_PAIRS, buildExamSet } from '../match';
+import { EXAM_PAIRS, buildExamSet, plannerLabeller } from '../match';
 import { PERSONAS, personaByName } from '../teams';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { LLM_EXAM } from './defaults';
@@ -18,8 +18,9 @@ const BUILD_COMMAND = 'npm run llm:exam -- --build-set';
 const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_FORMATS.join('|')}>] [--personas <a,b,...>] [--limit <n>] [--set <file>] [--out <dir>]
   asks the configured language model (the local engine, or OPENAI_BASE_URL's server) every
   situation of the strategist exam and scores its choices against the rules: agreement and
-  kappa (overall and where the current skill differs from the rules' choice), mutual
-  information beyond the current skill, the most common answer, skill shares, latency.
+  kappa (overall and where the current skill differs from the rules' choice), the same
+  against the planner's choice (sets from v2), mutual information beyond the current skill,
+  the most common answer, skill shares, latency.
   --model    another model (a pulled local one, or the server's model name)
   --format   the answer format (default: the settings', LLM_FORMAT)
   --personas take the exam once under each persona's play style (${PERSONAS.map((p) => p.name).join(', ')}),
@@ -28,7 +29,8 @@ const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_F
   --set      the exam set (default ${EXAM_SET_PATH})
   --out      where the markdown and JSON go (default ${LLM_EXAM.out})
        npm run llm:exam -- --build-set [--size <n>] [--seeds <n>] [--set <file>]
-  plays the exam's matches and writes the set again (the same options give the same file).
+  plays the exam's matches and writes the set again, each situation labelled by the rules
+  and by the planner at its world (the same options give the same file).
   --size     situations in the set (default ${LLM_EXAM.size})
   --seeds    matches per pair of teams (default ${LLM_EXAM.seeds})`;
 
@@ -52,18 +54,22 @@ runCli(async () => {
     const size = integerOption('size', values.size, LLM_EXAM.size, { min: 10, max: 100_000 });
     const seeds = integerOption('seeds', values.seeds, LLM_EXAM.seeds, { min: 1, max: 1000 });
     const bar = new ProgressBar(EXAM_PAIRS.length * seeds, 'matches');
+    let labels: ProgressBar | null = null;
     const set = await withPlatform(commandPlatformSpec(), (platform) =>
       buildExamSet(platform, {
         size,
         seeds,
         every: 25,
         command: `${BUILD_COMMAND}${values.size ? ` --size ${size}` : ''}${values.seeds ? ` --seeds ${seeds}` : ''}`,
+        planner: plannerLabeller(platform),
         onMatch: (done, total) => bar.update(done, `${done} of ${total} matches`),
+        onLabel: (done, total) => (labels ??= new ProgressBar(total, 'situations')).update(done, `the planner: ${done} of ${total} situations`),
       }),
     );
     writeFileSync(setPath, `${JSON.stringify(set, null, 1)}\n`);
     const held = set.items.filter((i) => i.situation.agents.some((a, s) => a.alive && i.current[s] !== i.rules[s])).length;
-    console.log(`wrote ${setPath}: ${set.items.length} situations (${held} with an agent whose current skill differs from the rules' choice) from ${set.built.matches.length} matches`);
+    const agree = set.items.filter((i) => i.planner?.join() === i.rules.join()).length;
+    console.log(`wrote ${setPath}: ${set.items.length} situations (${held} with an agent whose current skill differs from the rules' choice; in ${agree} the planner chose as the rules) from ${set.built.matches.length} matches`);
     return 0;
   }
 

@@ -12,7 +12,7 @@ import { LlamaChatClient } from '../llm/node/llamaClient';
 import { LocalEngine } from '../llm/node/localEngine';
 import { LOCAL_MODELS, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { num } from '../report/format';
-import { CARD_OPPONENTS, PLAY_OPPONENTS, type TuneProgress, tuneAdapter } from '../tune/pipeline';
+import { CARD_OPPONENTS, PLAY_LABELS, PLAY_OPPONENTS, type PlayLabels, type TuneProgress, tuneAdapter } from '../tune/pipeline';
 import { TEACHER_HELP, parseTeacher } from '../tune/teachers';
 import { DEFAULT_TUNER, TUNE_SETUP_HELP, TUNE_VENV, type TunerSettings, defaultPython, runTuner, setupTuner } from '../tune/tuner';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
@@ -34,8 +34,8 @@ const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--w
   --teacher       ${TEACHER_HELP} (default ${DEFAULT_TEACHERS.join(' and ')}, as the shipped adapter; repeat to mix)
   --format        the prompt it is taught: terse (the state in one-token codes, a quarter of the
                   tokens to read per decision) or compact (the state in words) (default ${LLM_TUNE.format})
-  --size          situations the rules teacher takes from real play (default ${LLM_TUNE.size})
-  --seeds         matches per team pair the rules teacher plays (default ${LLM_TUNE.seeds})
+  --size          situations the rules, personas and planner teachers take from real play (default ${LLM_TUNE.size})
+  --seeds         matches per team pair they play (default ${LLM_TUNE.seeds})
   ${TUNER_OPTIONS.map((k) => `--${k}`).join(', ')}   the tuner's settings (python/tune/tune_strategist.py;
                   default ${TUNER_OPTIONS.map((k) => `${k} ${DEFAULT_TUNER[k]}`).join(', ')})
   --out           the adapter to write (default ${DEFAULT_OUT}, the one the product loads)
@@ -45,9 +45,13 @@ const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--w
   --play-games    the round of learning from play: games per opponent (${PLAY_OPPONENTS.join(', ')}) with
                   sampled decisions; 0 skips the round (default ${LLM_TUNE.playGames})
   --play-temperature  the round's sampling temperature (default ${LLM_TUNE.playTemperature})
-  --play-labels   what the round teaches: won (the model's own decisions in the games it won)
-                  or rules (the rules' choices on every situation it asked about, won or lost: DAgger)
-                  (default ${LLM_TUNE.playLabels})
+  --play-labels   what the round teaches: won (the model's own decisions in the games it won),
+                  rules (the rules' choices on every situation it asked about, won or lost: DAgger)
+                  or planner (the planner's choice at the world of every situation it asked about,
+                  rebuilt from the game's replay: expert iteration) (default ${LLM_TUNE.playLabels});
+                  a stopped run resumes its rounds from --work
+  --play-rounds   rounds of learning from play, each playing with the adapter kept so far and
+                  taught every round's lessons so far (default ${LLM_TUNE.playRounds})
   --python        the Python that runs the tuner (default ${join(TUNE_VENV, 'bin', 'python')})
   --setup         install the tuner's packages into ${TUNE_VENV} and stop
   ${TUNE_SETUP_HELP}`;
@@ -79,6 +83,7 @@ runCli(async () => {
       'play-games': { type: 'string' },
       'play-temperature': { type: 'string' },
       'play-labels': { type: 'string' },
+      'play-rounds': { type: 'string' },
       python: { type: 'string' },
       setup: { type: 'boolean' },
     },
@@ -111,7 +116,8 @@ runCli(async () => {
   const playGames = integerOption('play-games', values['play-games'], LLM_TUNE.playGames, { min: 0, max: 100_000 });
   const playTemperature = float('play-temperature', values['play-temperature'], LLM_TUNE.playTemperature);
   const playLabels = values['play-labels'] ?? LLM_TUNE.playLabels;
-  if (playLabels !== 'won' && playLabels !== 'rules') throw new UsageError(`--play-labels must be won or rules, got '${playLabels}'`);
+  if (!(PLAY_LABELS as readonly string[]).includes(playLabels)) throw new UsageError(`--play-labels must be ${PLAY_LABELS.join(', ')}, got '${playLabels}'`);
+  const playRounds = integerOption('play-rounds', values['play-rounds'], LLM_TUNE.playRounds, { min: 1, max: 100 });
 
   // The base model, alone: what the adapter is tuned on, and what tokenises the lessons.
   const spec = commandPlatformSpec({ cache: 'off', timing: { kind: 'lockstep' } });
@@ -134,7 +140,7 @@ runCli(async () => {
       work,
       exam: { ...examSet, items: examSet.items.slice(0, examLimit) },
       cardGames,
-      play: { games: playGames, temperature: playTemperature, labels: playLabels },
+      play: { games: playGames, temperature: playTemperature, labels: playLabels as PlayLabels, rounds: playRounds },
       spec,
       base: { settings, sha256: settings.pulled ? LOCAL_MODELS[settings.pulled]!.sha256 : await sha256File(settings.gguf) },
       reproduce: `npm run llm:tune -- ${process.argv.slice(2).join(' ')}`.trim(),

@@ -1,8 +1,10 @@
 /**
  * The strategist exam: does a language model's choice follow the game? A fixed, versioned
- * set of situations taken from real matches (models/strategist-exam.v1.json, built by
- * match/examSet.ts), each with the team's current skills and the rules' choice per agent
- * (the rules the system prompt states, as the study's tree applies them). A model answers
+ * set of situations taken from real matches (models/strategist-exam.v2.json, built by
+ * match/examSet.ts), each with the team's current skills, the rules' choice per agent (the
+ * rules the system prompt states, as the study's tree applies them) and, from v2, the
+ * planner's choice at the world it was taken from (teams/planner.ts plannerChoice: the
+ * player that beats the tree, looking ahead where the rules look at words). A model answers
  * every situation through the same prompt a match sends; the scores say how far its
  * choices follow the rules, and whether they do so by reading the state or by copying the
  * current skill:
@@ -12,9 +14,12 @@
  * - I(choice; rules | current skill) in bits: what the choice says of the rules beyond the
  *   current skill;
  * - the share of the most common answer (a constant plan scores 100%), per-skill shares,
- *   valid answers, and latency p50/p95.
- * Reference rows (the rules themselves, copying the current skills, a constant answer)
- * come beside every model so a score can be read.
+ *   valid answers, and latency p50/p95;
+ * - agreement and kappa with the planner on the same choices (held out: the same agents).
+ * Reference rows (the rules themselves, the planner itself, copying the current skills, a
+ * constant answer) come beside every model so a score can be read: the rules' row against
+ * the planner says how often the tree and the planner agree, the most an adapter taught by
+ * the rules alone can be expected to reach there.
  */
 import { z } from 'zod';
 import { num, pct } from '../report/format';
@@ -28,8 +33,9 @@ import { type AnswerFormat, buildRequest } from './prompt';
 
 export const EXAM_FORMAT = 'hillmind-strategist-exam';
 /** The shipped set: a product artifact beside the models it judges. */
-export const EXAM_SET_PATH = 'models/strategist-exam.v1.json';
-export const EXAM_VERSION = 1;
+export const EXAM_SET_PATH = 'models/strategist-exam.v2.json';
+/** v2 adds the planner's choice to every item; v1 sets (the same situations, the rules' labels only) are still read. */
+export const EXAM_VERSION = 2;
 
 const band = z.enum(['NEAR', 'MID', 'FAR']);
 const agentSituation = z.strictObject({
@@ -58,7 +64,7 @@ const skills = z.array(z.enum(SKILL_IDS)).min(1).max(8);
 
 const examSetSchema = z.strictObject({
   format: z.literal(EXAM_FORMAT),
-  version: z.literal(EXAM_VERSION),
+  version: z.union([z.literal(1), z.literal(EXAM_VERSION)]),
   /** How the set was made: the command, and the matches it sampled. */
   built: z.strictObject({ command: z.string(), matches: z.array(z.string()), every: z.string() }),
   items: z
@@ -70,6 +76,8 @@ const examSetSchema = z.strictObject({
         situation: situationSchema,
         current: skills,
         rules: skills,
+        /** The planner's choice at the world (v2 on). */
+        planner: skills.optional(),
       }),
     )
     .min(1)
@@ -89,11 +97,15 @@ export function parseExamSet(text: string, source: string): ExamSet {
   const parsed = examSetSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`${source} is not a strategist exam set (${EXAM_FORMAT} v${EXAM_VERSION}) at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`${source} is not a strategist exam set (${EXAM_FORMAT} v1 to v${EXAM_VERSION}) at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
+  const planned = parsed.data.version >= 2;
   parsed.data.items.forEach((item, i) => {
     const n = item.situation.agents.length;
-    if (item.current.length !== n || item.rules.length !== n) throw new Error(`${source} item ${i} (${item.id}) gives skills for other than its ${n} agents`);
+    if (item.current.length !== n || item.rules.length !== n || (item.planner && item.planner.length !== n)) throw new Error(`${source} item ${i} (${item.id}) gives skills for other than its ${n} agents`);
+    if (planned !== (item.planner !== undefined)) {
+      throw new Error(`${source} item ${i} (${item.id}) ${planned ? "lacks the planner's choice, which every item of a v2 set carries" : "carries the planner's choice, which v1 sets do not have"}`);
+    }
   });
   return parsed.data;
 }
@@ -116,6 +128,8 @@ export interface ExamScores {
   /** null where undefined (one side always gave one label). */
   readonly kappa: number | null;
   readonly heldOut: { readonly choices: number; readonly agreement: number; readonly kappa: number | null };
+  /** The same choices against the planner's labels (held out: the same agents); null for a set without them (v1). */
+  readonly planner: AgreementScores | null;
   /** I(choice; rules' label | current skill), bits. */
   readonly cmiBits: number;
   /** The most common whole answer ("navigate,secure") and its share of the situations. */
@@ -126,7 +140,16 @@ export interface ExamScores {
   readonly latencyMs: { readonly p50: number; readonly p95: number } | null;
 }
 
+/** Agreement with one teacher's labels, over every living agent and over the held-out ones. */
+export interface AgreementScores {
+  readonly agreement: number;
+  readonly kappa: number | null;
+  readonly heldOut: { readonly agreement: number; readonly kappa: number | null };
+}
+
 const INVALID = 'invalid';
+
+const agreementOf = (a: readonly string[], b: readonly string[]) => (a.length === 0 ? 0 : a.filter((x, i) => x === b[i]).length / a.length);
 
 /** Score answers (one per item, in order) against the set's rules. */
 export function scoreExam(set: ExamSet, answers: readonly ExamAnswer[], timed = true): ExamScores {
@@ -136,6 +159,9 @@ export function scoreExam(set: ExamSet, answers: readonly ExamAnswer[], timed = 
   const current: string[] = [];
   const heldChosen: string[] = [];
   const heldLabel: string[] = [];
+  const planned = set.items.every((item) => item.planner !== undefined);
+  const plannerLabel: string[] = [];
+  const heldPlanner: string[] = [];
   const whole = new Map<string, number>();
   let valid = 0;
   set.items.forEach((item, i) => {
@@ -149,13 +175,15 @@ export function scoreExam(set: ExamSet, answers: readonly ExamAnswer[], timed = 
       chosen.push(choice);
       label.push(item.rules[slot]!);
       current.push(item.current[slot]!);
+      if (planned) plannerLabel.push(item.planner![slot]!);
       if (item.current[slot] !== item.rules[slot]) {
         heldChosen.push(choice);
         heldLabel.push(item.rules[slot]!);
+        if (planned) heldPlanner.push(item.planner![slot]!);
       }
     });
   });
-  const agreement = (a: readonly string[], b: readonly string[]) => (a.length === 0 ? 0 : a.filter((x, i) => x === b[i]).length / a.length);
+  const agreement = agreementOf;
   const [answer, count] = [...whole.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
   const skillShares: Record<string, number> = {};
   for (const skill of [...SKILL_IDS, INVALID]) {
@@ -170,6 +198,13 @@ export function scoreExam(set: ExamSet, answers: readonly ExamAnswer[], timed = 
     agreement: agreement(chosen, label),
     kappa: cohenKappa(chosen, label),
     heldOut: { choices: heldChosen.length, agreement: agreement(heldChosen, heldLabel), kappa: heldChosen.length ? cohenKappa(heldChosen, heldLabel) : null },
+    planner: planned
+      ? {
+          agreement: agreement(chosen, plannerLabel),
+          kappa: cohenKappa(chosen, plannerLabel),
+          heldOut: { agreement: agreement(heldChosen, heldPlanner), kappa: heldChosen.length ? cohenKappa(heldChosen, heldPlanner) : null },
+        }
+      : null,
     cmiBits: conditionalMutualInformation(chosen, label, current),
     mostCommon: { answer, share: count / set.items.length },
     skillShares,
@@ -177,11 +212,17 @@ export function scoreExam(set: ExamSet, answers: readonly ExamAnswer[], timed = 
   };
 }
 
-/** Rows that need no model, so a model's scores can be read: the rules, copying, a constant plan. */
+/**
+ * Rows that need no model, so a model's scores can be read: the rules (whose planner columns
+ * say how often the tree and the planner agree), the planner (where the set has its labels),
+ * copying, a constant plan.
+ */
 export function referenceRows(set: ExamSet): { readonly name: string; readonly scores: ExamScores }[] {
   const answer = (skills: readonly SkillId[]): ExamAnswer => ({ skills, text: skills.join(','), latencyMs: 0 });
+  const planned = set.items.every((i) => i.planner !== undefined);
   return [
     { name: 'reference: the rules themselves', scores: scoreExam(set, set.items.map((i) => answer(i.rules)), false) },
+    ...(planned ? [{ name: 'reference: the planner itself', scores: scoreExam(set, set.items.map((i) => answer(i.planner!)), false) }] : []),
     { name: 'reference: keep the current skills', scores: scoreExam(set, set.items.map((i) => answer(i.current)), false) },
     { name: 'reference: always navigate, secure', scores: scoreExam(set, set.items.map((i) => answer(i.current.map((_, s) => (s === 0 ? 'navigate' : 'secure')))), false) },
   ];
@@ -237,17 +278,25 @@ export interface ExamReport {
   readonly answers: (ExamAnswer & { readonly id: string })[];
 }
 
-/** The report as a markdown table: the model's row, then the reference rows. */
+/**
+ * The report as a markdown table: the model's row, then the reference rows. With the
+ * planner's labels, its four columns follow the rules' four, on the same choices.
+ */
 export function examMarkdown(report: ExamReport): string {
-  const header = '| who | valid | agreement | kappa | held-out agreement | held-out kappa | CMI (bits) | most common answer | combat | latency p50 / p95 |';
+  const planned = report.scores.planner !== null;
+  const plannerHeader = planned ? ' planner agreement | planner kappa | planner held-out agreement | planner held-out kappa |' : '';
+  const header = `| who | valid | agreement | kappa | held-out agreement | held-out kappa |${plannerHeader} CMI (bits) | most common answer | combat | latency p50 / p95 |`;
+  const plannerCells = (p: AgreementScores | null) => (planned ? ` ${p ? `${pct(p.agreement)} | ${num(p.kappa, 3)} | ${pct(p.heldOut.agreement)} | ${num(p.heldOut.kappa, 3)}` : '- | - | - | -'} |` : '');
   const row = (name: string, s: ExamScores) =>
-    `| ${name} | ${pct(s.valid)} | ${pct(s.agreement)} | ${num(s.kappa, 3)} | ${pct(s.heldOut.agreement)} | ${num(s.heldOut.kappa, 3)} | ${num(s.cmiBits, 3)} | ${s.mostCommon.answer} (${pct(s.mostCommon.share)}) | ${pct(s.skillShares.combat ?? 0)} | ${s.latencyMs ? `${Math.round(s.latencyMs.p50)} / ${Math.round(s.latencyMs.p95)} ms` : '-'} |`;
+    `| ${name} | ${pct(s.valid)} | ${pct(s.agreement)} | ${num(s.kappa, 3)} | ${pct(s.heldOut.agreement)} | ${num(s.heldOut.kappa, 3)} |${plannerCells(s.planner)} ${num(s.cmiBits, 3)} | ${s.mostCommon.answer} (${pct(s.mostCommon.share)}) | ${pct(s.skillShares.combat ?? 0)} | ${s.latencyMs ? `${Math.round(s.latencyMs.p50)} / ${Math.round(s.latencyMs.p95)} ms` : '-'} |`;
+  const columns = planned ? 14 : 10;
   return [
     `Strategist exam v${report.set.version}: ${report.set.situations} situations, ${report.scores.choices} choices of living agents, ${report.scores.heldOut.choices} held out (current skill differs from the rules' choice).`,
+    ...(planned ? ["Agreement and kappa with the rules' choice, then with the planner's at the same situations (held out: the same agents); the rules' row against the planner says how often the tree and the planner agree."] : []),
     `Model ${report.model} (${report.provider}), ${report.answerFormat} answers${report.persona ? `, persona ${report.persona}` : ''}.`,
     '',
     header,
-    `|${'---|'.repeat(10)}`,
+    `|${'---|'.repeat(columns)}`,
     row(`**${report.model}**`, report.scores),
     ...report.references.map((r) => row(r.name, r.scores)),
     '',

@@ -5,12 +5,16 @@
  * come from several strategists: the tree (which mostly already follows the rules), the
  * random ablation and constant plans (which mostly do not: the held-out part). Equal
  * prompts are kept once. The same options give the same set, byte for byte.
+ *
+ * Labels that need the world, not only its situation in words (the planner's: it plays the
+ * world forward), come from one hook on the situations selected: the same situations the
+ * rules label, so the rules and another teacher are compared, and taught, on the same moments.
  */
 import { EXAM_FORMAT, EXAM_VERSION, type ExamItem, type ExamSet, userPrompt } from '../llm';
-import { Rng, teamSituation } from '../sim';
+import { Rng, TEAM_NAMES, type Team, type World, teamSituation } from '../sim';
 import type { SkillId } from '../skills';
-import { type Platform, rulesChoice } from '../teams';
-import { Match } from './match';
+import { PLANNER_DEFAULTS, type Platform, type PlannerSettings, cloneWorld, plannerChoice, rulesChoice } from '../teams';
+import { Match, sideSeed } from './match';
 
 /** The pairs sampled: every strategist the product has, against teams of every kind. */
 export const EXAM_PAIRS: readonly (readonly [string, string])[] = [
@@ -34,12 +38,42 @@ export interface ExamSetOptions {
   readonly every: number;
   /** The command that rebuilds it, recorded in the set. */
   readonly command: string;
+  /** The planner's label for every situation selected, from the world it was taken at; absent, a v1 set (the rules' labels only). */
+  readonly planner?: WorldLabeller;
   readonly onMatch?: (done: number, total: number) => void;
+  /** Told after each situation the planner labelled. */
+  readonly onLabel?: (done: number, total: number) => void;
+}
+
+/** A moment of play, as a label from the world needs it. */
+export interface PlayedMoment {
+  /** The world as the team's strategist saw it: a label reads it and leaves it as it was. */
+  readonly world: World;
+  readonly team: Team;
+  /** The skills its agents ran. */
+  readonly current: readonly SkillId[];
+  /** The opponent's skills, where it runs skills (null: a team without a strategist). */
+  readonly opponentSkills: readonly SkillId[] | null;
+  /** The match's seed. */
+  readonly seed: number;
+}
+
+/** A teacher's choice at a moment of play. */
+export type WorldLabeller = (moment: PlayedMoment) => Promise<SkillId[]>;
+
+/**
+ * The planner as a labeller: its choice (teams/planner.ts plannerChoice, defaults
+ * PLANNER_DEFAULTS) with the seed a planner in that seat of that match would have, starting
+ * the opponent from its actual skills where it runs skills (a teacher knows them; a player
+ * tracks a guess).
+ */
+export function plannerLabeller(platform: Platform, settings: PlannerSettings = PLANNER_DEFAULTS): WorldLabeller {
+  return (m) => plannerChoice(platform, m.world, m.team, m.current, { seed: sideSeed(m.seed, TEAM_NAMES[m.team], 'planner'), settings, opponentSkills: m.opponentSkills });
 }
 
 export async function buildExamSet(platform: Platform, options: ExamSetOptions): Promise<ExamSet> {
   const seen = new Set<string>();
-  const pool: Omit<ExamItem, 'id'>[] = [];
+  const pool: { item: Omit<ExamItem, 'id'>; moment: PlayedMoment | null }[] = [];
   const matches: string[] = [];
   const total = EXAM_PAIRS.length * options.seeds;
   for (const [blue, red] of EXAM_PAIRS) {
@@ -59,7 +93,12 @@ export async function buildExamSet(platform: Platform, options: ExamSetOptions):
             if (seen.has(key)) continue;
             seen.add(key);
             const rules = rulesChoice(situation, current);
-            pool.push({ from: `${blue} vs ${red}, seed ${seed}, tick ${tick}, ${situation.teamName}`, situation: { ...situation, agents: situation.agents.map((a) => ({ ...a })) }, current, rules });
+            const item = { from: `${blue} vs ${red}, seed ${seed}, tick ${tick}, ${situation.teamName}`, situation: { ...situation, agents: situation.agents.map((a) => ({ ...a })) }, current, rules };
+            // The world is kept only for a label that needs it (a copy: the match plays on).
+            const opponent = match.controllers.find((c) => c.team !== controller.team)?.currentSkills ?? [];
+            const opponentSkills = opponent.length > 0 && opponent.every((s) => s !== null) ? ([...opponent] as SkillId[]) : null;
+            const moment = options.planner ? { world: cloneWorld(match.world), team: controller.team, current, opponentSkills, seed } : null;
+            pool.push({ item, moment });
           }
         }
         const pending = match.advance();
@@ -69,11 +108,19 @@ export async function buildExamSet(platform: Platform, options: ExamSetOptions):
       options.onMatch?.(matches.length, total);
     }
   }
+  const chosen = select(pool, options.size, ({ item }) => item.situation.agents.some((a, slot) => a.alive && item.current[slot] !== item.rules[slot]));
+  const items: ExamItem[] = [];
+  for (const [i, { item, moment }] of chosen.entries()) {
+    const planner = options.planner && moment ? { planner: await options.planner(moment) } : {};
+    items.push({ id: `s${String(i + 1).padStart(4, '0')}`, ...item, ...planner });
+    if (options.planner) options.onLabel?.(i + 1, chosen.length);
+  }
   return {
     format: EXAM_FORMAT,
-    version: EXAM_VERSION,
+    // A set without the planner's labels has v1's form.
+    version: options.planner ? EXAM_VERSION : 1,
     built: { command: options.command, matches, every: `${options.every} ticks` },
-    items: select(pool, options.size).map((item, i) => ({ id: `s${String(i + 1).padStart(4, '0')}`, ...item })),
+    items,
   };
 }
 
@@ -82,14 +129,13 @@ export async function buildExamSet(platform: Platform, options: ExamSetOptions):
  * rules' choice (the held-out part), half from the rest, each drawn at random from a fixed
  * seed; the shorter half's shortfall is filled from the other.
  */
-function select<T extends Omit<ExamItem, 'id'>>(pool: readonly T[], size: number): T[] {
+function select<T>(pool: readonly T[], size: number, differs: (entry: T) => boolean): T[] {
   const rng = new Rng(20261202);
   const shuffled = [...pool];
   for (let i = shuffled.length - 1; i > 0; i--) {
     const j = rng.int(i + 1);
     [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
   }
-  const differs = (item: T) => item.situation.agents.some((a, slot) => a.alive && item.current[slot] !== item.rules[slot]);
   const held = shuffled.filter(differs);
   const rest = shuffled.filter((item) => !differs(item));
   const fromHeld = Math.min(held.length, Math.max(Math.ceil(size / 2), size - rest.length));

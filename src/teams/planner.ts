@@ -21,6 +21,7 @@ import type { Clock } from '../llm';
 import { type Team, type World } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId, type SkillSet } from '../skills';
 import type { TeamContext } from './controller';
+import type { Platform } from './platform';
 import { NEEDS_NOTHING, type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
 import { HEURISTIC_POLICY } from './heuristic';
 import { HierarchicalController, type Strategist, type StrategistAnswer } from './hierarchical';
@@ -160,6 +161,25 @@ export class PlannerStrategist implements Strategist {
     return this.planInSlices(steps, this.slicing).then(() => this.answer(world, current));
   }
 
+  /**
+   * One plan at `world`, at once, and the skills it keeps: a teacher's label (plannerChoice).
+   * The rollouts start the opponent from `opponentSkills` where given, else from what the
+   * opponent model tracks (a fresh planner: its choice from navigate, as at a match's start).
+   */
+  planOnce(world: World, current: readonly SkillId[], opponentSkills: readonly SkillId[] | null): SkillId[] {
+    if (opponentSkills) this.enemySkills = [...opponentSkills];
+    else this.trackOpponent(world, current.length);
+    this.nextPlanTick = world.tick + this.everyTicks;
+    const steps = this.plan(world, [...current]);
+    while (!steps.next().done);
+    return [...this.answer(world, current).skills];
+  }
+
+  /** What the opponent model says the opponent plays now: where the rollouts start it. */
+  get opponentSkills(): readonly SkillId[] {
+    return this.enemySkills;
+  }
+
   /** The held plan: the tree for its 'tree' agents, the planned skill for the others. */
   private answer(world: World, current: readonly SkillId[]): StrategistAnswer {
     this.own.hold(this.modes, this.nextPlanTick);
@@ -257,30 +277,60 @@ async function load<T>(what: () => Promise<T>): Promise<T> {
 }
 
 /** The opponent model's side, on what the platform has. */
-async function opponentSide(ctx: TeamContext, opponent: PlannerOpponent, trained: SkillSet): Promise<SideModel> {
-  const enemy: Team = ctx.team === 0 ? 1 : 0;
+async function opponentSide(platform: Platform, team: Team, opponent: PlannerOpponent, trained: SkillSet): Promise<SideModel> {
+  const enemy: Team = team === 0 ? 1 : 0;
   switch (opponent) {
     case 'bt':
       return new TreeSide(enemy, trained);
     case 'bt-scripted':
       return new TreeSide(enemy, SCRIPTED_SKILLS);
     case 'flat':
-      return new PolicySide(await load(() => ctx.platform.models.load('flat')));
+      return new PolicySide(await load(() => platform.models.load('flat')));
     case 'heuristic':
       return new PolicySide(HEURISTIC_POLICY);
   }
 }
 
+/** A fresh planner for `team`, over the platform's trained skills: the one a match builds, and the one a teacher asks. */
+async function newPlanner(platform: Platform, team: Team, seed: number, config: World['config'], settings: PlannerSettings, slicing?: PlanSlicing) {
+  const trained = await load(() => platform.models.skillSet());
+  const own = new TreeSide(team, trained);
+  const opponent = await opponentSide(platform, team, settings.opponent, trained);
+  const tracker = await opponentSide(platform, team, settings.opponent, trained);
+  return { trained, strategist: new PlannerStrategist(settings, own, opponent, tracker, team, seed, config, slicing) };
+}
+
 /** The planner for one match, from its settings. */
 export async function createPlanner(ctx: TeamContext, settings: PlannerSettings, name = 'planner'): Promise<HierarchicalController> {
-  const trained = await load(() => ctx.platform.models.skillSet());
-  const own = new TreeSide(ctx.team, trained);
-  const opponent = await opponentSide(ctx, settings.opponent, trained);
-  const tracker = await opponentSide(ctx, settings.opponent, trained);
   const sliceMs = ctx.platform.planningSliceMs;
   const slicing = sliceMs === undefined ? undefined : { sliceMs, clock: ctx.platform.clock };
-  const strategist = new PlannerStrategist(settings, own, opponent, tracker, ctx.team, ctx.seed, ctx.config, slicing);
+  const { trained, strategist } = await newPlanner(ctx.platform, ctx.team, ctx.seed, ctx.config, settings, slicing);
   return new HierarchicalController(name, ctx.team, strategist, trained, ctx.onDecision);
+}
+
+export interface PlannerChoiceOptions {
+  /** The planner's seed: its rollouts' weapon-spread streams derive from it, the tick and the rollout. */
+  readonly seed: number;
+  /** Default PLANNER_DEFAULTS, what the planner team plays. */
+  readonly settings?: PlannerSettings;
+  /**
+   * The opponent's skills now, where the caller knows them. A player cannot see them (its
+   * opponent model tracks a guess); a teacher may know more, and the rollouts then start the
+   * opponent from its actual skills. Null or absent (a team without skills, or unknown): a
+   * fresh planner's guess, its opponent model's choice from navigate.
+   */
+  readonly opponentSkills?: readonly SkillId[] | null;
+}
+
+/**
+ * The skills the planner would choose for `team` at `world`, whose agents run `current`: a
+ * fresh planner plans once and answers as it would in a match (the teachers' and the exam's
+ * planner label). Deterministic for a seed; it reads the world and never changes it or its
+ * random state (rollouts play copies with streams of their own).
+ */
+export async function plannerChoice(platform: Platform, world: World, team: Team, current: readonly SkillId[], options: PlannerChoiceOptions): Promise<SkillId[]> {
+  const { strategist } = await newPlanner(platform, team, options.seed, world.config, options.settings ?? PLANNER_DEFAULTS);
+  return strategist.planOnce(world, current, options.opponentSkills ?? null);
 }
 
 /** The defaults as a variant writes them, keys in alphabetical order: `planner:every=1:horizon=5:...`. */

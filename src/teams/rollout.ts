@@ -178,8 +178,10 @@ export class RolloutRunner {
   /**
    * Play `start` forward `horizonTicks` ticks (or to its end) and score it. Rollout `index`
    * of the decision at `start.tick` draws its weapon spread from its own seeded stream, so
-   * the same planner seed plays the same rollouts. Call on a skill tick (the planner decides
-   * on those): both sides choose and run their policies at once, as the match does.
+   * the same planner seed plays the same rollouts. Both sides choose and run their policies
+   * on its first tick, then on each skill tick, as the match does: the planner in a match
+   * decides on skill ticks, and a teacher labelling a world between them (the exam samples
+   * every 25 ticks) starts every rollout from fresh policies, not from the last rollout's actions.
    */
   play(start: World, ownSkills: readonly SkillId[], enemySkills: readonly SkillId[], horizonTicks: number, index: number): number {
     const world = cloneWorld(start);
@@ -189,7 +191,7 @@ export class RolloutRunner {
     const end = start.tick + horizonTicks;
     const every = world.config.skillEveryTicks;
     while (!world.outcome && world.tick < end) {
-      if (world.tick % every === 0) {
+      if (world.tick === start.tick || world.tick % every === 0) {
         this.own.choose(world);
         this.opponent.choose(world);
         must(this.ownRunner.run(world, (slot) => this.own.policyOf(slot)));

@@ -5,9 +5,12 @@
  * torch) writes a LoRA adapter the local engine loads; the strategist exam and games judge
  * it; its card goes beside it. Optionally a round of learning from play: the tuned model
  * plays with sampled decisions, the decisions of games it won join the lessons (or, with
- * labels 'rules', every situation it asked about, labelled by the rules: DAgger), it is
- * tuned again, and the adapter after play is kept only where the card's games show it
- * better, game by game (games.ts pairedGames).
+ * labels 'rules', every situation it asked about, labelled by the rules: DAgger; with labels
+ * 'planner', labelled by the planner at the world of that moment, rebuilt from the game's
+ * replay: expert iteration), it is tuned again (each kind of label a stage of its own), and
+ * the adapter after play is kept only where the card's games show it better, game by game
+ * (games.ts pairedGames). One round a run: a run with the shipped adapter's work folder
+ * resumes that round; a further round is a further run.
  *
  * Every stage leaves its result in the work folder, and the tuner resumes from its
  * checkpoint, so a stopped run goes on where it stopped. What runs outside this process
@@ -36,6 +39,10 @@ export const PLAY_OPPONENTS = ['flat', 'bt', 'heuristic', 'fixed:skills=secure+c
 
 export type TunedFormat = Extract<AnswerFormat, 'terse' | 'compact'>;
 
+/** What the round of learning from play teaches: its own decisions in games won, or the rules' or the planner's choices on every situation it asked about. */
+export const PLAY_LABELS = ['won', 'rules', 'planner'] as const;
+export type PlayLabels = (typeof PLAY_LABELS)[number];
+
 export interface TuneOptions {
   readonly teachers: readonly Teacher[];
   /** The prompt the model is taught (and an adapter is examined in). */
@@ -48,8 +55,11 @@ export interface TuneOptions {
   readonly exam: ExamSet;
   /** Games per card opponent. */
   readonly cardGames: number;
-  /** The round of learning from play: games per opponent (0: no round), its sampling temperature, and what it teaches. */
-  readonly play: { readonly games: number; readonly temperature: number; readonly labels: 'won' | 'rules' };
+  /**
+   * Learning from play: games per opponent a round (0: none), their sampling temperature,
+   * what a round teaches, and how many rounds (default 1), each from the adapter kept so far.
+   */
+  readonly play: { readonly games: number; readonly temperature: number; readonly labels: PlayLabels; readonly rounds?: number };
   /** The command's platform spec (the strategist's settings over the environment). */
   readonly spec: PlatformSpec;
   /** The base model: what the adapter is tuned on, and what tokenises the lessons. */
@@ -89,6 +99,14 @@ export interface TuneDependencies {
 interface Tuned {
   readonly adapter: string;
   readonly metrics: TunerMetrics;
+}
+
+/** A round of learning from play as the card records it. */
+type PlayRound = NonNullable<NonNullable<AdapterCard['fromPlay']>['later']>[number];
+
+/** The first round's record: the card's fromPlay itself, which names no round. */
+function withoutRound({ round: _, ...rest }: PlayRound): Omit<PlayRound, 'round'> {
+  return rest;
 }
 
 interface Judged {
@@ -151,43 +169,51 @@ export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies):
   progress.log('the strategist exam, untuned then tuned:');
   const untuned = (await judge(null, 0)).exam;
   let shipped: Tuned & Judged = { ...imitation, ...(await judge(imitation.adapter, options.cardGames)) };
-  let fromPlay: AdapterCard['fromPlay'];
 
-  // 5. The round of learning from play: sampled decisions, those of games won taught again.
-  if (play.games > 0) {
-    const replays = join(work, 'play');
+  // 5. Rounds of learning from play: sampled decisions, taught again with their labels. Each
+  // round plays with the adapter kept so far and tunes on imitation's lessons with every
+  // round's lessons so far (DAgger's aggregation); its adapter is kept only if shown better.
+  const rounds: PlayRound[] = [];
+  const played: Lesson[] = [];
+  for (let round = 1; play.games > 0 && round <= (play.rounds ?? 1); round++) {
+    // The first round's files keep their names, so a work folder of one round resumes as it was.
+    const suffix = round === 1 ? '' : `-${round}`;
+    const replays = join(work, `play${suffix}`);
     const playing: PlatformSpec = {
       ...spec,
-      llm: withEngine(withLlmFlags(spec.llm, { temperature: play.temperature, format }), { adapter: imitation.adapter, compact: 'sample', sequences: 1, threads: 1 }),
+      llm: withEngine(withLlmFlags(spec.llm, { temperature: play.temperature, format }), { adapter: shipped.adapter, compact: 'sample', sequences: 1, threads: 1 }),
     };
     // A stopped round resumes after its last whole game, but only the same round: the games
     // of another adapter or temperature must not be mixed into this one's lessons.
-    const round = { adapter: await deps.sha256File(imitation.adapter), temperature: play.temperature, format, games: play.games, seed: PLAY_SEED };
+    const setup = { adapter: await deps.sha256File(shipped.adapter), temperature: play.temperature, format, games: play.games, seed: PLAY_SEED };
     // Beside the replays' folder, not in it: the replays teacher reads every .json file there as a replay.
     // It names the games in that folder: with the folder deleted, it names none.
-    const roundFile = join(work, 'play.round.json');
+    const roundFile = join(work, `play${suffix}.round.json`);
     const kept = existsSync(roundFile) && existsSync(replays) ? readFileSync(roundFile, 'utf8') : null;
-    if (kept !== null && kept !== JSON.stringify(round)) {
-      throw new Error(`${replays} holds the games of another round (${kept}); this one is ${JSON.stringify(round)}: delete the folder to play it`);
+    if (kept !== null && kept !== JSON.stringify(setup)) {
+      throw new Error(`${replays} holds the games of another round (${kept}); this one is ${JSON.stringify(setup)}: delete the folder to play it`);
     }
     mkdirSync(replays, { recursive: true });
-    writeFileSync(roundFile, JSON.stringify(round));
+    writeFileSync(roundFile, JSON.stringify(setup));
     if (!existsSync(join(replays, 'done'))) {
       const bar = progress.bar(play.games * PLAY_OPPONENTS.length, 'games');
       await deps.withPlatform(playing, (platform) => playSeries(platform, 'llm', PLAY_OPPONENTS, { games: play.games, seed: PLAY_SEED, replays, onGame: (d, t) => bar.update(d, `${d} of ${t} games`) }));
-      bar.done('the round played');
+      bar.done(`round ${round} played`);
       writeFileSync(join(replays, 'done'), '');
     }
-    const playTeacher = play.labels === 'rules' ? replaysTeacher(replays, { source: 'llm', wonOnly: false, labels: 'rules' }) : replaysTeacher(replays, { source: 'llm', wonOnly: true });
+    const playTeacher = play.labels === 'won' ? replaysTeacher(replays, { source: 'llm', wonOnly: true }) : replaysTeacher(replays, { source: 'llm', wonOnly: false, labels: play.labels });
     const won = await deps.withPlatform(baseSpec, (platform) => lessonsOf(playTeacher, platform, work, progress));
-    const tuned = await tune(play.labels === 'rules' ? 'after-play-rules' : 'after-play', [...lessons, ...won]);
+    played.push(...won);
+    const tuned = await tune(`${play.labels === 'won' ? 'after-play' : `after-play-${play.labels}`}${suffix}`, [...lessons, ...played]);
     const afterPlay: Tuned & Judged = { ...tuned, ...(await judge(tuned.adapter, options.cardGames)) };
     // The card's games are the same seeded games for both adapters: compare them game by game.
     const paired = pairedGames(shipped.games, afterPlay.games);
     const better = shownBetter(paired);
     const [before, after] = [overallWinShare(shipped.games), overallWinShare(afterPlay.games)];
-    const counts = `after play it won ${pct(after)} of the card games against ${pct(before)} for imitation alone; game by game it did better in ${paired.better} and worse in ${paired.worse} of ${paired.games} (sign test p = ${num(paired.p, 3)})`;
-    fromPlay = {
+    const from = round === 1 ? 'imitation alone' : 'the adapter kept before the round';
+    const counts = `after play it won ${pct(after)} of the card games against ${pct(before)} for ${from}; game by game it did better in ${paired.better} and worse in ${paired.worse} of ${paired.games} (sign test p = ${num(paired.p, 3)})`;
+    rounds.push({
+      round,
       games: play.games * PLAY_OPPONENTS.length,
       won: new Set(won.map((l) => l.from.split(', tick')[0])).size,
       lessons: won.length,
@@ -196,10 +222,12 @@ export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies):
       imitation: { exam: shipped.exam, games: shipped.games },
       afterPlay: { exam: afterPlay.exam, games: afterPlay.games },
       shipped: better ? 'after-play' : 'imitation',
-      why: better ? counts : `${counts}: the round was not shown to help, so imitation is shipped`,
-    };
+      why: better ? counts : `${counts}: the round was not shown to help, so ${round === 1 ? 'imitation is shipped' : 'the adapter kept before it stays'}`,
+    });
     if (better) shipped = afterPlay;
   }
+  const [first, ...later] = rounds;
+  const fromPlay: AdapterCard['fromPlay'] = first ? { ...withoutRound(first), ...(later.length ? { later } : {}) } : undefined;
 
   // 6. The adapter and its card.
   mkdirSync(join(out, '..'), { recursive: true });
@@ -253,6 +281,7 @@ async function examOf(platform: Platform, set: ExamSet, format: AnswerFormat, pr
     agreement: s.agreement,
     kappa: s.kappa,
     heldOut: { agreement: s.heldOut.agreement, kappa: s.heldOut.kappa },
+    ...(s.planner ? { planner: s.planner } : {}),
     cmiBits: s.cmiBits,
     mostCommon: s.mostCommon,
     skillShares: s.skillShares,

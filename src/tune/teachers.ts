@@ -8,23 +8,26 @@
  *                     the behaviour tree's rules (teams/behaviorTree.ts rulesChoice)
  *   personas          the same, each situation under one persona's play style (in the system
  *                     prompt) with the rules of that persona's tree, so a style moves choices
+ *   planner           situations of real play labelled by the planner's choice at the world
+ *                     they were taken from (teams/planner.ts plannerChoice: it looks ahead)
  *   cache:<model>     the decisions a model made, read from the decision cache (a server's
  *                     27B model distilled into the 270M the product ships)
  *   replays:<dir>     the decisions of a strategist in replay files (the round of learning
- *                     from play keeps those of games won)
+ *                     from play keeps those of games won), or the rules' or the planner's
+ *                     choice on the situations it asked about
  *   study:<db>        people's play in a study's verified episodes: the skill whose actions
  *                     best match what the person did (people steer agents, not skills)
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type ExamItem, parseAnswer, promptDigest, systemPrompt, userPrompt } from '../llm';
+import { type ExamItem, type ExamSet, parseAnswer, promptDigest, systemPrompt, userPrompt } from '../llm';
 import { readCachedPrompts } from '../llm/node/fileCache';
-import { type ExamSetOptions, type ReplayFile, buildExamSet, parseReplay, replayTicks } from '../match';
+import { type PlayedMoment, type ReplayFile, type WorldLabeller, buildExamSet, parseReplay, plannerLabeller, replayTicks } from '../match';
 import { type Action, OBS_SIZE, type Team, type TeamSituation, TEAM_NAMES, type World, createWorld, idleAction, observe, teamAgents, teamSituation } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillContext, type SkillId, skillContext } from '../skills';
 import { StudyStore } from '../survey/store';
-import { INITIAL_SKILL, PERSONAS, type Platform, rulesChoice } from '../teams';
+import { INITIAL_SKILL, PERSONAS, type Platform, plannerDefaultsText, resolveTeam, rulesChoice } from '../teams';
 
 /** One example: the state words, the teacher's skill per agent, and how much it counts. */
 export interface Lesson {
@@ -55,7 +58,7 @@ export interface Teacher {
   lessons(ctx: TeacherContext): Promise<Lesson[]>;
 }
 
-export const TEACHER_HELP = 'rules, personas, cache:<model>[@<cache dir>], replays:<dir of replay files>[:won][:rules] or study:<study database>';
+export const TEACHER_HELP = 'rules, personas, planner, cache:<model>[@<cache dir>], replays:<dir of replay files>[:won][:rules|:planner] or study:<study database>';
 
 const allTaught = (n: number) => Array.from({ length: n }, () => true);
 
@@ -65,8 +68,22 @@ export function lessonOf(situation: TeamSituation, current: readonly SkillId[], 
 }
 
 // ---------------------------------------------------------------------------------------
-// rules: the tree's choice on situations of real play.
+// rules, personas, planner: situations of real play, sampled as the exam's are.
 // ---------------------------------------------------------------------------------------
+
+/** Situations of real play as the exam samples them (match/examSet.ts), from the teacher's own seeds; with the planner's labels when given. */
+function playedSituations(ctx: TeacherContext, teacher: string, firstSeed: number, options: { readonly size: number; readonly seeds: number }, planner?: WorldLabeller): Promise<ExamSet> {
+  return buildExamSet(ctx.platform, {
+    size: options.size,
+    seeds: options.seeds,
+    firstSeed,
+    every: 25,
+    command: 'npm run llm:tune',
+    ...(planner ? { planner } : {}),
+    onMatch: (done, total) => ctx.progress?.(`${teacher}: ${done} of ${total} matches played`),
+    onLabel: (done, total) => ctx.progress?.(`${teacher}: ${done} of ${total} situations planned`),
+  });
+}
 
 /** The rules teacher's matches: seeds from 1001, far from the exam's (1-12), so the exam stays unseen. */
 export const RULES_FIRST_SEED = 1001;
@@ -76,14 +93,7 @@ export function rulesTeacher(options: { readonly size: number; readonly seeds: n
     name: 'rules',
     describe: `the behaviour tree's rules on ${options.size} situations of real play (${options.seeds} seeds per team pair from ${RULES_FIRST_SEED})`,
     async lessons(ctx) {
-      const set = await buildExamSet(ctx.platform, {
-        size: options.size,
-        seeds: options.seeds,
-        firstSeed: RULES_FIRST_SEED,
-        every: 25,
-        command: 'npm run llm:tune',
-        onMatch: (done, total) => ctx.progress?.(`rules: ${done} of ${total} matches played`),
-      } satisfies ExamSetOptions);
+      const set = await playedSituations(ctx, 'rules', RULES_FIRST_SEED, options);
       return set.items.map((item: ExamItem) => lessonOf(item.situation, item.current, item.rules, `rules: ${item.from}`));
     },
   };
@@ -101,19 +111,32 @@ export function personasTeacher(options: { readonly size: number; readonly seeds
     name: 'personas',
     describe: `each persona's tree on ${options.size} situations of real play (${options.seeds} seeds per team pair from ${PERSONAS_FIRST_SEED}), one persona a situation, its style in the prompt`,
     async lessons(ctx) {
-      const set = await buildExamSet(ctx.platform, {
-        size: options.size,
-        seeds: options.seeds,
-        firstSeed: PERSONAS_FIRST_SEED,
-        every: 25,
-        command: 'npm run llm:tune',
-        onMatch: (done, total) => ctx.progress?.(`personas: ${done} of ${total} matches played`),
-      });
+      const set = await playedSituations(ctx, 'personas', PERSONAS_FIRST_SEED, options);
       return set.items.map((item, i) => {
         const persona = PERSONAS[i % PERSONAS.length]!;
         const choice = rulesChoice(item.situation, item.current, { ...persona.tree, noise: 0, reactionTicks: 0 });
         return { ...lessonOf(item.situation, item.current, choice, `personas: ${persona.name}, ${item.from}`), style: persona.prompt };
       });
+    },
+  };
+}
+
+/** The planner teacher's matches: seeds from 3001, apart from the exam's and the other teachers'. */
+export const PLANNER_FIRST_SEED = 3001;
+
+/**
+ * The planner's choice at the world of each situation (a fresh planner with its defaults,
+ * the opponent's actual skills known: match/examSet.ts plannerLabeller). The situations are
+ * sampled as the rules teacher's are, so the two teach on moments alike; the planner looks
+ * ahead where the rules read the words, and beats the tree that follows them.
+ */
+export function plannerTeacher(options: { readonly size: number; readonly seeds: number }): Teacher {
+  return {
+    name: 'planner',
+    describe: `the planner's choice (${plannerDefaultsText()}) at the worlds of ${options.size} situations of real play (${options.seeds} seeds per team pair from ${PLANNER_FIRST_SEED})`,
+    async lessons(ctx) {
+      const set = await playedSituations(ctx, 'planner', PLANNER_FIRST_SEED, options, plannerLabeller(ctx.platform));
+      return set.items.map((item) => lessonOf(item.situation, item.current, item.planner!, `planner: ${item.from}`));
     },
   };
 }
@@ -173,27 +196,56 @@ export function recordedDecisions(replay: ReplayFile, source: string): AskedDeci
 }
 
 /**
- * Whose choice a replay's lesson teaches: the strategist's own (`own`), or the tree's rules
- * on the situation it asked about (`rules`: DAgger, Ross et al. 2011; an imitator's mistakes
- * lead it to situations its teacher's games seldom reach, and there it is taught again).
+ * Whose choice a replay's lesson teaches: the strategist's own (`own`), or another teacher's
+ * on the situation it asked about: the tree's rules (`rules`: DAgger, Ross et al. 2011; an
+ * imitator's mistakes lead it to situations its teacher's games seldom reach, and there it
+ * is taught again), or the planner's at the world of that moment (`planner`: expert
+ * iteration, the stronger player labelling what the model's own play reached).
  */
-export type ReplayLabels = 'own' | 'rules';
+export type ReplayLabels = 'own' | 'rules' | 'planner';
+
+/** The rules as a labeller: the tree's choice on the moment's situation in words. */
+const rulesLabeller: WorldLabeller = async (m) => rulesChoice(teamSituation(m.world, m.team), m.current);
+
+/** The labeller for a replay's labels; null: the strategist's own choice. */
+export function replayLabeller(labels: ReplayLabels, platform: Platform): WorldLabeller | null {
+  if (labels === 'rules') return rulesLabeller;
+  if (labels === 'planner') return plannerLabeller(platform);
+  return null;
+}
+
+/**
+ * Whether a team spec's agents run skills (its skills start as INITIAL_SKILL before its first
+ * decision); a name the registry does not know (a side a factory built) is taken as running none.
+ */
+function runsSkills(spec: string): boolean {
+  try {
+    return resolveTeam(spec).entry.acts.by === 'skills';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Decisions as lessons: the situation the strategist saw (at the tick it asked), the skills
- * its team ran then, and what it chose (or, with labels `rules`, what the rules choose
- * there). With `wonOnly`, only the decisions of a team that won.
+ * its team ran then, and what it chose (or, with a labeller, what the rules or the planner
+ * choose at the world of that tick, rebuilt from the replay). With `wonOnly`, only the
+ * decisions of a team that won. The opponent's skills a label may use are those it ran by
+ * the replay's decisions (null for a team that runs none).
  */
-export function replayLessons(
+export async function replayLessons(
   replay: ReplayFile,
   asked: readonly AskedDecision[],
-  options: { readonly wonOnly: boolean; readonly from: string; readonly weight?: number; readonly labels?: ReplayLabels },
-): Lesson[] {
+  options: { readonly wonOnly: boolean; readonly from: string; readonly weight?: number; readonly label?: WorldLabeller | null },
+): Promise<Lesson[]> {
   const wanted = asked.filter((d) => !options.wonOnly || replay.outcome === TEAM_NAMES[d.team]);
   if (wanted.length === 0) return [];
   const byTick = new Map<number, AskedDecision[]>();
   for (const d of wanted) byTick.set(d.tick, [...(byTick.get(d.tick) ?? []), d]);
   const running: Record<Team, SkillId[] | null> = { 0: null, 1: null };
+  const skilled: Record<Team, boolean> = { 0: runsSkills(replay.teams.blue), 1: runsSkills(replay.teams.red) };
+  const perTeam = replay.config.agent.perTeam;
+  const skillsOf = (team: Team) => running[team] ?? (skilled[team] ? Array.from({ length: perTeam }, () => INITIAL_SKILL) : null);
   const applied = [...replay.decisions].sort((a, b) => a.tick - b.tick);
   let next = 0;
   const lessons: Lesson[] = [];
@@ -206,7 +258,8 @@ export function replayLessons(
     for (const d of byTick.get(world.tick) ?? []) {
       const situation = teamSituation(world, d.team);
       const current = running[d.team] ?? situation.agents.map(() => INITIAL_SKILL);
-      const choice = options.labels === 'rules' ? rulesChoice(situation, current) : d.skills;
+      const moment: PlayedMoment = { world, team: d.team, current, opponentSkills: skillsOf(d.team === 0 ? 1 : 0), seed: replay.seed };
+      const choice = options.label ? await options.label(moment) : d.skills;
       lessons.push(lessonOf(situation, current, choice, `${options.from}, tick ${world.tick}`, options.weight));
     }
   }
@@ -216,14 +269,20 @@ export function replayLessons(
 /** The asked-decisions file beside a replay (game-x.json: game-x.asked.json). */
 export const askedPathOf = (replayPath: string) => replayPath.replace(/\.json$/, '.asked.json');
 
+/** What a replays teacher's labels say of themselves, on the card. */
+const LABELLED_BY: Readonly<Record<Exclude<ReplayLabels, 'own'>, string>> = {
+  rules: "the rules' choices on the situations",
+  planner: "the planner's choices at the worlds of the situations",
+};
+
 export function replaysTeacher(dir: string, options: { readonly source: string; readonly wonOnly: boolean; readonly weight?: number; readonly labels?: ReplayLabels }): Teacher {
-  const rules = options.labels === 'rules';
+  const labels = options.labels ?? 'own';
+  const won = options.wonOnly ? ', games won only' : '';
   return {
-    name: `replays:${dir}${options.wonOnly ? ':won' : ''}${rules ? ':rules' : ''}`,
-    describe: rules
-      ? `the rules' choices on the situations the ${options.source} strategist asked about in the replays of ${dir}${options.wonOnly ? ', games won only' : ''}`
-      : `the ${options.source} decisions in the replays of ${dir}${options.wonOnly ? ', games won only' : ''}`,
+    name: `replays:${dir}${options.wonOnly ? ':won' : ''}${labels === 'own' ? '' : `:${labels}`}`,
+    describe: labels === 'own' ? `the ${options.source} decisions in the replays of ${dir}${won}` : `${LABELLED_BY[labels]} the ${options.source} strategist asked about in the replays of ${dir}${won}`,
     async lessons(ctx) {
+      const label = replayLabeller(labels, ctx.platform);
       if (!existsSync(dir)) throw new Error(`replays:${dir}: no such folder (expected a folder of .json replay files)`);
       const files = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.asked.json')).sort();
       const lessons: Lesson[] = [];
@@ -231,7 +290,7 @@ export function replaysTeacher(dir: string, options: { readonly source: string; 
         const path = join(dir, file);
         const replay = parseReplay(readFileSync(path, 'utf8'), path);
         const asked = existsSync(askedPathOf(path)) ? parseAsked(readFileSync(askedPathOf(path), 'utf8'), askedPathOf(path)) : recordedDecisions(replay, options.source);
-        lessons.push(...replayLessons(replay, asked, { ...options, from: path }));
+        lessons.push(...(await replayLessons(replay, asked, { wonOnly: options.wonOnly, from: path, label, ...(options.weight !== undefined ? { weight: options.weight } : {}) })));
         ctx.progress?.(`replays: ${i + 1} of ${files.length} read`);
       }
       return lessons;
@@ -366,6 +425,7 @@ export function parseTeacher(text: string, defaults: { readonly rulesSize: numbe
   const name = text.trim();
   if (name === 'rules') return rulesTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
   if (name === 'personas') return personasTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
+  if (name === 'planner') return plannerTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
   const [kind, ...restParts] = name.split(':');
   const rest = restParts.join(':');
   if (kind === 'cache' && rest) {
@@ -373,14 +433,14 @@ export function parseTeacher(text: string, defaults: { readonly rulesSize: numbe
     return at > 0 ? cacheTeacher(rest.slice(0, at), rest.slice(at + 1)) : cacheTeacher(rest, defaults.cacheDir);
   }
   if (kind === 'replays' && rest) {
-    // replays:<dir>[:won][:rules]: games won only; the rules' choices on the situations asked.
+    // replays:<dir>[:won][:rules|:planner]: games won only; the rules' or the planner's choices on the situations asked.
     let dir = rest;
-    const rules = dir.endsWith(':rules');
-    if (rules) dir = dir.slice(0, -':rules'.length);
+    const labels = (['rules', 'planner'] as const).find((l) => dir.endsWith(`:${l}`)) ?? 'own';
+    if (labels !== 'own') dir = dir.slice(0, -`:${labels}`.length);
     const won = dir.endsWith(':won');
     if (won) dir = dir.slice(0, -':won'.length);
-    if (!dir) throw new Error(`teacher '${text}' names no folder: expected replays:<dir of replay files>[:won][:rules]`);
-    return replaysTeacher(dir, { source: 'llm', wonOnly: won, labels: rules ? 'rules' : 'own' });
+    if (!dir) throw new Error(`teacher '${text}' names no folder: expected replays:<dir of replay files>[:won][:rules|:planner]`);
+    return replaysTeacher(dir, { source: 'llm', wonOnly: won, labels });
   }
   if (kind === 'study' && rest) return studyTeacher(rest);
   throw new Error(`unknown teacher '${text}': expected ${TEACHER_HELP}`);

@@ -48,6 +48,7 @@ describe.concurrent('the defaults each usage states', () => {
     '--games': [LLM_TUNE.games],
     '--play-games': [LLM_TUNE.playGames],
     '--play-temperature': [LLM_TUNE.playTemperature],
+    '--play-rounds': [LLM_TUNE.playRounds],
     '--play-labels': [LLM_TUNE.playLabels],
     '--python': [`${TUNE_VENV}/bin/python`],
   });

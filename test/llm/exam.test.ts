@@ -8,16 +8,18 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatClient, type ChatRequest, type ExamAnswer, type ExamReport, type ExamSet, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
+import { type ChatClient, type ChatRequest, EXAM_SET_PATH, type ExamAnswer, type ExamReport, type ExamSet, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../../src/llm';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS } from '../../src/llm/localModels';
-import { EXAM_PAIRS, buildExamSet } from '../../src/match';
+import { EXAM_PAIRS, buildExamSet, plannerLabeller } from '../../src/match';
 import { SKILLS, type SkillId } from '../../src/skills';
 import { rulesChoice } from '../../src/teams';
 import { TEST_PLATFORM } from '../helpers/platform';
 import { describeWithLocalModel } from '../helpers/localModel';
 
-const SHIPPED = 'models/strategist-exam.v1.json';
+const SHIPPED = EXAM_SET_PATH;
 const shipped = parseExamSet(readFileSync(SHIPPED, 'utf8'), SHIPPED);
+/** The first set, with the rules' labels only: still read (the shipped adapter's card was examined on it). */
+const V1 = 'models/strategist-exam.v1.json';
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-exam-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,6 +35,32 @@ describe('the shipped exam set', () => {
     for (const item of shipped.items) expect(rulesChoice(item.situation, item.current), item.id).toEqual(item.rules);
   });
 
+  it("carries the planner's choice on every item (v2), and it is not the rules' everywhere", () => {
+    expect([SHIPPED, shipped.version]).toEqual(['models/strategist-exam.v2.json', 2]);
+    expect(shipped.items.every((i) => i.planner?.length === i.situation.agents.length)).toBe(true);
+    const same = shipped.items.filter((i) => i.planner!.join() === i.rules.join()).length;
+    expect(same).toBeGreaterThan(0);
+    expect(same).toBeLessThan(shipped.items.length);
+  });
+
+  it("labels with the planner the very situations the rules label: the planner's hook adds a label and changes nothing else", async () => {
+    const options = { size: 20, seeds: 1, every: 25, command: 'test' };
+    const rulesOnly = await buildExamSet(TEST_PLATFORM, options);
+    const planned = await buildExamSet(TEST_PLATFORM, { ...options, planner: plannerLabeller(TEST_PLATFORM) });
+    expect([rulesOnly.version, planned.version]).toEqual([1, 2]);
+    expect(planned.items.map(({ planner, ...rest }) => (expect(planner).toHaveLength(rest.situation.agents.length), rest))).toEqual(rulesOnly.items);
+    expect(parseExamSet(JSON.stringify(planned), 'planned.json')).toEqual(planned);
+  });
+
+  it('reads v1 sets still, without planner scores', () => {
+    const v1 = parseExamSet(readFileSync(V1, 'utf8'), V1);
+    expect(v1.version).toBe(1);
+    expect(v1.items.some((i) => i.planner !== undefined)).toBe(false);
+    const set = { ...v1, items: v1.items.slice(0, 20) };
+    expect(scoreExam(set, set.items.map((i) => ({ skills: i.rules, text: '', latencyMs: 1 }))).planner).toBeNull();
+    expect(referenceRows(set).map((r) => r.name)).not.toContain('reference: the planner itself');
+  });
+
   it('is what its command builds, to the byte, at a smaller size', async () => {
     const rebuilt = await buildExamSet(TEST_PLATFORM, { size: 40, seeds: 1, every: 25, command: 'test' });
     const again = await buildExamSet(TEST_PLATFORM, { size: 40, seeds: 1, every: 25, command: 'test' });
@@ -46,17 +74,20 @@ describe('the shipped exam set', () => {
   });
 
   it('refuses a file that is not a set, naming it', () => {
-    expect(() => parseExamSet('{"format": "hillmind-strategist-exam", "version": 9}', 'x.json')).toThrow(/^x\.json is not a strategist exam set \(hillmind-strategist-exam v1\) at version: /);
+    expect(() => parseExamSet('{"format": "hillmind-strategist-exam", "version": 9}', 'x.json')).toThrow(/^x\.json is not a strategist exam set \(hillmind-strategist-exam v1 to v2\) at version: /);
     const bad = { ...shipped, items: [{ ...shipped.items[0]!, rules: ['secure'] }] };
     expect(() => parseExamSet(JSON.stringify(bad), 'y.json')).toThrow(/^y\.json item 0 \(s0001\) gives skills for other than its 2 agents$/);
+    const { planner: _, ...unplanned } = shipped.items[0]!;
+    expect(() => parseExamSet(JSON.stringify({ ...shipped, items: [unplanned] }), 'z.json')).toThrow("z.json item 0 (s0001) lacks the planner's choice, which every item of a v2 set carries");
+    expect(() => parseExamSet(JSON.stringify({ ...shipped, version: 1 }), 'w.json')).toThrow("w.json item 0 (s0001) carries the planner's choice, which v1 sets do not have");
   });
 });
 
 describe('exam scores', () => {
   const answer = (skills: readonly SkillId[] | null): ExamAnswer => ({ skills, text: '', latencyMs: 10 });
 
-  it('give the rules kappa 1, copying nothing where the current skill differs, and a constant plan 100% of one answer', () => {
-    const [rules, copy, constant] = referenceRows(shipped).map((r) => r.scores);
+  it("give the rules kappa 1, copying nothing where the current skill differs, and a constant plan 100% of one answer", () => {
+    const [rules, , copy, constant] = referenceRows(shipped).map((r) => r.scores);
     expect(rules!.kappa).toBe(1);
     expect(rules!.heldOut.agreement).toBe(1);
     expect(copy!.heldOut.agreement).toBe(0);
@@ -73,6 +104,38 @@ describe('exam scores', () => {
     expect(scores.agreement).toBeLessThan(1);
     expect(scores.skillShares.invalid).toBeGreaterThan(0);
     expect(scores.latencyMs).toEqual({ p50: 10, p95: 10 });
+  });
+});
+
+describe("the exam's planner columns", () => {
+  it('score the same choices against the planner: the planner agrees with itself, and the rules agree with it as often as it with them', () => {
+    const rows = referenceRows(shipped);
+    expect(rows.map((r) => r.name)).toEqual(['reference: the rules themselves', 'reference: the planner itself', 'reference: keep the current skills', 'reference: always navigate, secure']);
+    const [rules, planner] = rows.map((r) => r.scores);
+    expect(planner!.planner).toMatchObject({ agreement: 1, kappa: 1, heldOut: { agreement: 1, kappa: 1 } });
+    // Living agents' choices where the tree and the planner agree, counted by hand.
+    const living = shipped.items.flatMap((i) => i.situation.agents.flatMap((a, s) => (a.alive ? [[i.rules[s], i.planner![s], i.current[s]]] : [])));
+    const agree = living.filter(([r, p]) => r === p).length / living.length;
+    expect(rules!.planner!.agreement).toBeCloseTo(agree, 12);
+    expect(planner!.agreement).toBeCloseTo(agree, 12);
+    expect(agree).toBeGreaterThan(0.3);
+    expect(agree).toBeLessThan(0.95);
+    // Held out: the same agents as the rules' held-out part (current skill differs from the rules' choice).
+    const held = living.filter(([r, , c]) => c !== r);
+    expect(rules!.planner!.heldOut.agreement).toBeCloseTo(held.filter(([r, p]) => r === p).length / held.length, 12);
+  });
+
+  it('stand beside the rules\' columns in the table', () => {
+    const set = { ...shipped, items: shipped.items.slice(0, 30) };
+    const scores = scoreExam(set, set.items.map((i) => ({ skills: i.planner!, text: '', latencyMs: 10 })));
+    const report: ExamReport = { format: 'hillmind-strategist-exam-report', set: { version: 2, situations: 30 }, model: 'm', provider: 'p', answerFormat: 'compact', scores, references: referenceRows(set), answers: [] };
+    const lines = examMarkdown(report).split('\n');
+    const header = lines.find((l) => l.startsWith('| who |'))!.split(' | ');
+    expect(header.slice(1, 10)).toEqual(['valid', 'agreement', 'kappa', 'held-out agreement', 'held-out kappa', 'planner agreement', 'planner kappa', 'planner held-out agreement', 'planner held-out kappa']);
+    const cells = lines.find((l) => l.startsWith('| **m** |'))!.split(' | ');
+    expect([cells[6], cells[7]]).toEqual(['100.0%', '1.000']);
+    expect(lines.filter((l) => l.startsWith('| ')).every((l) => l.split(' | ').length === header.length)).toBe(true);
+    expect(lines.find((l) => l.startsWith('|---'))!.split('---').length - 1).toBe(header.length);
   });
 });
 
@@ -145,8 +208,11 @@ describeWithLocalModel('npm run llm:exam on the local model')('npm run llm:exam 
     const out = join(dir, 'out');
     const run = await exam(['--limit', '12', '--out', out]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^Strategist exam v1: 12 situations/);
+    expect(run.stdout).toMatch(/^Strategist exam v2: 12 situations/);
     expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}\*\* \| \d+\.\d% \|/);
+    // Beside the rules' columns, the planner's; and the planner's own reference row.
+    expect(run.stdout).toContain('| planner agreement | planner kappa | planner held-out agreement | planner held-out kappa |');
+    expect(run.stdout).toMatch(/\| reference: the planner itself \| 100\.0% \|/);
     // Asked in the format its shipped adapter was taught.
     const format = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.adapterFormat!;
     const written = readdirSync(out).find((f) => new RegExp(`^exam-gemma-3-270m-q4_k_m_strategist-gemma3-270m_[0-9a-f]{8}-${format}\\.json$`).test(f));

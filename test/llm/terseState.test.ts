@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXAM_SET_PATH, buildRequest, parseExamSet, ruleSkills, systemPrompt, terseState, userPrompt, wordsToTerse } from '../../src/llm';
+import { buildRequest, parseExamSet, ruleSkills, systemPrompt, terseState, userPrompt, wordsToTerse } from '../../src/llm';
 import type { TeamSituation } from '../../src/sim';
 
-const exam = parseExamSet(readFileSync(EXAM_SET_PATH, 'utf8'), EXAM_SET_PATH);
+/** The first exam set: its situations are this file's fixtures (items picked by index). */
+const EXAM_V1 = 'models/strategist-exam.v1.json';
+const exam = parseExamSet(readFileSync(EXAM_V1, 'utf8'), EXAM_V1);
 const situations = exam.items.map((item) => ({ situation: item.situation as TeamSituation, current: item.current }));
 
 describe('the terse state', () => {

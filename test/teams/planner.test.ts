@@ -5,8 +5,9 @@
  * replay verifies from the recorded decisions.
  */
 import { describe, expect, it } from 'vitest';
-import { runMatch, verifyReplayWithModels } from '../../src/match';
-import { DEFAULT_CONFIG, createWorld, hashWorld, idleAction, step } from '../../src/sim';
+import { Match, runMatch, sideSeed, verifyReplayWithModels } from '../../src/match';
+import { DEFAULT_CONFIG, createWorld, hashWorld, idleAction, step, teamSituation } from '../../src/sim';
+import type { SkillId } from '../../src/skills';
 import {
   PLANNER_DEFAULTS,
   PlannerStrategist,
@@ -16,8 +17,10 @@ import {
   cloneWorld,
   planCandidates,
   planRationale,
+  plannerChoice,
   plannerOf,
   resolveTeam,
+  rulesChoice,
   scoreRollout,
   teamEntry,
 } from '../../src/teams';
@@ -33,6 +36,17 @@ async function midMatch(seconds: number) {
   world.outcome = null;
   world.tick -= 4 + (world.tick % 4);
   return world;
+}
+
+/** The world at `tick` of a whole bt vs bt match: far from its end, so rollouts play their horizon. */
+async function worldAt(tick: number) {
+  const match = await Match.create({ blue: 'bt', red: 'bt', seed: 5 }, { platform: TEST_PLATFORM, record: false });
+  while (match.world.tick < tick) {
+    const pending = match.advance();
+    if (pending) await pending;
+  }
+  match.close();
+  return cloneWorld(match.world);
 }
 
 async function planner(seed: number, settings = PLANNER_DEFAULTS) {
@@ -173,6 +187,58 @@ describe('PlannerStrategist', () => {
     expect(words).toMatch(/^planned retreat\+retreat\+retreat \(1\.24\) at 2\.0 s; options /);
     expect(words).toMatch(/and 113 more$/);
     expect(words.length).toBeLessThan(2000);
+  });
+});
+
+describe('plannerChoice: the planner as a teacher', () => {
+  it('labels a world without touching it, the same way each time, and from the opponent skills given', async () => {
+    const world = await worldAt(600);
+    const [hash, rng] = [hashWorld(world), world.rngState];
+    const label = () => plannerChoice(TEST_PLATFORM, world, 0, ['navigate', 'navigate'], { seed: 9 });
+    const first = await label();
+    expect(first).toHaveLength(2);
+    expect(await label()).toEqual(first);
+    expect([hashWorld(world), world.rngState]).toEqual([hash, rng]);
+    // Without the opponent's skills it takes a fresh planner's guess: a planner's first decision.
+    expect(first).toEqual((await (await planner(9)).decide(world, 0, ['navigate', 'navigate'])).skills);
+  });
+
+  it("is what the planner team played at each of its plans in a match, given the opponent skills it tracked, and differs from the rules' choice", async () => {
+    const seed = 21;
+    const match = await Match.create({ blue: 'bt', red: 'planner', seed, config: SHORT }, { platform: TEST_PLATFORM, record: false });
+    const controller = match.controllers[1]!;
+    const strategist = plannerOf(controller)!;
+    const plans: { world: ReturnType<typeof cloneWorld>; current: SkillId[]; tracked: SkillId[]; played: SkillId[] }[] = [];
+    while (!match.done) {
+      // Before its first act the controller holds no skills yet: its agents start on navigate.
+      const current = controller.currentSkills.length ? ([...controller.currentSkills] as SkillId[]) : (['navigate', 'navigate'] as SkillId[]);
+      const world = cloneWorld(match.world);
+      const pending = match.advance();
+      if (pending) await pending;
+      if (strategist.lastPlan?.tick === world.tick) plans.push({ world, current, tracked: [...strategist.opponentSkills], played: [...controller.currentSkills] as SkillId[] });
+    }
+    match.close();
+    expect(plans.length).toBeGreaterThan(5);
+    let differsFromRules = 0;
+    for (const { world, current, tracked, played } of plans) {
+      const label = await plannerChoice(TEST_PLATFORM, world, 1, current, { seed: sideSeed(seed, 'red', 'planner'), opponentSkills: tracked });
+      expect(label, `tick ${world.tick}`).toEqual(played);
+      if (label.join() !== rulesChoice(teamSituation(world, 1), current).join()) differsFromRules++;
+    }
+    expect(differsFromRules).toBeGreaterThan(0);
+  });
+
+  it('labels a world between skill ticks (the exam samples every 25 ticks) from fresh policies, not from what the last rollout left', async () => {
+    const skills = await TEST_PLATFORM.models.skillSet();
+    const world = await worldAt(600);
+    const between = cloneWorld(world);
+    between.tick += 1;
+    const runnerOf = () => new RolloutRunner(world, 0, new TreeSide(0, skills), new TreeSide(1, skills), 4);
+    const used = runnerOf();
+    used.play(world, ['combat', 'combat'], ['combat', 'combat'], 250, 0);
+    expect(used.play(between, ['secure', 'navigate'], ['navigate', 'navigate'], 250, 0)).toBe(runnerOf().play(between, ['secure', 'navigate'], ['navigate', 'navigate'], 250, 0));
+    const label = () => plannerChoice(TEST_PLATFORM, between, 1, ['secure', 'combat'], { seed: 4, opponentSkills: ['navigate', 'combat'] });
+    expect(await label()).toEqual(await label());
   });
 });
 

@@ -5,18 +5,23 @@
  * adapter with its card; a second run takes every stage from the work folder.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChatClient, EXAM_SET_PATH, type LocalLlmSettings, parseExamSet } from '../../src/llm';
 import { cardPathOf, readAdapterCard } from '../../src/llm/node/adapterCard';
+import { RuleChatClient } from '../../src/llm/ruleClient';
+import { runMatch } from '../../src/match';
+import { DEFAULT_CONFIG } from '../../src/sim';
 import { SKILLS } from '../../src/skills';
 import type { Platform } from '../../src/teams';
 import { type PlatformSpec, readPlatformSpec } from '../../src/teams/nodePlatform';
 import { type TuneDependencies, type TuneOptions, tuneAdapter } from '../../src/tune/pipeline';
-import { type Lesson, type Teacher, lessonOf } from '../../src/tune/teachers';
+import { askedOf as answersOf } from '../../src/tune/games';
+import { type Lesson, type Teacher, askedPathOf, lessonOf, replayLabeller, replayLessons } from '../../src/tune/teachers';
 import { DEFAULT_TUNER, type TunerMetrics } from '../../src/tune/tuner';
+import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
 
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-tune-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +52,9 @@ function fakeStages(): TuneDependencies & { specs: PlatformSpec[]; tuned: string
   const specs: PlatformSpec[] = [];
   const tuned: string[] = [];
   const log: string[] = [];
+  // The trained skills are there for labels that play the world forward (the planner's); the language model is a stand-in.
   const platform = {
+    ...TEST_PLATFORM,
     llm: {
       async connect() {
         let k = 0;
@@ -121,6 +128,9 @@ describe('tuneAdapter', () => {
     expect(card.prompt).toBe('terse');
     expect([card.exam.kappa, untuned.kappa, card.exam.situations]).toEqual([1, 1, 6]);
     expect(card.examUntuned).toEqual(untuned);
+    // The exam's planner columns come onto the card: answers that are the rules' agree with the planner where the tree does.
+    const living = exam.items.flatMap((i) => i.situation.agents.flatMap((a, s) => (a.alive ? [i.rules[s] === i.planner![s]] : [])));
+    expect(card.exam.planner!.agreement).toBeCloseTo(living.filter(Boolean).length / living.length, 12);
     expect(card.games).toEqual([]);
     expect(card.fromPlay).toBeUndefined();
     expect([card.createdAt, card.reproduce, card.sha256]).toEqual(['2026-01-02T03:04:05.000Z', 'npm run llm:tune -- --steps 3', shaOf('taught.gguf')]);
@@ -136,4 +146,40 @@ describe('tuneAdapter', () => {
     expect(stages.log).toContain(`imitation: tuned by an earlier run (${join(dir, 'work', 'imitation', 'adapter.gguf')})`);
     expect(existsSync(out)).toBe(true);
   });
+
+  it("with play labels 'planner', teaches the planner's choice at every situation the model asked about in its games, a stage of its own each round", async () => {
+    const work = join(dir, 'expert');
+    // Each round's games, as a stopped run left them: one short game with every answer the model gave.
+    const game = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 3, config: { ...DEFAULT_CONFIG, episodeSeconds: 8 } }, { platform: llmPlatform(new RuleChatClient(), { timing: { kind: 'lockstep' } }) });
+    const play = { games: 1, temperature: 0.7, labels: 'planner' as const, rounds: 2 };
+    const file = join(work, 'play', 'game-bt-scripted-0000.json');
+    for (const suffix of ['', '-2']) {
+      const replays = join(work, `play${suffix}`);
+      mkdirSync(replays, { recursive: true });
+      writeFileSync(askedPathOf(join(replays, 'game-bt-scripted-0000.json')), JSON.stringify(answersOf(game)));
+      writeFileSync(join(replays, 'game-bt-scripted-0000.json'), JSON.stringify(game.replay()));
+      writeFileSync(join(replays, 'done'), '');
+      // Each round plays with the adapter kept so far: imitation's here (stand-in digests are the file's name).
+      writeFileSync(join(work, `play${suffix}.round.json`), JSON.stringify({ adapter: shaOf('adapter.gguf'), temperature: play.temperature, format: 'terse', games: play.games, seed: 29 }));
+    }
+
+    const stages = fakeStages();
+    const { card } = await tuneAdapter({ ...options(countingTeacher()), work, out: join(dir, 'adapters', 'expert.gguf'), play }, stages);
+    expect(stages.tuned).toEqual([join(work, 'imitation'), join(work, 'after-play-planner'), join(work, 'after-play-planner-2')]);
+    const expected = await replayLessons(game.replay(), answersOf(game), { wonOnly: false, from: file, label: replayLabeller('planner', TEST_PLATFORM) });
+    expect(expected.length).toBeGreaterThan(5);
+    const kept = JSON.parse(readFileSync(join(work, `lessons-${`replays:${join(work, 'play')}:planner`.replace(/[^A-Za-z0-9._-]+/g, '_')}.json`), 'utf8')) as Lesson[];
+    expect(kept).toEqual(expected);
+    // The second round is taught every round's lessons: the same game's twice, each row's weight doubled.
+    const weights = (stage: string) => readFileSync(join(work, stage, 'data.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { weight: number; from: string }));
+    const played = (stage: string) => weights(stage).filter((row) => row.from.startsWith(file));
+    expect(played('after-play-planner').length).toBeGreaterThan(2);
+    expect(played('after-play-planner-2').map((r) => r.weight)).toEqual(played('after-play-planner').map((r) => 2 * r.weight));
+    expect(card.fromPlay).toMatchObject({ labels: 'planner', games: 4, won: 1, lessons: expected.length, shipped: 'imitation' });
+    expect(card.fromPlay!.later).toMatchObject([{ round: 2, labels: 'planner', lessons: expected.length, shipped: 'imitation' }]);
+    // No card games to tell them apart: no round was shown better, so imitation ships.
+    expect(card.fromPlay!.why).toMatch(/not shown to help, so imitation is shipped$/);
+    expect(card.fromPlay!.later![0]!.why).toMatch(/not shown to help, so the adapter kept before it stays$/);
+    expect(readAdapterCard(cardPathOf(join(dir, 'adapters', 'expert.gguf')))).toEqual(card);
+  }, 60_000);
 });

@@ -5,12 +5,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatRequest, cacheKey, systemPrompt } from '../../src/llm';
 import { FileCacheStore } from '../../src/llm/node/fileCache';
 import { RuleChatClient } from '../../src/llm/ruleClient';
-import { type ReplayFile, replayTicks, runMatch } from '../../src/match';
+import { Match, type ReplayFile, buildExamSet, replayTicks, runMatch, sideSeed } from '../../src/match';
 import { DEFAULT_CONFIG, OBS_SIZE, idleAction, observe } from '../../src/sim';
-import { SCRIPTED_SKILLS, SKILL_IDS, skillContext } from '../../src/skills';
+import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId, skillContext } from '../../src/skills';
 import { askedOf } from '../../src/tune/games';
-import { PERSONAS, personaByName } from '../../src/teams';
-import { type AskedDecision, askedPathOf, cacheTeacher, closestSkill, parseTeacher, personasTeacher, recordedDecisions, replayLessons, replaysTeacher } from '../../src/tune/teachers';
+import { PERSONAS, personaByName, plannerChoice, rulesChoice } from '../../src/teams';
+import {
+  type AskedDecision,
+  PLANNER_FIRST_SEED,
+  askedPathOf,
+  cacheTeacher,
+  closestSkill,
+  parseTeacher,
+  personasTeacher,
+  plannerTeacher,
+  recordedDecisions,
+  replayLabeller,
+  replayLessons,
+  replaysTeacher,
+} from '../../src/tune/teachers';
 import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
 import { TestClient } from '../llm/helpers';
 
@@ -36,8 +49,8 @@ describe('the replays teacher', () => {
     prompts = client.asked;
   });
 
-  it('gives every answer of a played match as a lesson: the state its strategist was asked about, and what it chose', () => {
-    const lessons = replayLessons(replay, asked, { wonOnly: false, from: 'test' });
+  it('gives every answer of a played match as a lesson: the state its strategist was asked about, and what it chose', async () => {
+    const lessons = await replayLessons(replay, asked, { wonOnly: false, from: 'test' });
     expect(asked.length).toBeGreaterThan(50);
     expect(lessons.map((l) => l.prompt)).toEqual(prompts);
     expect(lessons.map((l) => l.choice)).toEqual(asked.map((d) => d.skills));
@@ -45,8 +58,8 @@ describe('the replays teacher', () => {
   });
 
   it("with labels 'rules', the same situations taught with the rules' choice instead of the strategist's own (DAgger)", async () => {
-    const own = replayLessons(replay, asked, { wonOnly: false, from: 'test' });
-    const relabelled = replayLessons(replay, asked, { wonOnly: false, from: 'test', labels: 'rules' });
+    const own = await replayLessons(replay, asked, { wonOnly: false, from: 'test' });
+    const relabelled = await replayLessons(replay, asked, { wonOnly: false, from: 'test', label: replayLabeller('rules', TEST_PLATFORM) });
     expect(relabelled.map((l) => l.prompt)).toEqual(own.map((l) => l.prompt));
     // This match's model answered carefully, much as the rules do.
     const same = relabelled.filter((l, i) => l.choice.join() === own[i]!.choice.join()).length;
@@ -55,17 +68,39 @@ describe('the replays teacher', () => {
     const constant = new TestClient(() => Promise.resolve({ text: '1,1' }));
     const match = await runMatch({ blue: 'llm', red: 'bt-scripted', seed: 4 }, { platform: llmPlatform(constant, { timing: { kind: 'lockstep' } }) });
     const played = askedOf(match);
-    expect(new Set(replayLessons(match.replay(), played, { wonOnly: false, from: 'test' }).flatMap((l) => l.choice))).toEqual(new Set(['navigate']));
-    const taught = new Set(replayLessons(match.replay(), played, { wonOnly: false, from: 'test', labels: 'rules' }).flatMap((l) => l.choice));
+    expect(new Set((await replayLessons(match.replay(), played, { wonOnly: false, from: 'test' })).flatMap((l) => l.choice))).toEqual(new Set(['navigate']));
+    const taught = new Set((await replayLessons(match.replay(), played, { wonOnly: false, from: 'test', label: replayLabeller('rules', TEST_PLATFORM) })).flatMap((l) => l.choice));
     expect(taught.has('combat') || taught.has('secure')).toBe(true);
   });
 
-  it('from a replay alone, the answers that changed skills; only games won when asked', () => {
+  it("with labels 'planner', each situation taught with the planner's choice at the world of that tick, as a plain match reaches it", async () => {
+    // Some answers from the whole match, each labelled at its own tick.
+    const some = asked.filter((_, i) => i % 25 === 5);
+    const labelled = await replayLessons(replay, some, { wonOnly: false, from: 'test', label: replayLabeller('planner', TEST_PLATFORM) });
+    expect(labelled.map((l) => l.prompt)).toEqual(some.map((d) => prompts[asked.indexOf(d)]));
+    // The same match played again, stopped at each asked tick: the planner's choice there, the opponent's skills known.
+    const match = await Match.create({ blue: 'llm', red: 'bt-scripted', seed: 4 }, { platform: llmPlatform(new RecordingClient(), { timing: { kind: 'lockstep' } }), record: false });
+    const expected: SkillId[][] = [];
+    for (const d of some) {
+      while (match.world.tick < d.tick) {
+        const pending = match.advance();
+        if (pending) await pending;
+      }
+      const [own, enemy] = [match.controllers[d.team]!, match.controllers[1 - d.team]!];
+      expected.push(await plannerChoice(TEST_PLATFORM, match.world, d.team, own.currentSkills as SkillId[], { seed: sideSeed(4, 'blue', 'planner'), opponentSkills: enemy.currentSkills as SkillId[] }));
+    }
+    match.close();
+    expect(labelled.map((l) => l.choice)).toEqual(expected);
+    // The planner does not simply echo the model's answers: somewhere it chose otherwise.
+    expect(labelled.some((l, i) => l.choice.join() !== some[i]!.skills.join())).toBe(true);
+  });
+
+  it('from a replay alone, the answers that changed skills; only games won when asked', async () => {
     const recorded = recordedDecisions(replay, 'llm');
     expect(recorded.length).toBeLessThan(asked.length);
-    expect(replayLessons(replay, recorded, { wonOnly: false, from: 'test' }).map((l) => l.choice)).toEqual(replay.decisions.filter((d) => d.source === 'llm').map((d) => d.skills));
-    expect(replayLessons(replay, asked, { wonOnly: true, from: 'test' }).length > 0).toBe(replay.outcome === 'blue');
-    expect(replayLessons({ ...replay, outcome: 'red' }, asked, { wonOnly: true, from: 'test' })).toEqual([]);
+    expect((await replayLessons(replay, recorded, { wonOnly: false, from: 'test' })).map((l) => l.choice)).toEqual(replay.decisions.filter((d) => d.source === 'llm').map((d) => d.skills));
+    expect((await replayLessons(replay, asked, { wonOnly: true, from: 'test' })).length > 0).toBe(replay.outcome === 'blue');
+    expect(await replayLessons({ ...replay, outcome: 'red' }, asked, { wonOnly: true, from: 'test' })).toEqual([]);
   });
 
   it('reads a folder of replays with their answers, and refuses a folder that is not there', async () => {
@@ -147,11 +182,43 @@ describe('the personas teacher', () => {
   }, 120_000);
 });
 
+describe('the planner teacher', () => {
+  it("labels situations of real play from its own seeds, the same the rules would be taught on, with the planner's choice at each world", async () => {
+    const lessons = await plannerTeacher({ size: 14, seeds: 1 }).lessons({ platform: TEST_PLATFORM });
+    const situations = await buildExamSet(TEST_PLATFORM, { size: 14, seeds: 1, firstSeed: PLANNER_FIRST_SEED, every: 25, command: 'test' });
+    expect(lessons.map((l) => l.from)).toEqual(situations.items.map((i) => `planner: ${i.from}`));
+    expect(lessons[0]!.from).toMatch(new RegExp(`, seed ${PLANNER_FIRST_SEED}, tick \\d+, (blue|red)$`));
+    // Somewhere the planner's choice is not the rules'.
+    expect(lessons.some((l, k) => l.choice.join() !== rulesChoice(situations.items[k]!.situation, situations.items[k]!.current).join())).toBe(true);
+    // Each label is the planner's at the world named: the match played again to that tick.
+    for (const k of [0, 7]) {
+      const [, blue, red, seed, tick, side] = lessons[k]!.from.match(/^planner: (.+) vs (.+), seed (\d+), tick (\d+), (blue|red)$/)!;
+      const match = await Match.create({ blue: blue!, red: red!, seed: Number(seed) }, { platform: TEST_PLATFORM, record: false });
+      while (match.world.tick < Number(tick)) {
+        const pending = match.advance();
+        if (pending) await pending;
+      }
+      const team = side === 'blue' ? 0 : 1;
+      const opponent = match.controllers[1 - team]!.currentSkills;
+      const label = await plannerChoice(TEST_PLATFORM, match.world, team, situations.items[k]!.current, {
+        seed: sideSeed(Number(seed), side as 'blue' | 'red', 'planner'),
+        opponentSkills: opponent.every((s) => s !== null) ? (opponent as SkillId[]) : null,
+      });
+      match.close();
+      expect(lessons[k]!.choice, lessons[k]!.from).toEqual(label);
+    }
+  }, 120_000);
+});
+
 describe('teacher names', () => {
   it('are parsed, and a wrong one says what is expected', () => {
     const defaults = { rulesSize: 10, rulesSeeds: 1, cacheDir: '.cache/llm' };
     expect(parseTeacher('rules', defaults).name).toBe('rules');
     expect(parseTeacher('personas', defaults).name).toBe('personas');
+    expect(parseTeacher('planner', defaults).describe).toMatch(/^the planner's choice \(planner:every=1:horizon=5:.*\) at the worlds of 10 situations of real play \(1 seeds per team pair from 3001\)$/);
+    const expert = parseTeacher('replays:runs/play:planner', defaults);
+    expect(expert.name).toBe('replays:runs/play:planner');
+    expect(expert.describe).toBe("the planner's choices at the worlds of the situations the llm strategist asked about in the replays of runs/play");
     expect(parseTeacher('cache:gemma3:27b', defaults).describe).toContain('gemma3:27b made, read from the decision cache in .cache/llm');
     expect(parseTeacher('cache:gemma3:27b@/tmp/c', defaults).describe).toContain('in /tmp/c');
     expect(parseTeacher('replays:runs/play:won', defaults).describe).toContain('games won only');
@@ -159,9 +226,9 @@ describe('teacher names', () => {
     expect(dagger.name).toBe('replays:runs/play:won:rules');
     expect(dagger.describe).toBe("the rules' choices on the situations the llm strategist asked about in the replays of runs/play, games won only");
     expect(parseTeacher('replays:runs/play:rules', defaults).describe).not.toContain('won');
-    expect(() => parseTeacher('replays::rules', defaults)).toThrow('expected replays:<dir of replay files>[:won][:rules]');
+    expect(() => parseTeacher('replays::rules', defaults)).toThrow('expected replays:<dir of replay files>[:won][:rules|:planner]');
     expect(parseTeacher('study:data/studies.sqlite', defaults).name).toBe('study:data/studies.sqlite');
-    expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, cache:<model>");
+    expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, planner, cache:<model>");
     expect(() => parseTeacher('cache:', defaults)).toThrow(/unknown teacher/);
   });
 });

@@ -17,6 +17,8 @@ const examSummary = z.object({
   agreement: z.number(),
   kappa: z.number().nullable(),
   heldOut: z.object({ agreement: z.number(), kappa: z.number().nullable() }),
+  /** Agreement and kappa with the planner's labels on the same choices (exam sets from v2; absent on v1's). */
+  planner: z.object({ agreement: z.number(), kappa: z.number().nullable(), heldOut: z.object({ agreement: z.number(), kappa: z.number().nullable() }) }).optional(),
   cmiBits: z.number(),
   mostCommon: z.object({ answer: z.string(), share: z.number() }),
   skillShares: z.record(z.string(), z.number()),
@@ -47,6 +49,28 @@ const trainingRun = z.object({
   seconds: z.number(),
 });
 
+/**
+ * A round of learning from play: what it kept and how it compared. `imitation` is the adapter
+ * the round started from and played with (imitation's in the first round; in a later one,
+ * the adapter kept so far), `shipped` says whether the round's adapter replaced it.
+ */
+const playRound = z.object({
+  games: z.number().int(),
+  /** Games the round's lessons came from: those won (labels won), or every one that asked (labels rules and planner). */
+  won: z.number().int(),
+  lessons: z.number().int(),
+  temperature: z.number(),
+  /**
+   * What the round taught: its own decisions in games won, the rules' choices on every
+   * situation asked (DAgger), or the planner's at the world of each (expert iteration); absent: won.
+   */
+  labels: z.enum(['won', 'rules', 'planner']).optional(),
+  imitation: z.object({ exam: examSummary, games: z.array(gameRow) }),
+  afterPlay: z.object({ exam: examSummary, games: z.array(gameRow) }),
+  shipped: z.enum(['imitation', 'after-play']),
+  why: z.string(),
+});
+
 export const adapterCardSchema = z.object({
   format: z.literal(ADAPTER_CARD_FORMAT),
   version: z.literal(ADAPTER_CARD_VERSION),
@@ -62,22 +86,8 @@ export const adapterCardSchema = z.object({
   decoding: z.string(),
   teachers: z.array(z.object({ name: z.string(), describe: z.string(), lessons: z.number().int() })),
   training: trainingRun,
-  /** The round of learning from play, when one ran: what it kept and how it compared. */
-  fromPlay: z
-    .object({
-      games: z.number().int(),
-      /** Games the round's lessons came from: those won (labels won), or every one that asked (labels rules). */
-      won: z.number().int(),
-      lessons: z.number().int(),
-      temperature: z.number(),
-      /** What the round taught: its own decisions in games won, or the rules' choices on every situation asked (DAgger); absent: won. */
-      labels: z.enum(['won', 'rules']).optional(),
-      imitation: z.object({ exam: examSummary, games: z.array(gameRow) }),
-      afterPlay: z.object({ exam: examSummary, games: z.array(gameRow) }),
-      shipped: z.enum(['imitation', 'after-play']),
-      why: z.string(),
-    })
-    .optional(),
+  /** The round of learning from play, when one ran: what it kept and how it compared; later rounds, when more ran (--play-rounds). */
+  fromPlay: playRound.extend({ later: z.array(playRound.extend({ round: z.number().int().min(2) })).optional() }).optional(),
   exam: examSummary,
   /** The untuned model on the same exam, for comparison. */
   examUntuned: examSummary.optional(),
