@@ -206,7 +206,7 @@ describe('plannerChoice: the planner as a teacher', () => {
   it("is what the planner team played at each of its plans in a match, given the opponent skills it tracked, and differs from the rules' choice", async () => {
     const seed = 21;
     const match = await Match.create({ blue: 'bt', red: 'planner', seed, config: SHORT }, { platform: TEST_PLATFORM, record: false });
-    const controller = match.controllers[1]!;
+    const controller = match.controllers[1];
     const strategist = plannerOf(controller)!;
     const plans: { world: ReturnType<typeof cloneWorld>; current: SkillId[]; tracked: SkillId[]; played: SkillId[] }[] = [];
     while (!match.done) {

@@ -86,7 +86,7 @@ describe('the replays teacher', () => {
         const pending = match.advance();
         if (pending) await pending;
       }
-      const [own, enemy] = [match.controllers[d.team]!, match.controllers[1 - d.team]!];
+      const [own, enemy] = [match.controllers[d.team], match.controllers[1 - d.team]!];
       expected.push(await plannerChoice(TEST_PLATFORM, match.world, d.team, own.currentSkills as SkillId[], { seed: sideSeed(4, 'blue', 'planner'), opponentSkills: enemy.currentSkills as SkillId[] }));
     }
     match.close();
