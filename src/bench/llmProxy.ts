@@ -127,14 +127,17 @@ async function page(url: string, requests: readonly ChatRequest[], ms: number): 
   return { perSecond: answered / ((performance.now() - start) / 1000), answered, asked };
 }
 
-/** One connection per address sending `body` until `stop`; what they got, by status (0: gave up at 30 s). */
-function flood(url: string, addresses: readonly string[], body: ChatRequest, stop: AbortSignal): Promise<Map<number, number>> {
+/**
+ * One connection per address sending `bodies` in turn (each address from its own place in
+ * them) until `stop`; what they got, by status (0: gave up at 30 s).
+ */
+function flood(url: string, addresses: readonly string[], bodies: readonly ChatRequest[], stop: AbortSignal): Promise<Map<number, number>> {
   const outcomes = new Map<number, number>();
   setMaxListeners(addresses.length + 8, stop);
   return Promise.all(
-    addresses.map(async (address) => {
-      while (!stop.aborted) {
-        const reply = await post(url, body, address, 30_000, stop);
+    addresses.map(async (address, a) => {
+      for (let i = a; !stop.aborted; i++) {
+        const reply = await post(url, bodies[i % bodies.length]!, address, 30_000, stop);
         if (stop.aborted) break;
         outcomes.set(reply.status, (outcomes.get(reply.status) ?? 0) + 1);
         if (reply.retryAfterS > 0 || reply.status === 0) await new Promise((r) => setTimeout(r, Math.min(5, Math.max(1, reply.retryAfterS)) * 1000));
@@ -143,9 +146,12 @@ function flood(url: string, addresses: readonly string[], body: ChatRequest, sto
   ).then(() => outcomes);
 }
 
+/** The first world seed of the decision flood's situations, apart from the page's (0-47 and on). */
+const FLOOD_SITUATIONS_SEED = 1000;
+
 /** The page's decisions at the sample positions, as its strategist asks them. */
-function pageRequests(): ChatRequest[] {
-  return sampleWorlds(48).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
+function pageRequests(firstSeed = 0): ChatRequest[] {
+  return sampleWorlds(48, firstSeed).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
 }
 
 /**
@@ -235,11 +241,17 @@ export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<Llm
       { name: `proxy: page decisions answered alone (${alone.asked})`, value: (100 * alone.answered) / Math.max(1, alone.asked), unit: '%' },
       { name: `proxy: one 700-token request, the model idle, round trip (${loneReply.status})`, value: performance.now() - lone, unit: 'ms', lowerIsBetter: true },
     ];
+    // The third is thirty pages' worth of decisions (other situations than the measured page's, so
+    // no answer is shared): what many participants playing llm at once get of one engine. There
+    // the page is one participant of 31 and its share is theirs, so the page's bars (half its
+    // rate alone, 90% answered) are for the other floods; this one's bar is what all of them
+    // get together, against what the page got alone.
     const floods = [
-      ['1 client x 30, 24 KB', ONE_CLIENT, floodRequest()],
-      ['30 clients, 700 tokens', MANY_CLIENTS, fittingFloodRequest()],
+      ['1 client x 30, 24 KB', ONE_CLIENT, [floodRequest()], true],
+      ['30 clients, 700 tokens', MANY_CLIENTS, [fittingFloodRequest()], true],
+      ['30 clients, decisions', MANY_CLIENTS, pageRequests(FLOOD_SITUATIONS_SEED), false],
     ] as const;
-    for (const [what, addresses, body] of floods) {
+    for (const [what, addresses, body, pageBars] of floods) {
       const stopFlood = new AbortController();
       const flooded = flood(url, addresses, body, stopFlood.signal);
       // Let the flood fill the proxy before the page is measured.
@@ -250,9 +262,12 @@ export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<Llm
       const count = (status: number) => outcomes.get(status) ?? 0;
       const floodSeconds = ms / 1000 + 2;
       rows.push(
-        { name: `proxy: page decisions/s, flood of ${what}`, value: underFlood.perSecond, unit: 'answers/s', target: alone.perSecond / 2 },
-        { name: `proxy: page decisions answered, flood of ${what} (${underFlood.asked})`, value: (100 * underFlood.answered) / Math.max(1, underFlood.asked), unit: '%', target: 90 },
+        { name: `proxy: page decisions/s, flood of ${what}`, value: underFlood.perSecond, unit: 'answers/s', ...(pageBars ? { target: alone.perSecond / 2 } : {}) },
+        { name: `proxy: page decisions answered, flood of ${what} (${underFlood.asked})`, value: (100 * underFlood.answered) / Math.max(1, underFlood.asked), unit: '%', ...(pageBars ? { target: 90 } : {}) },
         { name: `proxy: flood of ${what}: answered (200)`, value: count(200) / floodSeconds, unit: 'answers/s' },
+        ...(pageBars
+          ? []
+          : [{ name: `proxy: flood of ${what}: answered, the page and the flood together`, value: underFlood.perSecond + count(200) / floodSeconds, unit: 'answers/s', target: alone.perSecond / 2 }]),
         { name: `proxy: flood of ${what}: refused at once, busy or too late (429, 503)`, value: (count(429) + count(503)) / floodSeconds, unit: 'requests/s' },
         { name: `proxy: flood of ${what}: refused, too large (413)`, value: count(413) / floodSeconds, unit: 'requests/s' },
         { name: `proxy: flood of ${what}: timed out once let in (504)`, value: count(504) / floodSeconds, unit: 'requests/s' },

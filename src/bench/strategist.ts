@@ -38,12 +38,15 @@ export function promptTokenRows(userPrompts: readonly string[]): LlmBenchRow[] {
   ];
 }
 
-/** Situations from worlds stepped with varied actions: every band of health, distance and time. */
-export function sampleWorlds(count: number) {
+/**
+ * Situations from worlds stepped with varied actions: every band of health, distance and
+ * time. The worlds' seeds count up from `firstSeed`.
+ */
+export function sampleWorlds(count: number, firstSeed = 0) {
   const samples: { world: ReturnType<typeof createWorld>; team: 0 | 1; current: SkillId[] }[] = [];
   const actions: Action[] = [0, 1, 2, 3].map(() => idleAction());
   for (let i = 0; samples.length < count; i++) {
-    const world = createWorld(i);
+    const world = createWorld(firstSeed + i);
     const stop = 200 + ((i * 397) % 2500);
     while (world.tick < stop && !world.outcome) {
       actions.forEach((a, k) => {
