@@ -257,6 +257,30 @@ describe('the admission gate', () => {
     expect(gate.load).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('allows for decisions that take longer than their mean: one that fits by the mean alone but not by its spread is refused', async () => {
+    let clock = 0;
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 4, lightTokens: 16, heavy: 1 }, () => clock);
+    // Decisions take 0.5 s and 1.5 s in turn at the model: a mean of about 1 s, half a second either way.
+    for (let i = 0; i < 40; i++) {
+      const earlier = await gate.enter('earlier', LIGHT, open());
+      clock += i % 2 === 0 ? 500 : 1500;
+      if (earlier.ok) earlier.release();
+    }
+    const atModel = await gate.enter('a', LIGHT, open());
+    expect(atModel.ok).toBe(true);
+    // About 1 s for the place and 1 s at the model fits 2.5 s by the means; a slow one (two
+    // deviations more, about 1 s) would not: refused at once, not let in to time out.
+    const refused = gate.enter('b', LIGHT, open(), 2500);
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+    await expect(refused).resolves.toMatchObject({ ok: false, status: 503 });
+    // With room for a slow one, it waits for the place.
+    const waits = gate.enter('c', LIGHT, open(), 3500);
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    clock += 1000;
+    if (atModel.ok) atModel.release();
+    await expect(waits).resolves.toMatchObject({ ok: true });
+  });
+
   it('heavy answers take at most their share of places, leaving one for a decision; a full queue sheds its costliest request for a cheaper one', async () => {
     const gate = new AdmissionGate({ perClient: 2, concurrent: 3, queue: 2, lightTokens: 16, heavy: 2 });
     // Two heavy requests take two places; a third heavy one waits though a place is free.
