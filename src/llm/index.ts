@@ -18,6 +18,7 @@ export * from './counters';
 export * from './cache';
 export * from './settings';
 export * from './proxyClient';
+export * from './servedFiles';
 export * from './tokens';
 export * from './ruleClient';
 export * from './exam';
