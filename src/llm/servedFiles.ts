@@ -1,6 +1,6 @@
 /**
  * The local model's files as the server lends them to the page, so the page can run the
- * strategist itself (browserClient.ts): the pulled model and the shipped adapter, listed
+ * strategist itself (pageModel.ts): the pulled model and the shipped adapter, listed
  * with their sizes and sha256 at GET /api/llm/files, each at /api/llm/files/<file>.
  * The page checks every file's digest against the listing before it loads it.
  * Browser-safe: the paths, the listing's shape, and which files a server's settings lend.
