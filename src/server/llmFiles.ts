@@ -56,8 +56,9 @@ export function llmFilesRoutes(options: LlmFilesOptions): ApiRoutes {
       return result.listing;
     });
     if (options.files.length === 0) return;
-    // Sent as they are: brotli over the 253 MB of quantized weights, for every page, saved 6%
-    // of the bytes for seconds of the server's CPU, and a compressed answer cannot be ranged.
+    // Sent as they are: brotli (quality 4, the server's) shrinks the quantized weights by 5%
+    // for about 2 s of the server's CPU a page (0.25 s per 32 MiB here), and a compressed
+    // answer cannot be ranged.
     app.addHook('onRequest', async (request) => {
       delete request.headers['accept-encoding'];
     });
