@@ -97,8 +97,9 @@ export default defineConfig({
     // tuner's .venv-train (48k files) held the dev server's first module loads 30-80 s.
     watch: { ignored: ['**/.venv*/**', '**/.cache/**', '**/results/**', '**/data/**', '**/runs/**', '**/checkpoints/**', '**/scratch/**', '**/python/**'] },
   },
-  // wllama (the page's own llama.cpp, src/llm/pageModel.ts) is imported only when a page runs
-  // the model: bundled with the rest at start, or the dev server's first such import reloads the page.
+  // wllama (the page's own llama.cpp, src/llm/pageModel.ts; one ES module without dependencies)
+  // is served as it is: pre-bundled, its first import, late in a page's life, found the dev
+  // server's bundle replaced (504 Outdated Optimize Dep) and the llm team unavailable.
   optimizeDeps: { exclude: ['@wllama/wllama'] },
   preview: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   build: {
