@@ -13,7 +13,8 @@ const isolationHeaders = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
-// The LLM proxy (/api/llm, /api/llm/status) on the dev server, as on `npm start`: the key
+// The LLM proxy (/api/llm, /api/llm/status) and the local model's files the page may run
+// (/api/llm/files) on the dev server, as on `npm start`: the key
 // and the local engine stay in this process. Loaded through Vite's own module loader, so
 // neither the config nor a test run imports the SDK or node-llama-cpp.
 function llmProxy(): Plugin {
@@ -24,11 +25,15 @@ function llmProxy(): Plugin {
       const proxy = (await server.ssrLoadModule('/src/server/llmProxy.ts')) as typeof import('./src/server/llmProxy');
       const node = (await server.ssrLoadModule('/src/llm/node/index.ts')) as typeof import('./src/llm/node');
       const settings = (await server.ssrLoadModule('/src/llm/settings.ts')) as typeof import('./src/llm/settings');
-      const access = node.nodeLlmAccess({ spec: settings.parseLlmSpec(process.env) });
+      const served = (await server.ssrLoadModule('/src/llm/servedFiles.ts')) as typeof import('./src/llm/servedFiles');
+      const spec = settings.parseLlmSpec(process.env);
+      const access = node.nodeLlmAccess({ spec });
+      const chosen = settings.llmSettingsOf(spec);
+      const files = chosen.ok ? served.lendableFiles(chosen.settings) : [];
       // Load the model now, as npm start does: a first load begun by the page's first decision,
       // while Vite was still bundling the page's dependencies, never finished.
       void access.connect().catch(() => undefined);
-      server.middlewares.use(await proxy.llmProxyMiddleware({ access }));
+      server.middlewares.use(await proxy.llmProxyMiddleware({ access, files }));
     },
   };
 }
@@ -92,6 +97,10 @@ export default defineConfig({
     // tuner's .venv-train (48k files) held the dev server's first module loads 30-80 s.
     watch: { ignored: ['**/.venv*/**', '**/.cache/**', '**/results/**', '**/data/**', '**/runs/**', '**/checkpoints/**', '**/scratch/**', '**/python/**'] },
   },
+  // wllama (the page's own llama.cpp, src/llm/pageModel.ts; one ES module without dependencies)
+  // is served as it is: pre-bundled, its first import, late in a page's life, found the dev
+  // server's bundle replaced (504 Outdated Optimize Dep) and the llm team unavailable.
+  optimizeDeps: { exclude: ['@wllama/wllama'] },
   preview: { port: Number(process.env.PORT ?? 5173), headers: isolationHeaders },
   build: {
     outDir: 'dist',

@@ -8,6 +8,8 @@ import { llmSettingsOf } from '../llm';
 import { defaultCacheDir } from '../llm/node';
 import { episodeCheckPool } from '../server/episodeChecks';
 import { llmProxyRoutes } from '../server/llmProxy';
+import { llmFilesRoutes } from '../server/llmFiles';
+import { lendableFiles } from '../llm/servedFiles';
 import { ProxyDecisionCache } from '../server/llmProxyCache';
 import { type ApiRoutes, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
@@ -64,6 +66,8 @@ runCli(async () => {
   const routes: ApiRoutes[] = [
     healthRoute(),
     llmProxyRoutes({ access: llm, cache, ...atOnce }),
+    // The pulled model and its adapter, lent to pages that run the strategist themselves.
+    llmFilesRoutes({ files: llmSettings.ok ? lendableFiles(llmSettings.settings) : [] }),
     // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
     studyRoutes({ root, checker: episodes, models: platform.models, dbPath: studyDbPath(process.env) }),
   ];

@@ -179,3 +179,16 @@ export function lazyLlmAccess(availability: () => Promise<LlmAvailability>, open
     },
   };
 }
+
+/** An access known later (a study page learns from its study where its model runs): each call waits for it. */
+export function deferredLlmAccess(access: Promise<LlmAccess>): LlmAccess {
+  return {
+    availability: async () => (await access).availability(),
+    connect: async () => (await access).connect(),
+    close: async () => {
+      // An access never given holds nothing.
+      const settled = await Promise.race([access, Promise.resolve(null)]);
+      await settled?.close();
+    },
+  };
+}

@@ -33,6 +33,8 @@ import { type ChatClient, ChatError, type ChatRequest, type LlmAccess, type LlmA
 import { estimateTokens } from '../llm/tokens';
 import { proxyTimeoutMs } from '../llm/timing';
 import { LLM_PROXY_PATH, LLM_STATUS_PATH } from '../llm/proxyClient';
+import { LLM_FILES_PATH } from '../llm/servedFiles';
+import { type LlmFilesOptions, llmFilesRoutes } from './llmFiles';
 import { ApiError, validBody } from './apiError';
 import { jsonApi } from './jsonApi';
 import type { ProxyDecisionCache } from './llmProxyCache';
@@ -238,14 +240,15 @@ type Next = (err?: unknown) => void;
 
 /**
  * The proxy as a connect middleware, for Vite's dev server (vite.config.ts): its own
- * fastify instance answers the proxy's two paths, with the same rules as `npm start`.
+ * fastify instance answers the proxy's two paths and the lent model files (llmFiles.ts),
+ * with the same rules as `npm start`.
  */
-export async function llmProxyMiddleware(options: LlmProxyOptions): Promise<(req: IncomingMessage, res: ServerResponse, next: Next) => void> {
-  const app = createAppServer({ routes: [llmProxyRoutes(options)] });
+export async function llmProxyMiddleware(options: LlmProxyOptions & LlmFilesOptions): Promise<(req: IncomingMessage, res: ServerResponse, next: Next) => void> {
+  const app = createAppServer({ routes: [llmProxyRoutes(options), llmFilesRoutes(options)] });
   await app.ready();
   return (req, res, next) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === LLM_PROXY_PATH || path === LLM_STATUS_PATH) app.routing(req, res);
+    const path = (req.url ?? '').split('?')[0]!;
+    if (path === LLM_PROXY_PATH || path === LLM_STATUS_PATH || path === LLM_FILES_PATH || path.startsWith(`${LLM_FILES_PATH}/`)) app.routing(req, res);
     else next();
   };
 }

@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { numberWord, rulesText, secondsText } from '../match/rulesText';
 import { DEFAULT_CONFIG, type GameConfig, parseJsonText } from '../sim';
+import { DEFAULT_LLM_RUNS, LLM_RUNS, type LlmRuns } from '../llm/pageAccess';
 import { TEAM_IDS } from '../teams/entry';
 import { resolveTeam } from '../teams/registry';
 
@@ -197,6 +198,13 @@ export const studyConfigSchema = z
      * request limit stored 116 MiB for one participant.
      */
     storageQuotaMiB: z.number().min(0.1).max(1024).default(16),
+    /**
+     * Where the llm team's model runs for participants: 'server' (the server's model, through
+     * its proxy), 'browser' (each participant's page runs it: a 256 MB download, refused
+     * where the page cannot), 'auto' (the page where it can, else the server). Absent: the
+     * server's (DEFAULT_LLM_RUNS).
+     */
+    llmRuns: z.enum(LLM_RUNS).optional(),
   });
 
 export type StudyConfigInput = z.input<typeof studyConfigSchema>;
@@ -352,6 +360,8 @@ export interface PublicStudy {
   readonly clips: number;
   /** Restarts allowed per episode after leaving it (see restartsPerEpisode). */
   readonly restartsPerEpisode: number;
+  /** Where the llm team's model runs in the participant's page (see llmRuns). */
+  readonly llmRuns: LlmRuns;
 }
 
 export function publicStudy(id: string, config: StudyConfig): PublicStudy {
@@ -373,5 +383,6 @@ export function publicStudy(id: string, config: StudyConfig): PublicStudy {
     background: config.background,
     clips: config.observe.clips,
     restartsPerEpisode: config.restartsPerEpisode,
+    llmRuns: config.llmRuns ?? DEFAULT_LLM_RUNS,
   };
 }

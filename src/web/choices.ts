@@ -3,8 +3,10 @@
  * gives the value or a sentence saying what is wrong. Nothing is quietly changed into
  * something else: a seed of -5 is refused, not turned into 1.
  */
+import { DEFAULT_LLM_RUNS, LLM_RUNS, type LlmRuns } from '../llm';
 import { TEAM_IDS, resolveTeam } from '../teams';
 import { HUMAN_TEAM_ID } from '../teams/human';
+import type { PageLlmSetting } from './platform';
 import { type AppState, SPEEDS, type Speed, isSpeed } from './stores';
 
 export const SEED_MAX = 0xffffffff;
@@ -51,13 +53,16 @@ export interface PageOptions {
   readonly presets: { -readonly [K in keyof AppState]?: AppState[K] };
   readonly autostart: boolean;
   readonly canvas: boolean;
+  /** Where the llm team's model runs (?llm=server|browser|auto) and on how many threads in the page (?llmthreads=). */
+  readonly llm: PageLlmSetting;
   /** One sentence per value the page could not take, for the person to see. */
   readonly problems: readonly string[];
 }
 
 /**
  * The product page's address options: ?blue=, ?red=, ?teammate=, ?seed=, ?speed=,
- * ?players=1|2, ?autostart=1, ?intro=0|1, ?renderer=canvas. A value that cannot be used is
+ * ?players=1|2, ?autostart=1, ?intro=0|1, ?renderer=canvas, ?llm=server|browser|auto,
+ * ?llmthreads=1-16. A value that cannot be used is
  * named in `problems`, and the page keeps its default for it in plain view.
  */
 export function readPageOptions(params: URLSearchParams): PageOptions {
@@ -92,5 +97,16 @@ export function readPageOptions(params: URLSearchParams): PageOptions {
   const autostart = flag('autostart') === true;
   const renderer = params.get('renderer');
   if (renderer !== null && renderer !== 'canvas') problems.push(`renderer: '${renderer}' is not canvas (leave it out for the default)`);
-  return { presets, autostart, canvas: renderer === 'canvas', problems };
+  let llm: PageLlmSetting = { runs: DEFAULT_LLM_RUNS };
+  const runs = params.get('llm');
+  if (runs !== null) {
+    if ((LLM_RUNS as readonly string[]).includes(runs)) llm = { runs: runs as LlmRuns };
+    else problems.push(`llm: '${runs}' is not ${LLM_RUNS.join(', ')}`);
+  }
+  const threads = params.get('llmthreads');
+  if (threads !== null) {
+    if (/^([1-9]|1[0-6])$/.test(threads)) llm = { ...llm, threads: Number(threads) };
+    else problems.push(`llmthreads: '${threads}' is not a whole number from 1 to 16`);
+  }
+  return { presets, autostart, canvas: renderer === 'canvas', llm, problems };
 }

@@ -80,7 +80,7 @@ function main(): void {
   const arena = el('div', { class: 'arena', id: 'arena', tabindex: 0, 'aria-label': 'Arena' });
   const input: BrowserInput = new BrowserInput(arena, (): CanvasSize => canvasSize(session.world.config));
   // Trained skills and the flat policy load from the server's models/ on first use.
-  const platform = webPlatform();
+  const platform = webPlatform('models/', options.llm);
   const sound = new SoundCues(() => stores.app.getState().sound);
   const session: MatchSession = new MatchSession(stores, platform, input, { onCue: (cue) => sound.play(cue) });
   const helpToggle = el('button', { type: 'button', class: 'ghost', id: 'help-toggle', text: 'How to play' });

@@ -4,42 +4,23 @@
  * plays with its decisions and, in the json format, its rationales. In CI (CI=true) this
  * fails where chromium or the model is missing; elsewhere it is skipped, saying why.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, CHROMIUM_PATH, type ServerProcess, chromiumAvailable, collectPageProblems, launchChromium, waitForHook } from '../../src/bench/harness';
-import { startDevServer } from '../helpers/devServer';
-import { HAVE_LOCAL_MODEL, IN_CI, requireLocalModel } from '../helpers/localModel';
+import { expect, it } from 'vitest';
+import { collectPageProblems, waitForHook } from '../../src/bench/harness';
+import { localModelBrowserSuite, useLocalModelBrowser } from '../helpers/localModelBrowser';
 
-const haveChromium = chromiumAvailable();
-const runs = IN_CI || (haveChromium && HAVE_LOCAL_MODEL);
-if (!runs) console.warn(`local-model browser test skipped: ${haveChromium ? 'the local model is not pulled (npm run llm:pull)' : `no chromium at ${CHROMIUM_PATH}`}`);
-const suite = runs ? describe : describe.skip;
-
-suite('the llm team in the browser, on the local model', () => {
-  let dev: ServerProcess | undefined;
-  let browser: Browser | undefined;
+localModelBrowserSuite('local-model browser test')('the llm team in the browser, on the local model', () => {
+  // A generous timeout: the first decisions wait for the model to load; live play never waits on it.
+  const { dev, browser } = useLocalModelBrowser({ LLM_FORMAT: 'json', LLM_TIMEOUT_MS: '15000' });
   const problems: string[] = [];
 
-  beforeAll(async () => {
-    if (!haveChromium) throw new Error(`no chromium at ${CHROMIUM_PATH}: CI must install it (.ci/run does)`);
-    requireLocalModel();
-    // A generous timeout: the first decisions wait for the model to load; live play never waits on it.
-    dev = await startDevServer({ LLM_FORMAT: 'json', LLM_TIMEOUT_MS: '15000' });
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await dev?.stop();
-  });
-
   it('llm vs bt plays with decisions and rationales from the local model through /api/llm', async () => {
-    const page = await browser!.context.newPage();
+    const page = await browser().context.newPage();
     collectPageProblems(page, problems);
     const answers: string[] = [];
     page.on('response', async (res) => {
       if (res.url().endsWith('/api/llm') && res.ok()) answers.push(await res.text().catch(() => ''));
     });
-    await page.goto(`${dev!.url}/?renderer=canvas&intro=0&blue=llm&red=bt&seed=3&autostart=1`);
+    await page.goto(`${dev().url}/?renderer=canvas&intro=0&blue=llm&red=bt&seed=3&autostart=1`);
     await waitForHook(page, 60_000);
 
     // The server says which model it runs, and that it runs here.

@@ -65,6 +65,14 @@ describe('study config', () => {
     expect(publicStudy('s1', c)).toMatchObject({ blocks: 2, teammate: 'ai' });
   });
 
+  it('says where the llm team runs its model for participants: the server unless the study asks', () => {
+    expect(parseStudyConfig({}).llmRuns).toBeUndefined();
+    expect(publicStudy('s1', parseStudyConfig({})).llmRuns).toBe('server');
+    expect(publicStudy('s1', parseStudyConfig({ llmRuns: 'browser' })).llmRuns).toBe('browser');
+    expect(publicStudy('s1', parseStudyConfig({ llmRuns: 'auto' })).llmRuns).toBe('auto');
+    expect(() => parseStudyConfig({ llmRuns: 'gpu' })).toThrow(/llmRuns/);
+  });
+
   it('creating a study fills in an id and a completion code', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hillmind-config-'));
     const store = StudyStore.open(join(dir, 's.sqlite'));

@@ -42,8 +42,15 @@ describe('reading what a person chose', () => {
       presets: { blue: 'human', teammate: 'bt', red: 'heuristic', seed: 12, speed: 2, twoPlayers: true, introOpen: false },
       autostart: false,
       canvas: true,
+      llm: { runs: 'server' },
       problems: [],
     });
+  });
+
+  it('reads where the llm team runs its model, and on how many threads in the page', () => {
+    expect(options('llm=browser&llmthreads=1').llm).toEqual({ runs: 'browser', threads: 1 });
+    expect(options('llm=auto').llm).toEqual({ runs: 'auto' });
+    expect(options('llm=gpu&llmthreads=0').problems).toEqual(["llm: 'gpu' is not server, browser, auto", "llmthreads: '0' is not a whole number from 1 to 16"]);
   });
 
   it('says results and the zone in the viewer\'s words', () => {

@@ -12,6 +12,9 @@ import type { ChatHistoryItem, GbnfJsonSchema, Token, TokenBias } from 'node-lla
 import { type ChatClient, ChatError, type ChatMessage, type ChatRequest, type ChatResponse } from '../chat';
 import { type EngineSlot, type LocalEngine, promptKey } from './localEngine';
 import type { CompactDecoding } from '../settings';
+import { NUMBER_LOGIT_BIAS, calibratedChoice, compactAnswer, contentFreeState, scoreNumberList } from '../numberScores';
+
+export { calibratedChoice, contentFreeState };
 
 export interface LlamaClientOptions {
   /**
@@ -35,29 +38,6 @@ export interface LlamaClientOptions {
   readonly calibrate?: boolean;
 }
 
-
-/**
- * The state with its content taken out: what the model answers to no situation at all. Its
- * number probabilities are the model's prior, divided out of every answer's (contextual
- * calibration, Zhao et al. 2021), so a model's fixed taste for "1,3" does not decide.
- */
-export function contentFreeState(agentCount: number): string {
-  return [...Array.from({ length: agentCount }, (_, i) => `Agent ${i + 1}: N/A.`), 'Team: N/A.'].join('\n');
-}
-
-/** The number (1-based) whose probability most exceeds its prior; ties to the lower number. */
-export function calibratedChoice(probabilities: readonly number[], prior: readonly number[]): number {
-  let best = 0;
-  let bestScore = -Infinity;
-  probabilities.forEach((p, i) => {
-    const score = p / Math.max(prior[i] ?? 1, 1e-6);
-    if (score > bestScore) {
-      bestScore = score;
-      best = i;
-    }
-  });
-  return best + 1;
-}
 
 /** No calibration: every number's prior alike, so the most likely number is chosen. */
 const UNIFORM_PRIORS: Map<string, number[]> = new Map();
@@ -83,12 +63,6 @@ export function numberTokens(tokenize: (text: string) => readonly Token[], max: 
     return tokens[0]!;
   });
 }
-
-/**
- * How far the number tokens are lifted above every other token: far beyond the spread of a
- * model's logits, so only a number is sampled, and among the numbers the model's own odds hold.
- */
-const NUMBER_LOGIT_BIAS = 1000;
 
 /**
  * The longest string a JSON answer may hold: `maxLength`, and within the answer's token
@@ -135,7 +109,7 @@ function wholeAnswer(request: ChatRequest): ((text: string) => boolean) | null {
 }
 
 /** The chat as node-llama-cpp's history, ending with the model's turn to answer. */
-function toHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
+export function toHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = messages.map((m) =>
     m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
   );
@@ -161,9 +135,6 @@ const aborted = () => new ChatError('aborted', 'the call was aborted');
  * A decision's prompt (67 new tokens, 620 from cold) takes one to five pieces.
  */
 export const PROMPT_PIECE_TOKENS = 128;
-
-/** "1,3" and its tokens: a token per number and per comma between them. */
-const compactAnswer = (numbers: readonly number[]) => ({ text: numbers.join(','), completionTokens: 2 * numbers.length - 1 });
 
 export class LlamaChatClient implements ChatClient {
   readonly model: string;
@@ -441,17 +412,17 @@ export class LlamaChatClient implements ChatClient {
     signal: AbortSignal,
   ): Promise<number[]> {
     const comma = this.engine.model.tokenize(',');
-    const numbers: number[] = [];
-    let input: readonly Token[] = prompt.slice(slot.sequence.nextTokenIndex);
-    while (numbers.length < list.count) {
-      if (signal.aborted) throw aborted();
-      const probabilities = await this.numberProbabilities(slot, input, list.max, signal);
-      const prior = priors.get(numbers.join(',')) ?? [];
-      const number = calibratedChoice(probabilities, prior);
-      numbers.push(number);
-      input = [this.numberTokenList(list.max)[number - 1]!, ...comma];
-    }
-    return numbers;
+    const numberTokensList = this.numberTokenList(list.max);
+    // The sequence holds the prompt but its last token, then each number chosen and its comma.
+    return scoreNumberList(
+      list.count,
+      (chosen) => {
+        if (signal.aborted) throw aborted();
+        const input = chosen.length === 0 ? prompt.slice(slot.sequence.nextTokenIndex) : [numberTokensList[chosen[chosen.length - 1]! - 1]!, ...comma];
+        return this.numberProbabilities(slot, input, list.max, signal);
+      },
+      async (chosen) => priors.get(chosen.join(',')) ?? [],
+    );
   }
 
   /** Evaluate `input` and read the probabilities of the numbers 1 to `max` after it, in one step. */

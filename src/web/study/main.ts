@@ -4,7 +4,7 @@
  * (headless browsers without a GPU).
  */
 import { el } from '../dom';
-import { webPlatform } from '../platform';
+import { type PageLlmSetting, webPlatform } from '../platform';
 import { adminPage } from './admin';
 import { participantPage } from './participant';
 import '../styles.css';
@@ -18,8 +18,13 @@ function main(): void {
     return;
   }
   if (sub === 'admin') adminPage(root, id);
-  // Trained skills and the flat policy load from the server's /models/ on first use.
-  else void participantPage(root, id, webPlatform('/models/'));
+  else {
+    // Trained skills and the flat policy load from the server's /models/ on first use; the
+    // language model runs where the study says (llmRuns), known once the study is read.
+    let told: (setting: PageLlmSetting) => void = () => undefined;
+    const llm = new Promise<PageLlmSetting>((resolve) => (told = resolve));
+    void participantPage(root, id, webPlatform('/models/', llm), (study) => told({ runs: study.llmRuns }));
+  }
 }
 
 main();

@@ -76,7 +76,8 @@ function renderStep(page: StudyPage, step: Step): void {
   }
 }
 
-export async function participantPage(root: HTMLElement, studyId: string, platform: Platform): Promise<void> {
+/** `onStudy` is told the study once it is read (the page's platform learns from it where the model runs). */
+export async function participantPage(root: HTMLElement, studyId: string, platform: Platform, onStudy: (study: PublicStudy) => void = () => undefined): Promise<void> {
   const api = new StudyApi(studyId);
   const params = new URLSearchParams(location.search);
   const arena = new StudyArena(platform);
@@ -121,6 +122,7 @@ export async function participantPage(root: HTMLElement, studyId: string, platfo
     fatal(err instanceof ApiError && err.status === 404 ? 'There is no such study. Check the link you were given.' : message(err));
     return;
   }
+  onStudy(study);
   document.title = study.title;
   title.textContent = study.title;
 

@@ -1,0 +1,98 @@
+/**
+ * Where the page's strategist runs its model: 'server' asks the server's model through the
+ * proxy (proxyClient.ts); 'browser' runs it in the page (pageModel.ts) on the files the
+ * server lends, or not at all; 'auto' runs it in the page where the page can (cross-origin
+ * isolated, WebAssembly and the page's crypto there, and the server lends the files), and
+ * asks the server otherwise. The settings (format, rate, timeout, skills) are the server's
+ * either way, from its status. Browser-safe.
+ */
+import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
+import { PageModelRefused, fetchServedFiles, openPageModel } from './pageModel';
+import { systemPrompt } from './prompt';
+import { proxyLlmAccess } from './proxyClient';
+import type { LlmFiles } from './servedFiles';
+import type { TimingMode } from './timing';
+
+export const LLM_RUNS = ['server', 'browser', 'auto'] as const;
+export type LlmRuns = (typeof LLM_RUNS)[number];
+
+/**
+ * The default: the server's model. Running it in the page costs every participant a 253 MB
+ * download (and 2.5 MB of adapter) before the first decision; a study asks for it (studies.md).
+ */
+export const DEFAULT_LLM_RUNS: LlmRuns = 'server';
+
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** Why this page cannot run the model itself, or null where it can. */
+export function pageModelBlocker(scope: { readonly crossOriginIsolated?: boolean; readonly WebAssembly?: unknown; readonly crypto?: { readonly subtle?: unknown } } = globalThis): string | null {
+  if (typeof scope.WebAssembly !== 'object' || scope.WebAssembly === null) return 'this browser has no WebAssembly';
+  if (!scope.crypto?.subtle) return "this page cannot check the model's digest (no crypto.subtle: the page is not served over https or from localhost)";
+  if (scope.crossOriginIsolated !== true) return 'this page is not cross-origin isolated (its server sends no COOP/COEP headers)';
+  return null;
+}
+
+export interface PageLlmOptions {
+  readonly runs: LlmRuns;
+  /** The URL of wllama's wasm, as the page's bundler placed it. */
+  readonly wasmUrl: string;
+  /** llama.cpp threads in the page; default 1. */
+  readonly threads?: number;
+  readonly timing?: TimingMode;
+  readonly fetch?: FetchLike;
+  /** Why the page cannot run the model (tests); default pageModelBlocker(). */
+  readonly blocker?: () => string | null;
+}
+
+/** Who answers, for the strategist panel and summaries. */
+export function pageProvider(threads: number): string {
+  return `this page (llama.cpp in WebAssembly, ${threads} thread${threads === 1 ? '' : 's'})`;
+}
+
+/** The page's way to a model, as `runs` says. */
+export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
+  const fetchImpl = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
+  const server = proxyLlmAccess({ fetch: fetchImpl, ...(options.timing ? { timing: options.timing } : {}) });
+  if (options.runs === 'server') return server;
+  const threads = options.threads ?? 1;
+  const provider = pageProvider(threads);
+  const blocker = options.blocker ?? (() => pageModelBlocker());
+  /** In the page with these files, or why not: decided once. */
+  let choice: Promise<{ readonly inPage: true; readonly files: LlmFiles } | { readonly inPage: false; readonly reason: string }> | null = null;
+  const choose = () =>
+    (choice ??= (async () => {
+      const why = blocker();
+      if (why) return { inPage: false, reason: why } as const;
+      const listed = await fetchServedFiles(fetchImpl);
+      return listed.ok ? ({ inPage: true, files: listed.files } as const) : ({ inPage: false, reason: listed.reason } as const);
+    })());
+  const refusal = (reason: string) => `the page cannot run the language model itself (the llm team runs it in the browser): ${reason}`;
+
+  const availability = async (): Promise<LlmAvailability> => {
+    const asked = await server.availability();
+    if (!asked.ok) return asked;
+    const chosen = await choose();
+    if (chosen.inPage) return { ok: true, model: asked.model, provider, settings: asked.settings };
+    return options.runs === 'browser' ? { ok: false, reason: refusal(chosen.reason) } : asked;
+  };
+  return lazyLlmAccess(availability, async () => {
+    const asked = await server.availability();
+    if (!asked.ok) throw new LlmUnavailable(asked.reason, asked.help);
+    const chosen = await choose();
+    if (!chosen.inPage) {
+      if (options.runs === 'browser') throw new LlmUnavailable(refusal(chosen.reason));
+      return server.connect();
+    }
+    try {
+      const client = await openPageModel({ model: asked.model, wasmUrl: options.wasmUrl, threads, files: chosen.files, fetch: fetchImpl });
+      // The system prompt evaluated before the first decision, as the server's engine does (the first, cold, prompt took 26 s on one thread).
+      await client.warm([{ role: 'system', content: systemPrompt(asked.settings.format, 2) }, { role: 'user', content: 'Agent 1:' }]);
+      return { client, provider, settings: asked.settings, cache: null };
+    } catch (err) {
+      // Asked to choose, the page asks the server where its own model would not start (a file refused).
+      if (options.runs === 'browser' || !(err instanceof PageModelRefused)) throw err;
+      console.warn(`${refusal(err.message)}; asking the server's model instead`);
+      return server.connect();
+    }
+  });
+}
