@@ -24,6 +24,21 @@ export const DEFAULT_LLM_RUNS: LlmRuns = 'server';
 
 type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
+/**
+ * How long the strategist waits for the page's own model, at least (the server's setting
+ * where longer). The server's live timeout (2 s) is for its native engine; in the page a
+ * decision on one WebAssembly thread took 1.9-4.2 s here (test/e2e/pageLlm.test.ts), so
+ * at 2 s most would time out and the team keep stale skills. The page's model answers this
+ * page alone, so a slow answer holds nobody else back, and the page says when the model
+ * falls behind the game (web/modelPace.ts), offering to wait for it.
+ */
+export const PAGE_MODEL_TIMEOUT_MS = 10_000;
+
+/** The server's strategist settings, with the page's own model's time to answer. */
+function pageModelSettings<S extends { readonly timeoutMs: number }>(settings: S): S {
+  return { ...settings, timeoutMs: Math.max(settings.timeoutMs, PAGE_MODEL_TIMEOUT_MS) };
+}
+
 /** Why this page cannot run the model itself, or null where it can. */
 export function pageModelBlocker(scope: { readonly crossOriginIsolated?: boolean; readonly WebAssembly?: unknown; readonly crypto?: { readonly subtle?: unknown } } = globalThis): string | null {
   if (typeof scope.WebAssembly !== 'object' || scope.WebAssembly === null) return 'this browser has no WebAssembly';
@@ -72,7 +87,7 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
     const asked = await server.availability();
     if (!asked.ok) return asked;
     const chosen = await choose();
-    if (chosen.inPage) return { ok: true, model: asked.model, provider, settings: asked.settings };
+    if (chosen.inPage) return { ok: true, model: asked.model, provider, settings: pageModelSettings(asked.settings) };
     return options.runs === 'browser' ? { ok: false, reason: refusal(chosen.reason) } : asked;
   };
   return lazyLlmAccess(availability, async () => {
@@ -87,7 +102,7 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
       const client = await openPageModel({ model: asked.model, wasmUrl: options.wasmUrl, threads, files: chosen.files, fetch: fetchImpl });
       // The system prompt evaluated before the first decision, as the server's engine does (the first, cold, prompt took 26 s on one thread).
       await client.warm([{ role: 'system', content: systemPrompt(asked.settings.format, 2) }, { role: 'user', content: 'Agent 1:' }]);
-      return { client, provider, settings: asked.settings, cache: null };
+      return { client, provider, settings: pageModelSettings(asked.settings), cache: null };
     } catch (err) {
       // Asked to choose, the page asks the server where its own model would not start (a file refused).
       if (options.runs === 'browser' || !(err instanceof PageModelRefused)) throw err;

@@ -17,6 +17,7 @@ import {
   contentFreeState,
   fetchCheckedFile,
   gemmaChatText,
+  PAGE_MODEL_TIMEOUT_MS,
   pageLlmAccess,
   pageModelBlocker,
 } from '../../src/llm';
@@ -125,6 +126,11 @@ describe('where the page runs its model', () => {
     const can = fakeFetch(routes(true));
     const inPage = await pageLlmAccess({ runs: 'auto', wasmUrl: '/w.wasm', fetch: can.fetch, blocker: () => null }).availability();
     expect(inPage).toMatchObject({ ok: true, model: status.model, provider: 'this page (llama.cpp in WebAssembly, 1 thread)' });
+    // The page's own model has its own time to answer (a decision in WebAssembly takes seconds), the server's other settings.
+    const asked = await pageLlmAccess({ runs: 'server', wasmUrl: '/w.wasm', fetch: fakeFetch(routes(true)).fetch, blocker: () => null }).availability();
+    if (!inPage.ok || !asked.ok) throw new Error('both available');
+    expect(asked.settings.timeoutMs).toBeLessThan(PAGE_MODEL_TIMEOUT_MS);
+    expect(inPage.settings).toEqual({ ...asked.settings, timeoutMs: PAGE_MODEL_TIMEOUT_MS });
     const noFiles = await pageLlmAccess({ runs: 'auto', wasmUrl: '/w.wasm', fetch: fakeFetch(routes(false)).fetch, blocker: () => null }).availability();
     expect(noFiles).toMatchObject({ ok: true, provider: 'server proxy to local llama.cpp (CPU, 1 thread)' });
     const isolated = fakeFetch(routes(true));
