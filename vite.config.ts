@@ -72,7 +72,9 @@ function precompressed(): Plugin {
     configResolved(config) {
       outDir = resolve(config.root, config.build.outDir);
     },
-    async closeBundle() {
+    async closeBundle(error?: Error) {
+      // A failed build wrote nothing to compress: leave its own error to be read.
+      if (error) return;
       const files = (await fs.readdir(outDir, { recursive: true })).map((f) => join(outDir, f)).filter((f) => /\.(html|m?js|css|json|map|svg|txt|wasm)$/i.test(f));
       await Promise.all(
         files.map(async (file) => {
