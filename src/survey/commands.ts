@@ -13,7 +13,7 @@ import { type Platform, teamAvailability } from '../teams';
 import { analyzeStudy, forcedChoiceTestsLine } from './analysis';
 import { type StudyConfig, consentPlaceholders, teamsInPlay } from './config';
 import { CSV_TABLES, type CsvTable, studyCsv, studyJson } from './export';
-import { languageModelNote } from './languageModelNote';
+import { languageModelNote, languageModelTeams } from './languageModelNote';
 import { studyReportFiles } from './report';
 import { createStudy } from './service';
 import { StudyStore } from './store';
@@ -84,6 +84,11 @@ export interface CreateStudyDependencies {
   /** Opened only once the teams are known to play, so a refused study leaves no database behind. */
   readonly openStore: () => StudyStore;
   readonly serverAnswers: (base: string) => Promise<boolean>;
+  /**
+   * The model files this machine's server lends to pages that run the llm team's model
+   * themselves (llm/servedFiles.ts lendableFiles: the pulled local model and its adapter, or none).
+   */
+  readonly pageModelFiles: number;
 }
 
 /** `create`: a study from the config, with its links, its admin token and what to correct before inviting anyone. */
@@ -96,6 +101,7 @@ export async function createStudyCommand(options: CreateStudyOptions, deps: Crea
       `these teams are not available on this machine:\n${lines.join('\n')}\n\nTrain the models or configure the LLM, or compare teams that are, e.g. --teams bt-scripted,heuristic,random`,
     );
   }
+  const pageModelNote = await pageModelCheck(config, deps);
   const store = deps.openStore();
   try {
     const base = options.address.baseUrl;
@@ -119,11 +125,29 @@ export async function createStudyCommand(options: CreateStudyOptions, deps: Crea
     }
     const modelNote = await languageModelNote(teamsInPlay(study.config), deps.platform, options.examDir);
     if (modelNote.length > 0) print(`\n${modelNote.join('\n')}`);
+    if (pageModelNote) print(`\n${pageModelNote}`);
     print(`\n${await serverNote(options.address, deps.serverAnswers)}`);
     print('npm start serves it from the same database (HILLMIND_STUDY_DB if you moved it); PORT and HOST say where it listens.');
   } finally {
     store.close();
   }
+}
+
+/**
+ * Where a study runs the llm team's model in the participant's page (llmRuns browser or
+ * auto) and an llm team plays, the server must lend the model's files. Refused before
+ * anything is written for `browser` (every participant's llm team would be unavailable);
+ * a note for `auto` (every page asks the server's model instead); null otherwise.
+ */
+async function pageModelCheck(config: StudyConfig, deps: CreateStudyDependencies): Promise<string | null> {
+  if (config.llmRuns === 'server' || deps.pageModelFiles > 0) return null;
+  const users = await languageModelTeams(teamsInPlay(config), deps.platform);
+  if (users.length === 0) return null;
+  const why = `this machine's server lends no model files to pages: it lends the pulled local model and its adapter only where it runs them (npm run llm:pull; no OPENAI_BASE_URL or HILLMIND_LLM_GGUF)`;
+  if (config.llmRuns === 'browser') {
+    throw new StudyCommandError(`the study runs the language model in each participant's page (llmRuns: browser) for ${users.join(', ')}, but ${why}. Pull the model, or set llmRuns to auto or server.`);
+  }
+  return `The study runs the language model in each participant's page where it can (llmRuns: auto), but ${why}: every page will ask the server's model.`;
 }
 
 /**

@@ -67,13 +67,19 @@ function shippedAdapterLine(model: string): string | null {
 
 const kappaText = (k: number | null) => (k === null ? 'n/a' : k.toFixed(2));
 
+/** Those of `teams` that play through a language model. */
+export async function languageModelTeams(teams: readonly string[], platform: Platform): Promise<string[]> {
+  const users: string[] = [];
+  for (const id of teams) if ((await teamAvailability(id, platform)).needs.languageModel) users.push(id);
+  return users;
+}
+
 /**
  * Lines for the researcher when any of `teams` plays through a language model; none
  * otherwise. `examDir` is where npm run llm:exam writes its reports.
  */
 export async function languageModelNote(teams: readonly string[], platform: Platform, examDir: string): Promise<string[]> {
-  const users: string[] = [];
-  for (const id of teams) if ((await teamAvailability(id, platform)).needs.languageModel) users.push(id);
+  const users = await languageModelTeams(teams, platform);
   if (users.length === 0) return [];
   const access = await platform.llm.availability();
   if (!access.ok) return [];

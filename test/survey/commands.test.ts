@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StudyStore, parseStudyConfig } from '../../src/survey';
+import { type StudyConfigInput, StudyStore, parseStudyConfig } from '../../src/survey';
 import {
   StudyCommandError,
   createStudyCommand,
@@ -11,7 +11,8 @@ import {
   parseExportChoice,
   setStudyOpenCommand,
 } from '../../src/survey/commands';
-import { TEST_PLATFORM } from '../helpers/platform';
+import { RuleChatClient } from '../../src/llm';
+import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
 
 describe('the survey commands, called without the command line', () => {
   let dir: string;
@@ -22,16 +23,31 @@ describe('the survey commands, called without the command line', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function created(serverAnswers: boolean): Promise<string[]> {
+  async function created(serverAnswers: boolean, study: StudyConfigInput = {}, pageModelFiles = 2, platform = TEST_PLATFORM): Promise<string[]> {
     const lines: string[] = [];
     const address = { baseUrl: 'https://study.example.org', given: true };
     await createStudyCommand(
-      { config: parseStudyConfig({ id: 'pilot', teams: ['bt-scripted', 'heuristic'] }), dbPath, address, examDir: join(dir, 'exam') },
-      { platform: TEST_PLATFORM, openStore: () => StudyStore.open(dbPath), serverAnswers: async () => serverAnswers },
+      { config: parseStudyConfig({ id: 'pilot', teams: ['bt-scripted', 'heuristic'], ...study }), dbPath, address, examDir: join(dir, 'exam') },
+      { platform, openStore: () => StudyStore.open(dbPath), serverAnswers: async () => serverAnswers, pageModelFiles },
       (line) => lines.push(line),
     );
     return lines;
   }
+
+  it("refuses a study that runs the llm team's model in the page where the server would lend no model files, before writing anything", async () => {
+    const withModel = llmPlatform(new RuleChatClient());
+    const inPage = { teams: ['llm', 'bt-scripted'], llmRuns: 'browser' as const };
+    await expect(created(true, inPage, 0, withModel)).rejects.toThrow(/^the study runs the language model in each participant's page \(llmRuns: browser\) for llm, but this machine's server lends no model files to pages: .*Pull the model, or set llmRuns to auto or server\.$/);
+    expect(existsSync(dbPath)).toBe(false);
+    // Asked to choose, the pages ask the server's model: said, not refused.
+    const auto = await created(true, { ...inPage, llmRuns: 'auto' }, 0, withModel);
+    expect(auto.some((line) => /llmRuns: auto.*every page will ask the server's model\.$/.test(line))).toBe(true);
+    // Where the server lends the files, or no llm team plays, nothing is said.
+    rmSync(dbPath, { force: true });
+    expect((await created(true, inPage, 2, withModel)).some((line) => line.includes('llmRuns'))).toBe(false);
+    rmSync(dbPath, { force: true });
+    expect((await created(true, { llmRuns: 'browser' }, 0, withModel)).some((line) => line.includes('llmRuns'))).toBe(false);
+  });
 
   it('create asks the injected probe whether the server answers, and list then prints the stored address', async () => {
     const up = await created(true);
