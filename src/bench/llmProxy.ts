@@ -189,8 +189,10 @@ const SERVED_SHARE = 0.95;
 /**
  * How many participants playing llm at once the proxy serves (each 95% of its decisions
  * answered within the strategist's timeout): 1, 2, 3, 4, 6, ... until one falls short or 20.
- * On this 2-core machine with the model on one thread it is BELOW TARGET: 1 participant at
- * 95% (2 participants got 81.3%, 3 got 51.4%; a tuner busy on the other core).
+ * On the 2-core machine with the model on one thread (a tuner busy on the other core) it is
+ * BELOW TARGET: 1 participant (100% of 20 decisions; 91.7% of 12 in another run); 2 got 75%,
+ * where the engine answers about 3.2 decisions a second and 2 ask 4 (the rest refused at
+ * once, 429, or given up at 2 s). The engine serves about its decisions a second over 2.
  */
 /** "; not answered: 3 given up, 2 refused (503)", or nothing where all were answered. */
 function unansweredText(unanswered: ReadonlyMap<number, number>): string {
