@@ -8,7 +8,9 @@
  * loopback addresses) sending prompts of about 700 tokens, within every bound. The figures:
  * the page's answers per second and the share answered, and beside them what each flood got
  * per second: answers, refusals at once (with Retry-After) and requests let in that then
- * timed out (504: work the model spent on callers that gave up). Beside them,
+ * timed out (504: work the model spent on callers that gave up). Before the floods, how many
+ * participants playing llm at once the proxy serves, each asking at the strategist's rate
+ * and timeout (participants.ts), 95% of their decisions answered in time. Beside them,
  * without a model: the proxy's decision cache with the page's decisions asked twice (hit rate,
  * entries, round trip of a hit and of a miss). Node only.
  */
@@ -156,7 +158,7 @@ export interface ParticipantsOnProxy extends ParticipantsServed {
  * `participants` pages asking the strategist's decisions through the proxy at `url` for `ms`
  * (runParticipants), each from its own loopback address (127.0.0.1 and on: another client to
  * the proxy's per-client limits), at the strategist's rate and timeout. Participants at once
- * ask different situations of `requests`, so no decision cache answers one for another.
+ * ask different positions of `requests`, as different games would.
  */
 export async function participantsOnProxy(
   url: string,
@@ -186,20 +188,20 @@ const PARTICIPANTS_TARGET = 20;
 /** A participant is served when at least this share of its decisions is answered in time. */
 const SERVED_SHARE = 0.95;
 
+/** "; not answered: 3 given up, 2 got 429", or nothing where all were answered. */
+function unansweredText(unanswered: ReadonlyMap<number, number>): string {
+  const parts = [...unanswered].sort(([a], [b]) => a - b).map(([status, n]) => (status === 0 ? `${n} given up` : `${n} got ${status}`));
+  return parts.length ? `; not answered: ${parts.join(', ')}` : '';
+}
+
 /**
  * How many participants playing llm at once the proxy serves (each 95% of its decisions
  * answered within the strategist's timeout): 1, 2, 3, 4, 6, ... until one falls short or 20.
  * On the 2-core machine with the model on one thread (a tuner busy on the other core) it is
- * BELOW TARGET: 1 participant (100% of 20 decisions; 91.7% of 12 in another run); 2 got 75%,
+ * BELOW TARGET: 1 participant (100% of 20 decisions; 91.7% of 12 at 6 s a count: 0); 2 got 75%,
  * where the engine answers about 3.2 decisions a second and 2 ask 4 (the rest refused at
  * once, 429, or given up at 2 s). The engine serves about its decisions a second over 2.
  */
-/** "; not answered: 3 given up, 2 refused (503)", or nothing where all were answered. */
-function unansweredText(unanswered: ReadonlyMap<number, number>): string {
-  const parts = [...unanswered].sort(([a], [b]) => a - b).map(([status, n]) => (status === 0 ? `${n} given up` : `${n} refused (${status})`));
-  return parts.length ? `; not answered: ${parts.join(', ')}` : '';
-}
-
 async function benchParticipants(url: string, requests: readonly ChatRequest[], seconds: number): Promise<LlmBenchRow[]> {
   const ms = Math.max(5, 5 * seconds) * 1000;
   const { rateHz, timeoutMs } = STRATEGIST_DEFAULTS;
