@@ -198,9 +198,9 @@ function unansweredText(unanswered: ReadonlyMap<number, number>): string {
  * How many participants playing llm at once the proxy serves (each 95% of its decisions
  * answered within the strategist's timeout): 1, 2, 3, 4, 6, ... until one falls short or 20.
  * On the 2-core machine with the model on one thread (a tuner busy on the other core) it is
- * BELOW TARGET: 1 participant (100% of 20 decisions; 91.7% of 12 at 6 s a count: 0); 2 got 75%,
- * where the engine answers about 3.2 decisions a second and 2 ask 4 (the rest refused at
- * once, 429, or given up at 2 s). The engine serves about its decisions a second over 2.
+ * BELOW TARGET: 1-2 participants. With the page alone answered 3.2 decisions a second, 1
+ * (2 got 75%: they ask 4 a second; the rest got 429 at once, or were given up at 2 s); at 3.9
+ * a second, 2 (3 got 65%). The engine serves about its decisions a second over 2.
  */
 async function benchParticipants(url: string, requests: readonly ChatRequest[], seconds: number): Promise<LlmBenchRow[]> {
   const ms = Math.max(5, 5 * seconds) * 1000;
