@@ -13,6 +13,7 @@ import { lendableFiles } from '../llm/servedFiles';
 import { ProxyDecisionCache } from '../server/llmProxyCache';
 import { type ApiRoutes, createAppServer, healthRoute, listen } from '../server/server';
 import { studyRoutes } from '../server/studyRoutes';
+import { parseTrustedProxies } from '../server/trustedProxies';
 import { DEFAULT_STUDY_DB, studyDbPath } from '../survey';
 import { SHIPPED_MODEL_DIR } from '../skills/nodeModels';
 import { nodePlatform } from '../teams/nodePlatform';
@@ -29,6 +30,9 @@ environment:
   PORT, HOST         where to listen (default ${SERVE.port} on ${SERVE.host}, this machine only)
   HILLMIND_HOSTS     host names the server also answers to, comma-separated (a deployment
                      behind a proxy, or a machine's LAN name); other Host headers get 403
+  HILLMIND_TRUST_PROXY  the reverse proxies in front of the server, comma-separated addresses or
+                     CIDR ranges (or loopback): the client is read from their X-Forwarded-For, so
+                     each participant keeps its own limits (default none: the connection's address)
   HILLMIND_DIST      the built app's folder (default ${SERVE.dist})
   HILLMIND_STUDY_DB  the user studies' database (default ${DEFAULT_STUDY_DB})
   HILLMIND_MODELS    the trained models participants' episodes are checked with (default
@@ -41,6 +45,7 @@ environment:
 
 runCli(async () => {
   parseCommandLine({}, USAGE);
+  const trustedProxies = parseTrustedProxies(process.env.HILLMIND_TRUST_PROXY);
   if (!existsSync(resolve(root, 'index.html'))) {
     throw new Error(`${root} has no built app: run npm run build (npm start builds it for you)`);
   }
@@ -77,7 +82,7 @@ runCli(async () => {
   const host = process.env.HOST ?? SERVE.host;
   // The names the server answers to beyond the loopback ones: the host it binds, and those a deployment behind a proxy is reached by.
   const hosts = [host, ...(process.env.HILLMIND_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)];
-  const running = await listen(createAppServer({ root, routes, hosts }), port, host);
+  const running = await listen(createAppServer({ root, routes, hosts, trustedProxies }), port, host);
   console.log(`Hillmind is running at ${running.url}  (Ctrl+C to stop)`);
   // Load a local model now, so the page's first decisions do not wait for it.
   const availability = await llm.availability();

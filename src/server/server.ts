@@ -34,6 +34,11 @@ export interface ServerOptions {
    * 403 (DNS rebinding: see origin.ts).
    */
   readonly hosts?: readonly string[];
+  /**
+   * The reverse proxies whose X-Forwarded-For names the client (trustedProxies.ts); none:
+   * the client is the connection's address.
+   */
+  readonly trustedProxies?: readonly string[];
 }
 
 /** Every response carries these: COOP/COEP make the page cross-origin isolated. */
@@ -78,6 +83,7 @@ export function createAppServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     // A request the server is still reading when it stops does not hold it open.
     forceCloseConnections: true,
+    ...(options.trustedProxies?.length ? { trustProxy: [...options.trustedProxies] } : {}),
     frameworkErrors: (err, request, reply) => {
       reply.headers(SECURITY_HEADERS);
       const url = request.raw.url?.slice(0, 100) ?? '';
