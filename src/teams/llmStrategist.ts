@@ -190,10 +190,13 @@ export class LlmStrategist implements Strategist {
    * page's "Wait for the model", where the game runs faster than the model answers. A call
    * out when waiting starts is waited for at the next tick; each applied answer still reaches
    * the match with its request and apply ticks, so the replay holds it as usual. The call
-   * timeout stays the strategist's own: a call that outlasts it fails and the game goes on.
+   * timeout stays the strategist's own: a call that outlasts it fails and the game goes on;
+   * a silent model never stops the match for it (giveUpIfSilent reads the timing the
+   * strategist was built with), and the count of timeouts in a row starts again.
    */
   setWaiting(wait: boolean): void {
     this.waiting = wait;
+    this.timeoutsInRow = 0;
   }
 
   /** The model the decisions come from. */
@@ -470,7 +473,8 @@ export class LlmStrategist implements Strategist {
    * does not wait (realtime, live) a silent model costs no time, and the team only backs off.
    */
   private giveUpIfSilent(): void {
-    if (fixedDelayTicks(this.timing) === null || this.maxTimeouts === 0 || this.timeoutsInRow < this.maxTimeouts) return;
+    // The timing it was built with: a page waiting for the model at its person's asking is not a run that waits.
+    if (fixedDelayTicks(this.options.timing) === null || this.maxTimeouts === 0 || this.timeoutsInRow < this.maxTimeouts) return;
     if (this.options.onSilence !== 'continue') throw new LlmSilent(this.model, this.provider, this.timeoutsInRow, this.timeoutMs);
     this.silenced = true;
   }

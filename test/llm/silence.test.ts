@@ -28,12 +28,13 @@ afterAll(async () => {
  * error. `calls`: the calls the strategist sent (the server may not see one the 50 ms
  * timeout aborted before it connected).
  */
-async function againstSilence(env: Record<string, string> = {}) {
+async function againstSilence(env: Record<string, string> = {}, waitForModel = false) {
   server.calls.length = 0;
   const settings = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'fake-gemma', LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '50', LLM_CACHE: 'off', LLM_SKILLS: 'scripted', ...env };
   const platform = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec(settings) }) });
   const match = await Match.create({ blue: 'llm', red: 'bt-scripted', seed: 1, config: { ...DEFAULT_CONFIG, episodeSeconds: 30 } }, { platform });
   const strategist = llmStrategistOf(match.controllers[0])!;
+  if (waitForModel) strategist.setWaiting(true);
   let error: Error | null = null;
   try {
     while (!match.done) await match.advance();
@@ -72,6 +73,14 @@ describe('a lockstep match against a model server that never answers', () => {
     expect(match.done).toBe(true);
     expect(calls).toBe(MAX_TIMEOUTS_IN_ROW);
     expect(stats).toMatchObject({ calls: 3, answers: 0, failures: { timeout: 3 } });
+  });
+
+  it("where a match that does not wait holds for the model only because the page's person asked, a silent model never stops it", async () => {
+    const { match, error, calls, stats } = await againstSilence({ LLM_TIMING: 'realtime' }, true);
+    expect(error).toBe(null);
+    expect(match.done).toBe(true);
+    expect(calls).toBeGreaterThan(MAX_TIMEOUTS_IN_ROW);
+    expect(stats!.failures.timeout).toBe(calls);
   });
 
   it('where the match does not wait (realtime), a silent model never stops it', async () => {
