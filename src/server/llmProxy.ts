@@ -210,8 +210,10 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
       if (timedOut) throw new ApiError(504, 'the model did not answer in time (its queue was long)');
       throw new ApiError(499, admission.message);
     }
+    let answered = false;
     try {
       const answer = await client.complete(request, abort.signal);
+      answered = true;
       // A model may repeat whatever reached it (a prompt asking for the key): answers are scrubbed too.
       const scrubbed = { ...answer, text: scrub(answer.text), ...(answer.model ? { model: scrub(answer.model) } : {}) };
       const latencyMs = now() - started;
@@ -231,7 +233,8 @@ export function llmProxyRoutes(options: LlmProxyOptions): ApiRoutes {
       throw new ApiError(502, scrub(error.message), { kind: error.kind });
     } finally {
       clearTimeout(timer);
-      admission.release();
+      // Only an answer, or a call cut off at its timeout, says how long the model takes.
+      admission.release(answered || timedOut);
     }
   }
 }

@@ -19,7 +19,8 @@
  * at the model, estimates when a newcomer would be answered (its wait behind those of its
  * kind at the model and waiting, then its own time there), and past the timeout answers 503
  * at once, with a Retry-After of about when a place frees. A waiting request whose time left
- * has become shorter than its kind's mean when a place frees is refused then, not started.
+ * has become shorter than its kind's mean (and two mean deviations) when a place frees is
+ * refused then, not started. Only answers, and calls cut off at the timeout, are measured.
  * Thirty clients asking 700-token prompts (3.5 s or more each with the model to itself, one
  * thread, against the timeout of 3.5 s; beside the page's decisions a third of the engine's
  * steps) were let into the queue, and 2.4-2.5 a second timed out with 504 while none was
@@ -54,7 +55,13 @@ export interface GateLimits {
 export const DEFAULT_GATE_LIMITS: GateLimits = { perClient: 2, concurrent: 4, queue: 8, lightTokens: 16, heavy: 1 };
 
 export type Admission =
-  | { readonly ok: true; release(): void }
+  /**
+   * release(measured): the request is done with the model; `measured` (default true) says its
+   * time there tells what the next one will take: an answer, or a call cut off at its timeout
+   * (a floor of what it would have taken). A call that failed at once (the model server's
+   * error, the caller gone) would drag the mean down and let in requests that cannot finish.
+   */
+  | { readonly ok: true; release(measured?: boolean): void }
   | { readonly ok: false; readonly status: 429 | 503; readonly retryAfterSeconds: number; readonly message: string }
   | { readonly ok: false; readonly status: 499; readonly message: string };
 
@@ -224,6 +231,15 @@ export class AdmissionGate {
     };
   }
 
+  /** Fold a request's `ms` at the model into its kind's mean and spread. */
+  private measure(kind: Kind, ms: number): void {
+    if (this.measured[kind]) {
+      this.spreadMs[kind] += SPREAD_WEIGHT * (Math.abs(ms - this.meanMs[kind]) - this.spreadMs[kind]);
+      this.meanMs[kind] += MEAN_WEIGHT * (ms - this.meanMs[kind]);
+    } else this.meanMs[kind] = ms;
+    this.measured[kind] = true;
+  }
+
   private admit(client: string, kind: Kind): Admission {
     this.inFlight++;
     if (kind === 'heavy') this.heavyInFlight++;
@@ -232,15 +248,10 @@ export class AdmissionGate {
     let released = false;
     return {
       ok: true,
-      release: () => {
+      release: (measured = true) => {
         if (released) return;
         released = true;
-        const ms = this.now() - started;
-        if (this.measured[kind]) {
-          this.spreadMs[kind] += SPREAD_WEIGHT * (Math.abs(ms - this.meanMs[kind]) - this.spreadMs[kind]);
-          this.meanMs[kind] += MEAN_WEIGHT * (ms - this.meanMs[kind]);
-        } else this.meanMs[kind] = ms;
-        this.measured[kind] = true;
+        if (measured) this.measure(kind, this.now() - started);
         this.inFlight--;
         if (kind === 'heavy') this.heavyInFlight--;
         const left = (this.running.get(client) ?? 1) - 1;

@@ -257,6 +257,25 @@ describe('the admission gate', () => {
     expect(gate.load).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('learns time at the model only from answered (or timed-out) requests: quick failures do not let in what cannot finish', async () => {
+    let clock = 0;
+    const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 4, lightTokens: 16, heavy: 1 }, () => clock);
+    const decide = async (ms: number, measured: boolean) => {
+      const entry = await gate.enter('earlier', LIGHT, open());
+      clock += ms;
+      if (entry.ok) entry.release(measured);
+    };
+    // Decisions take 1 s; then twenty model-server errors come back in 5 ms each.
+    for (let i = 0; i < 8; i++) await decide(1000, true);
+    for (let i = 0; i < 20; i++) await decide(5, false);
+    const atModel = await gate.enter('a', LIGHT, open());
+    // Still about 1 s for the place and 1 s at the model: past 1.5 s, refused at once.
+    const refused = gate.enter('b', LIGHT, open(), 1500);
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+    await expect(refused).resolves.toMatchObject({ ok: false, status: 503 });
+    if (atModel.ok) atModel.release();
+  });
+
   it('allows for decisions that take longer than their mean: one that fits by the mean alone but not by its spread is refused', async () => {
     let clock = 0;
     const gate = new AdmissionGate({ perClient: 2, concurrent: 1, queue: 4, lightTokens: 16, heavy: 1 }, () => clock);
