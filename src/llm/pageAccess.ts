@@ -7,7 +7,8 @@
  * either way, from its status. Browser-safe.
  */
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
-import { PageModelRefused, fetchServedFiles, openPageModel } from './pageModel';
+import type { ChatClient } from './chat';
+import { type PageChatClient, type PageModelOptions, PageModelRefused, fetchServedFiles, openPageModel } from './pageModel';
 import { systemPrompt } from './prompt';
 import { proxyLlmAccess } from './proxyClient';
 import type { LlmFiles } from './servedFiles';
@@ -57,6 +58,8 @@ export interface PageLlmOptions {
   readonly fetch?: FetchLike;
   /** Why the page cannot run the model (tests); default pageModelBlocker(). */
   readonly blocker?: () => string | null;
+  /** Starts the page's engine on the files (tests); default openPageModel. */
+  readonly openModel?: (options: PageModelOptions) => Promise<Pick<PageChatClient, 'warm' | 'close'> & ChatClient>;
 }
 
 /** Who answers, for the strategist panel and summaries. */
@@ -99,9 +102,15 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
       return server.connect();
     }
     try {
-      const client = await openPageModel({ model: asked.model, wasmUrl: options.wasmUrl, threads, files: chosen.files, fetch: fetchImpl });
-      // The system prompt evaluated before the first decision, as the server's engine does (the first, cold, prompt took 26 s on one thread).
-      await client.warm([{ role: 'system', content: systemPrompt(asked.settings.format, 2) }, { role: 'user', content: 'Agent 1:' }]);
+      const client = await (options.openModel ?? openPageModel)({ model: asked.model, wasmUrl: options.wasmUrl, threads, files: chosen.files, fetch: fetchImpl });
+      try {
+        // The system prompt evaluated before the first decision, as the server's engine does (the first, cold, prompt took 26 s on one thread).
+        await client.warm([{ role: 'system', content: systemPrompt(asked.settings.format, 2) }, { role: 'user', content: 'Agent 1:' }]);
+      } catch (err) {
+        // Its worker holds the 253 MB model: a failed start frees it before anything else is tried.
+        await client.close();
+        throw err;
+      }
       return { client, provider, settings: pageModelSettings(asked.settings), cache: null };
     } catch (err) {
       // Asked to choose, the page asks the server where its own model would not start (a file refused).

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  ChatError,
   type ChatRequest,
   type LlmFiles,
   type PageEngine,
@@ -145,6 +146,23 @@ describe('where the page runs its model', () => {
     const availability = await access.availability();
     expect(availability).toMatchObject({ ok: false, reason: expect.stringMatching(/^the page cannot run the language model itself .*: no route \/api\/llm\/files/) });
     await expect(access.connect()).rejects.toThrow(/the page cannot run the language model itself/);
+  });
+
+  it("frees the page's engine when it fails to start (its worker holds the model), and says why", async () => {
+    let closed = 0;
+    const openModel = async () => ({
+      model: 'm',
+      complete: async () => ({ text: '' }),
+      warm: async () => {
+        throw new ChatError('server', 'out of memory');
+      },
+      close: async () => {
+        closed++;
+      },
+    });
+    const access = pageLlmAccess({ runs: 'browser', wasmUrl: '/w.wasm', fetch: fakeFetch(routes(true)).fetch, blocker: () => null, openModel });
+    await expect(access.connect()).rejects.toThrow('out of memory');
+    expect(closed).toBe(1);
   });
 
   it('server: the proxy, as before', async () => {
