@@ -7,10 +7,11 @@
  *                               404 where no model is lent (and why)
  *   GET /api/llm/files/<file>   the file's bytes (Range requests answered: 206), ETag
  *
- * The digests are read from the files' bytes once, at the first listing that finds them (about 0.3-1.5 s
- * for the 253 MB model), and a pulled model whose bytes differ from its pin is never lent.
- * The page checks each file it fetches against the listing, so a file changed after the
- * listing is refused there.
+ * The digests are read from the files' bytes at the first listing that finds them (about
+ * 0.3-1.5 s for the 253 MB model), and again when a file's size or modification time changes
+ * (a model pulled again while the server runs); a pulled model whose bytes differ from its
+ * pin is never lent: neither listed nor served. The page checks each file it fetches
+ * against the listing, so a file changed without either is refused there.
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -42,24 +43,39 @@ export interface LlmFilesOptions {
   readonly files: readonly LendableFile[];
 }
 
+/** What changes when a file is written again: its size and modification time, or that it is gone. */
+function filesStamp(files: readonly LendableFile[]): string {
+  return files.map((f) => (existsSync(f.path) ? `${statSync(f.path).size}:${statSync(f.path).mtimeMs}` : 'absent')).join('|');
+}
+
 /** The routes: the listing and the files, read-only. */
 export function llmFilesRoutes(options: LlmFilesOptions): ApiRoutes {
   const names = new Set(options.files.map((f) => basename(f.path)));
-  let listing: ReturnType<typeof listLendableFiles> | null = null;
+  let listing: { readonly stamp: string; readonly result: ReturnType<typeof listLendableFiles> } | null = null;
+  /** The listing, read again where a file changed; a failure is never kept (the model may be pulled while the server runs). */
+  const lent = async () => {
+    const stamp = filesStamp(options.files);
+    if (listing?.stamp !== stamp) listing = { stamp, result: listLendableFiles(options.files) };
+    const result = await listing.result;
+    if (!result.ok) {
+      listing = null;
+      throw new ApiError(404, result.reason, { help: 'the page asks the server\'s model instead (the llm team\'s model setting: server)' });
+    }
+    return result.listing;
+  };
   return async (app) => {
     app.get(LLM_FILES_PATH, async (_request, reply) => {
-      const result = await (listing ??= listLendableFiles(options.files));
-      // A failure is not kept: the model may be pulled while the server runs.
-      if (!result.ok) listing = null;
-      if (!result.ok) throw new ApiError(404, result.reason, { help: 'the page asks the server\'s model instead (the llm team\'s model setting: server)' });
+      const files = await lent();
       reply.header('cache-control', 'no-cache');
-      return result.listing;
+      return files;
     });
     if (options.files.length === 0) return;
-    // Sent as they are: brotli (quality 4, the server's) shrinks the quantized weights by 5%
-    // for about 2 s of the server's CPU a page (0.25 s per 32 MiB here), and a compressed
-    // answer cannot be ranged.
     app.addHook('onRequest', async (request) => {
+      // A file is served only while the listing lends it (its model the pinned one).
+      if (request.url.startsWith(`${LLM_FILES_PATH}/`)) await lent();
+      // Sent as they are: brotli (quality 4, the server's) shrinks the quantized weights by 5%
+      // for about 2 s of the server's CPU a page (0.25 s per 32 MiB here), and a compressed
+      // answer cannot be ranged.
       delete request.headers['accept-encoding'];
     });
     // Each file from its own folder; nothing else under them is reachable.

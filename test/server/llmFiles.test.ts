@@ -79,11 +79,25 @@ describe('the local model files lent to the page', () => {
     await server.close();
   });
 
-  it('lends no model whose bytes are not the pinned ones, saying why', async () => {
+  it('lends no model whose bytes are not the pinned ones, saying why: neither lists nor serves it', async () => {
     const server = await app([{ ...lent[0]!, pinnedSha256: 'a'.repeat(64) }]);
     const res = await server.inject({ url: '/api/llm/files' });
     expect(res.statusCode).toBe(404);
     expect(res.json().error.message).toMatch(/gemma-test\.gguf is not the pulled model: its SHA-256 is [0-9a-f]{64}, the pin says a{64}/);
+    const file = await server.inject({ url: '/api/llm/files/gemma-test.gguf' });
+    expect(file.statusCode).toBe(404);
+    expect(file.rawPayload.includes(modelBytes.subarray(0, 64))).toBe(false);
+    await server.close();
+  });
+
+  it('lists a file written again while the server runs by its new bytes', async () => {
+    const path = join(dir, 'models', 'rewritten.gguf');
+    writeFileSync(path, 'first adapter');
+    const server = await app([{ role: 'adapter', path }]);
+    const digest = async () => (await server.inject({ url: '/api/llm/files' })).json().files[0].sha256 as string;
+    expect(await digest()).toBe(sha(Buffer.from('first adapter')));
+    writeFileSync(path, 'second adapter, longer');
+    expect(await digest()).toBe(sha(Buffer.from('second adapter, longer')));
     await server.close();
   });
 
