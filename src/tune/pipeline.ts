@@ -9,8 +9,9 @@
  * 'planner', labelled by the planner at the world of that moment, rebuilt from the game's
  * replay: expert iteration), it is tuned again (each kind of label a stage of its own), and
  * the adapter after play is kept only where the card's games show it better, game by game
- * (games.ts pairedGames). One round a run: a run with the shipped adapter's work folder
- * resumes that round; a further round is a further run.
+ * (games.ts pairedGames). --play-rounds n plays n rounds in one run, each with the adapter
+ * kept so far and taught every round's lessons so far; each round's stages keep their
+ * results, so a stopped run resumes in the round it stopped.
  *
  * Every stage leaves its result in the work folder, and the tuner resumes from its
  * checkpoint, so a stopped run goes on where it stopped. What runs outside this process
