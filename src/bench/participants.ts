@@ -6,21 +6,13 @@
  * answered, the load here is the one a study puts on its server: participants times the rate.
  * The asking and the clock are passed in, so a test can run the schedule on a fake clock.
  */
+import { type Clock, SYSTEM_CLOCK } from '../llm';
 
 /** What one decision got: answered (200) within the timeout, or not (refused, failed, given up). */
 export type AskDecision = (participant: number, decision: number, timeoutMs: number) => Promise<boolean>;
 
-export interface ParticipantClock {
-  /** Milliseconds on any fixed origin. */
-  now(): number;
-  /** Resolves once `ms` have passed on this clock. */
-  sleep(ms: number): Promise<void>;
-}
-
-export const WALL_CLOCK: ParticipantClock = {
-  now: () => performance.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
-};
+/** What the schedule reads of a clock: the product's (llm/clock.ts), or a test's. */
+export type ParticipantClock = Pick<Clock, 'now' | 'sleep'>;
 
 export interface ParticipantsRun {
   readonly participants: number;
@@ -49,7 +41,7 @@ export interface ParticipantsServed {
  * its Retry-After, losing those decisions as well) counts as unanswered.
  */
 export async function runParticipants(run: ParticipantsRun): Promise<ParticipantsServed> {
-  const clock = run.clock ?? WALL_CLOCK;
+  const clock = run.clock ?? SYSTEM_CLOCK;
   const period = 1000 / run.rateHz;
   const start = clock.now();
   const end = start + run.ms;
