@@ -45,7 +45,12 @@ export interface LlmFilesOptions {
 
 /** What changes when a file is written again: its size and modification time, or that it is gone. */
 function filesStamp(files: readonly LendableFile[]): string {
-  return files.map((f) => (existsSync(f.path) ? `${statSync(f.path).size}:${statSync(f.path).mtimeMs}` : 'absent')).join('|');
+  return files
+    .map((f) => {
+      const stat = statSync(f.path, { throwIfNoEntry: false });
+      return stat ? `${stat.size}:${stat.mtimeMs}` : 'absent';
+    })
+    .join('|');
 }
 
 /** The routes: the listing and the files, read-only. */
