@@ -28,8 +28,7 @@ function llmProxy(): Plugin {
       const served = (await server.ssrLoadModule('/src/llm/servedFiles.ts')) as typeof import('./src/llm/servedFiles');
       const spec = settings.parseLlmSpec(process.env);
       const access = node.nodeLlmAccess({ spec });
-      const chosen = settings.llmSettingsOf(spec);
-      const files = chosen.ok ? served.lendableFiles(chosen.settings) : [];
+      const files = served.lendableFiles(settings.llmSettingsOf(spec));
       // Load the model now, as npm start does: a first load begun by the page's first decision,
       // while Vite was still bundling the page's dependencies, never finished.
       void access.connect().catch(() => undefined);

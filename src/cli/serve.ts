@@ -72,7 +72,7 @@ runCli(async () => {
     healthRoute(),
     llmProxyRoutes({ access: llm, cache, ...atOnce }),
     // The pulled model and its adapter, lent to pages that run the strategist themselves.
-    llmFilesRoutes({ files: llmSettings.ok ? lendableFiles(llmSettings.settings) : [] }),
+    llmFilesRoutes({ files: lendableFiles(llmSettings) }),
     // User studies at /study/<id>, their API at /api/study and /api/admin/study (HILLMIND_STUDY_DB); episodes are read and re-simulated on a worker thread.
     studyRoutes({ root, checker: episodes, models: platform.models, dbPath: studyDbPath(process.env) }),
   ];

@@ -27,7 +27,7 @@ import {
   parseExportChoice,
   setStudyOpenCommand,
 } from '../survey/commands';
-import { type LlmSpec, llmSettingsOf } from '../llm';
+import { llmSettingsOf } from '../llm';
 import { lendableFiles } from '../llm/servedFiles';
 import { parseJsonText } from '../sim';
 import { nodePlatform } from '../teams/nodePlatform';
@@ -97,12 +97,6 @@ async function onExistingDatabase<T>(dbPath: string, command: (store: StudyStore
 
 const print = (line: string): void => console.log(line);
 
-/** The model files `npm start` would lend to pages on these settings (as src/cli/serve.ts mounts them). */
-function pageModelFiles(spec: LlmSpec): number {
-  const settings = llmSettingsOf(spec);
-  return settings.ok ? lendableFiles(settings.settings).length : 0;
-}
-
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine(OPTIONS, USAGE);
   const command = positionals[0];
@@ -121,7 +115,7 @@ async function main(): Promise<void> {
         await createStudyCommand(
           // examDir: where npm run llm:exam writes its reports unless told otherwise.
           { config, dbPath, address, examDir: join('results', 'exam') },
-          { platform, openStore: () => StudyStore.open(dbPath), serverAnswers: hillmindServerAnswers, pageModelFiles: pageModelFiles(platform.spec.llm) },
+          { platform, openStore: () => StudyStore.open(dbPath), serverAnswers: hillmindServerAnswers, pageModelFiles: lendableFiles(llmSettingsOf(platform.spec.llm)).length },
           print,
         );
       } finally {

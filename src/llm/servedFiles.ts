@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { LOCAL_MODELS } from './localModels';
-import type { LlmSettings } from './settings';
+import type { LlmSettings, SettingsResult } from './settings';
 
 export const LLM_FILES_PATH = '/api/llm/files';
 
@@ -51,9 +51,11 @@ export interface LendableFile {
 /**
  * The files a server with these settings lends the page: the pulled model (whose digest is
  * pinned) and its adapter, where the server runs the local model itself; none otherwise (a
- * model server, or a GGUF file HILLMIND_LLM_GGUF names, which no digest vouches for).
+ * model server, or a GGUF file HILLMIND_LLM_GGUF names, which no digest vouches for), and
+ * none where the settings are not valid (llmSettingsOf's result, as the entry points hold it).
  */
-export function lendableFiles(settings: LlmSettings): readonly LendableFile[] {
+export function lendableFiles(settings: LlmSettings | SettingsResult): readonly LendableFile[] {
+  if ('ok' in settings) return settings.ok ? lendableFiles(settings.settings) : [];
   if (settings.source !== 'local' || settings.pulled === null) return [];
   const spec = LOCAL_MODELS[settings.pulled];
   if (!spec) return [];
