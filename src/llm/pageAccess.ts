@@ -75,15 +75,26 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
   const threads = options.threads ?? 1;
   const provider = pageProvider(threads);
   const blocker = options.blocker ?? (() => pageModelBlocker());
-  /** In the page with these files, or why not: decided once. */
-  let choice: Promise<{ readonly inPage: true; readonly files: LlmFiles } | { readonly inPage: false; readonly reason: string }> | null = null;
-  const choose = () =>
-    (choice ??= (async () => {
-      const why = blocker();
-      if (why) return { inPage: false, reason: why } as const;
-      const listed = await fetchServedFiles(fetchImpl);
-      return listed.ok ? ({ inPage: true, files: listed.files } as const) : ({ inPage: false, reason: listed.reason } as const);
-    })());
+  /** The server's listing of the files it lends: asked once and kept, unless asking failed. */
+  let listing: ReturnType<typeof fetchServedFiles> | null = null;
+  const lentFiles = () => {
+    if (listing) return listing;
+    const asking = fetchServedFiles(fetchImpl);
+    listing = asking;
+    // A listing the server failed to give (unreachable, an error status) is not kept: the next request asks again, as the server may be back.
+    const forget = () => {
+      if (listing === asking) listing = null;
+    };
+    asking.then((listed) => !listed.ok && forget(), forget);
+    return asking;
+  };
+  /** In the page with these files, or why not. */
+  const choose = async (): Promise<{ readonly inPage: true; readonly files: LlmFiles } | { readonly inPage: false; readonly reason: string }> => {
+    const why = blocker();
+    if (why) return { inPage: false, reason: why };
+    const listed = await lentFiles();
+    return listed.ok ? { inPage: true, files: listed.files } : { inPage: false, reason: listed.reason };
+  };
   const refusal = (reason: string) => `the page cannot run the language model itself (the llm team runs it in the browser): ${reason}`;
 
   const availability = async (): Promise<LlmAvailability> => {
