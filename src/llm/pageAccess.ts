@@ -8,6 +8,7 @@
  */
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
 import type { ChatClient } from './chat';
+import { KeptUnlessFailed } from './keptUnlessFailed';
 import { type PageChatClient, type PageModelOptions, PageModelRefused, fetchServedFiles, openPageModel } from './pageModel';
 import { systemPrompt } from './prompt';
 import { proxyLlmAccess } from './proxyClient';
@@ -75,24 +76,13 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
   const threads = options.threads ?? 1;
   const provider = pageProvider(threads);
   const blocker = options.blocker ?? (() => pageModelBlocker());
-  /** The server's listing of the files it lends: asked once and kept, unless asking failed. */
-  let listing: ReturnType<typeof fetchServedFiles> | null = null;
-  const lentFiles = () => {
-    if (listing) return listing;
-    const asking = fetchServedFiles(fetchImpl);
-    listing = asking;
-    // A listing the server failed to give (unreachable, an error status) is not kept: the next request asks again, as the server may be back.
-    const forget = () => {
-      if (listing === asking) listing = null;
-    };
-    asking.then((listed) => !listed.ok && forget(), forget);
-    return asking;
-  };
+  // The server's listing of the files it lends, kept once given; one it failed to give (unreachable, an error status) is asked again next time, as the server may be back.
+  const listing = new KeptUnlessFailed(() => fetchServedFiles(fetchImpl), (listed) => !listed.ok);
   /** In the page with these files, or why not. */
   const choose = async (): Promise<{ readonly inPage: true; readonly files: LlmFiles } | { readonly inPage: false; readonly reason: string }> => {
     const why = blocker();
     if (why) return { inPage: false, reason: why };
-    const listed = await lentFiles();
+    const listed = await listing.get();
     return listed.ok ? { inPage: true, files: listed.files } : { inPage: false, reason: listed.reason };
   };
   const refusal = (reason: string) => `the page cannot run the language model itself (the llm team runs it in the browser): ${reason}`;
@@ -104,10 +94,12 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
     if (chosen.inPage) return { ok: true, model: asked.model, provider, settings: pageModelSettings(asked.settings) };
     return options.runs === 'browser' ? { ok: false, reason: refusal(chosen.reason) } : asked;
   };
-  return lazyLlmAccess(availability, async () => {
+  return lazyLlmAccess(availability, async (closing) => {
     const asked = await server.availability();
     if (!asked.ok) throw new LlmUnavailable(asked.reason, asked.help);
     const chosen = await choose();
+    // Closed while the server was asked: nothing starts now (the page's engine would load 253 MB only to free it).
+    closing.throwIfAborted();
     if (!chosen.inPage) {
       if (options.runs === 'browser') throw new LlmUnavailable(refusal(chosen.reason));
       return server.connect();

@@ -186,6 +186,28 @@ describe('where the page runs its model', () => {
     expect(listingsAsked()).toBe(3);
   });
 
+  it('closed while it still asks the server, starts no engine in the page', async () => {
+    let answerStatus!: () => void;
+    const statusHeld = new Promise<void>((resolve) => (answerStatus = resolve));
+    const server = fakeFetch(routes(true));
+    const fetch = async (url: string) => {
+      if (url === '/api/llm/status') await statusHeld;
+      return server.fetch(url);
+    };
+    let started = 0;
+    const openModel = async () => {
+      started++;
+      return { model: 'm', complete: async () => ({ text: '' }), warm: async () => {}, close: async () => {} };
+    };
+    const access = pageLlmAccess({ runs: 'browser', wasmUrl: '/w.wasm', fetch, blocker: () => null, openModel });
+    const connecting = access.connect();
+    const closing = access.close();
+    answerStatus();
+    await expect(connecting).rejects.toThrow('the language model was closed');
+    await closing;
+    expect(started).toBe(0);
+  });
+
   it('server: the proxy, as before', async () => {
     const access = pageLlmAccess({ runs: 'server', wasmUrl: '/w.wasm', fetch: fakeFetch(routes(true)).fetch, blocker: () => null });
     expect(await access.availability()).toMatchObject({ ok: true, provider: 'server proxy to local llama.cpp (CPU, 1 thread)' });
