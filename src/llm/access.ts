@@ -8,6 +8,7 @@
  */
 import type { DecisionCacheStore, CacheMode } from './cache';
 import type { ChatClient } from './chat';
+import { KeptUnlessFailed } from './keptUnlessFailed';
 import type { AnswerFormat } from './prompt';
 import { EVENT_TRIGGERS, type EventTrigger, LIVE_TIMEOUT_MS, MAX_TIMEOUTS_IN_ROW, type SilenceAction, type TimingMode, defaultTimeoutMs } from './timing';
 
@@ -153,40 +154,52 @@ export function fixedLlmAccess(connection: LlmConnection): LlmAccess {
   };
 }
 
+/** What a closed access answers a connect. */
+function closedError(): LlmUnavailable {
+  return new LlmUnavailable('the language model was closed');
+}
+
 /**
  * An access that asks `open` once, when first needed, and shares what it gives; closing it
  * closes the client it opened (once that open has settled, so an engine still loading is
- * freed too).
+ * freed too). `open` is told when the access closes (`closing`, whose reason is the error
+ * to throw), so one that is still asking first starts no engine after.
  */
-export function lazyLlmAccess(availability: () => Promise<LlmAvailability>, open: () => Promise<LlmConnection>): LlmAccess {
-  let connection: Promise<LlmConnection> | null = null;
-  let closed = false;
+export function lazyLlmAccess(availability: () => Promise<LlmAvailability>, open: (closing: AbortSignal) => Promise<LlmConnection>): LlmAccess {
+  const closing = new AbortController();
+  // A failed open is not kept: a server configured later is found on the next try.
+  const connection = new KeptUnlessFailed(() => open(closing.signal));
   return {
     availability,
     connect() {
-      if (closed) return Promise.reject(new LlmUnavailable('the language model was closed'));
-      connection ??= open();
-      // A failed open is not kept: a server configured later is found on the next try.
-      connection.catch(() => (connection = null));
-      return connection;
+      if (closing.signal.aborted) return Promise.reject(closedError());
+      return connection.get();
     },
     async close() {
-      closed = true;
-      const opened = connection;
-      connection = null;
-      const settled = await opened?.catch(() => null);
+      closing.abort(closedError());
+      const settled = await connection.take()?.catch(() => null);
       await settled?.client.close?.();
     },
   };
 }
 
-/** An access known later (a study page learns from its study where its model runs): each call waits for it. */
+/**
+ * An access known later (a study page learns from its study where its model runs): each call
+ * waits for it. Closed before it is given, nothing opens through it: a connect that was
+ * waiting for it, or that comes after, is refused.
+ */
 export function deferredLlmAccess(access: Promise<LlmAccess>): LlmAccess {
+  let closed = false;
   return {
     availability: async () => (await access).availability(),
-    connect: async () => (await access).connect(),
+    connect: async () => {
+      const given = await access;
+      if (closed) throw closedError();
+      return given.connect();
+    },
     close: async () => {
-      // An access never given holds nothing.
+      closed = true;
+      // An access not given yet holds nothing, and nothing reaches it now.
       const settled = await Promise.race([access, Promise.resolve(null)]);
       await settled?.close();
     },

@@ -8,6 +8,7 @@
  */
 import { type LlmAccess, type LlmAvailability, LlmUnavailable, lazyLlmAccess } from './access';
 import type { ChatClient } from './chat';
+import { KeptUnlessFailed } from './keptUnlessFailed';
 import { type PageChatClient, type PageModelOptions, PageModelRefused, fetchServedFiles, openPageModel } from './pageModel';
 import { systemPrompt } from './prompt';
 import { proxyLlmAccess } from './proxyClient';
@@ -75,15 +76,15 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
   const threads = options.threads ?? 1;
   const provider = pageProvider(threads);
   const blocker = options.blocker ?? (() => pageModelBlocker());
-  /** In the page with these files, or why not: decided once. */
-  let choice: Promise<{ readonly inPage: true; readonly files: LlmFiles } | { readonly inPage: false; readonly reason: string }> | null = null;
-  const choose = () =>
-    (choice ??= (async () => {
-      const why = blocker();
-      if (why) return { inPage: false, reason: why } as const;
-      const listed = await fetchServedFiles(fetchImpl);
-      return listed.ok ? ({ inPage: true, files: listed.files } as const) : ({ inPage: false, reason: listed.reason } as const);
-    })());
+  // The server's listing of the files it lends, kept once given; one it failed to give (unreachable, an error status) is asked again next time, as the server may be back.
+  const listing = new KeptUnlessFailed(() => fetchServedFiles(fetchImpl), (listed) => !listed.ok);
+  /** In the page with these files, or why not. */
+  const choose = async (): Promise<{ readonly inPage: true; readonly files: LlmFiles } | { readonly inPage: false; readonly reason: string }> => {
+    const why = blocker();
+    if (why) return { inPage: false, reason: why };
+    const listed = await listing.get();
+    return listed.ok ? { inPage: true, files: listed.files } : { inPage: false, reason: listed.reason };
+  };
   const refusal = (reason: string) => `the page cannot run the language model itself (the llm team runs it in the browser): ${reason}`;
 
   const availability = async (): Promise<LlmAvailability> => {
@@ -93,10 +94,12 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
     if (chosen.inPage) return { ok: true, model: asked.model, provider, settings: pageModelSettings(asked.settings) };
     return options.runs === 'browser' ? { ok: false, reason: refusal(chosen.reason) } : asked;
   };
-  return lazyLlmAccess(availability, async () => {
+  return lazyLlmAccess(availability, async (closing) => {
     const asked = await server.availability();
     if (!asked.ok) throw new LlmUnavailable(asked.reason, asked.help);
     const chosen = await choose();
+    // Closed while the server was asked: nothing starts now (the page's engine would load 253 MB only to free it).
+    closing.throwIfAborted();
     if (!chosen.inPage) {
       if (options.runs === 'browser') throw new LlmUnavailable(refusal(chosen.reason));
       return server.connect();

@@ -165,6 +165,49 @@ describe('where the page runs its model', () => {
     expect(closed).toBe(1);
   });
 
+  it('asks for the listing again after the server failed to give it, and keeps a listing once given', async () => {
+    // The listing's route fails twice (the server unreachable, then an error status), then answers.
+    const answers: (() => Response)[] = [
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+      () => Response.json({ error: { kind: 'http', message: 'the model files are being checked' } }, { status: 503 }),
+      () => Response.json(listing),
+    ];
+    const server = fakeFetch({ ...routes(false), '/api/llm/files': () => answers.shift()!() });
+    const access = pageLlmAccess({ runs: 'auto', wasmUrl: '/w.wasm', fetch: server.fetch, blocker: () => null });
+    const listingsAsked = () => server.asked.filter((url) => url === '/api/llm/files').length;
+    expect(await access.availability()).toMatchObject({ ok: true, provider: 'server proxy to local llama.cpp (CPU, 1 thread)' });
+    expect(await access.availability()).toMatchObject({ ok: true, provider: 'server proxy to local llama.cpp (CPU, 1 thread)' });
+    expect(await access.availability()).toMatchObject({ ok: true, provider: 'this page (llama.cpp in WebAssembly, 1 thread)' });
+    expect(listingsAsked()).toBe(3);
+    // Given once, the listing is kept: not asked again.
+    expect(await access.availability()).toMatchObject({ ok: true, provider: 'this page (llama.cpp in WebAssembly, 1 thread)' });
+    expect(listingsAsked()).toBe(3);
+  });
+
+  it('closed while it still asks the server, starts no engine in the page', async () => {
+    let answerStatus!: () => void;
+    const statusHeld = new Promise<void>((resolve) => (answerStatus = resolve));
+    const server = fakeFetch(routes(true));
+    const fetch = async (url: string) => {
+      if (url === '/api/llm/status') await statusHeld;
+      return server.fetch(url);
+    };
+    let started = 0;
+    const openModel = async () => {
+      started++;
+      return { model: 'm', complete: async () => ({ text: '' }), warm: async () => {}, close: async () => {} };
+    };
+    const access = pageLlmAccess({ runs: 'browser', wasmUrl: '/w.wasm', fetch, blocker: () => null, openModel });
+    const connecting = access.connect();
+    const closing = access.close();
+    answerStatus();
+    await expect(connecting).rejects.toThrow('the language model was closed');
+    await closing;
+    expect(started).toBe(0);
+  });
+
   it('server: the proxy, as before', async () => {
     const access = pageLlmAccess({ runs: 'server', wasmUrl: '/w.wasm', fetch: fakeFetch(routes(true)).fetch, blocker: () => null });
     expect(await access.availability()).toMatchObject({ ok: true, provider: 'server proxy to local llama.cpp (CPU, 1 thread)' });

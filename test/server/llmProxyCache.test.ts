@@ -5,23 +5,16 @@
  * loses its readable answers; the status reports the hit rate. A stand-in model counts its
  * calls and answers each one differently, so an answer from the cache is told apart.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatClient, type ChatRequest, type ChatResponse, type LlmStatus, STRATEGIST_DEFAULTS, buildRequest, cacheLine, fixedLlmAccess } from '../../src/llm';
+import { describe, expect, it } from 'vitest';
+import { type ChatClient, type ChatRequest, type ChatResponse, type LlmStatus, STRATEGIST_DEFAULTS, buildRequest, cacheLine } from '../../src/llm';
 import { CACHE_FILE_NAME } from '../../src/llm/node/fileCache';
-import { llmProxyRoutes } from '../../src/server/llmProxy';
 import { PROXY_CACHE_FOLDER, ProxyDecisionCache } from '../../src/server/llmProxyCache';
-import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { createWorld, teamSituation } from '../../src/sim';
+import { proxyServers } from '../helpers/proxyServers';
 
-const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-cache-'));
-const servers: RunningServer[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  rmSync(root, { recursive: true, force: true });
-});
+const servers = proxyServers('proxy-cache');
 
 /** A model that counts its calls and answers each one differently ("1,1", "1,2", ...). */
 class CountingModel implements ChatClient {
@@ -44,13 +37,10 @@ class CountingModel implements ChatClient {
 }
 
 let folders = 0;
-const newFolder = () => join(root, `cache-${folders++}`);
+const newFolder = () => join(servers.root, `cache-${folders++}`);
 
-async function serve(client: ChatClient, cache: ProxyDecisionCache): Promise<string> {
-  const access = fixedLlmAccess({ client, provider: 'counting', settings: STRATEGIST_DEFAULTS, cache: null });
-  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access, cache })] }), 0);
-  servers.push(running);
-  return running.url;
+function serve(client: ChatClient, cache: ProxyDecisionCache): Promise<string> {
+  return servers.serve({ client, provider: 'counting', settings: STRATEGIST_DEFAULTS, cache: null }, { cache });
 }
 
 async function ask(base: string, request: ChatRequest): Promise<{ text: string; cached?: boolean }> {

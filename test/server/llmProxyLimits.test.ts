@@ -7,22 +7,14 @@
  * when told keeps every step counted, never timed.
  */
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ChatClient, ChatError, type ChatRequest, type ChatResponse, STRATEGIST_DEFAULTS, buildRequest, fixedLlmAccess } from '../../src/llm';
-import { type LlmProxyOptions, llmProxyRoutes } from '../../src/server/llmProxy';
+import { describe, expect, it } from 'vitest';
+import { type ChatClient, ChatError, type ChatRequest, type ChatResponse, STRATEGIST_DEFAULTS, buildRequest } from '../../src/llm';
+import type { LlmProxyOptions } from '../../src/server/llmProxy';
 import { AdmissionGate } from '../../src/server/llmProxyGate';
-import { type RunningServer, createAppServer, listen } from '../../src/server/server';
 import { createWorld, teamSituation } from '../../src/sim';
+import { proxyServers } from '../helpers/proxyServers';
 
-const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-limits-'));
-const servers: RunningServer[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  rmSync(root, { recursive: true, force: true });
-});
+const servers = proxyServers('proxy-limits');
 
 /** A model that holds every call until told to answer; what it was asked, and which calls were given up. */
 class HeldModel implements ChatClient {
@@ -57,10 +49,7 @@ class HeldModel implements ChatClient {
 }
 
 async function serve(client: ChatClient, options: Omit<LlmProxyOptions, 'access'> = {}): Promise<string> {
-  const access = fixedLlmAccess({ client, provider: 'held', settings: { ...STRATEGIST_DEFAULTS, timeoutMs: 60_000 }, cache: null });
-  const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access, ...options })] }), 0);
-  servers.push(running);
-  return `${running.url}/api/llm`;
+  return `${await servers.serve({ client, provider: 'held', settings: { ...STRATEGIST_DEFAULTS, timeoutMs: 60_000 }, cache: null }, options)}/api/llm`;
 }
 
 interface Reply {
