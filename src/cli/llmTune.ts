@@ -10,7 +10,7 @@ import { cardPathOf } from '../llm/node/adapterCard';
 import { sha256File } from '../llm/node/digest';
 import { LlamaChatClient } from '../llm/node/llamaClient';
 import { LocalEngine } from '../llm/node/localEngine';
-import { LOCAL_MODELS, ggufModelName, shippedAdapterPath } from '../llm/localModels';
+import { LOCAL_MODELS, engineFile, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { num } from '../report/format';
 import { CARD_OPPONENTS, PLAY_LABELS, PLAY_OPPONENTS, type PlayLabels, type TuneProgress, tuneAdapter } from '../tune/pipeline';
 import { TEACHER_HELP, parseTeacher } from '../tune/teachers';
@@ -142,7 +142,7 @@ runCli(async () => {
       cardGames,
       play: { games: playGames, temperature: playTemperature, labels: playLabels as PlayLabels, rounds: playRounds },
       spec,
-      base: { settings, sha256: settings.pulled ? LOCAL_MODELS[settings.pulled]!.sha256 : await sha256File(settings.gguf) },
+      base: { settings, sha256: settings.pulled ? engineFile(LOCAL_MODELS[settings.pulled]!).sha256 : await sha256File(settings.gguf) },
       reproduce: `npm run llm:tune -- ${process.argv.slice(2).join(' ')}`.trim(),
     },
     {

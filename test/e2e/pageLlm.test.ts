@@ -57,7 +57,7 @@ localModelBrowserSuite('in-page model browser test')('the llm team with its mode
     await waitForHook(page, 60_000);
     await page.waitForSelector('#error:not([hidden])', { timeout: 120_000 });
     const shown = await page.locator('#error-text').innerText();
-    expect(shown).toMatch(/the model file gemma-3-270m-q4_k_m\.gguf is not the one the server lists: its SHA-256 is a5fd3b62[0-9a-f]{56}, the listing says 0{64}; it was not loaded/);
+    expect(shown).toMatch(/the model file gemma-3-270m-q4_k_m-strategist\.gguf is not the one the server lists: its SHA-256 is 0e03bbb3[0-9a-f]{56}, the listing says 0{64}; it was not loaded/);
     // Refused before it loaded: nothing was asked of any model.
     expect(seen.chat).toBe(0);
     await page.close();
@@ -94,7 +94,7 @@ localModelBrowserSuite('in-page model browser test')('the llm team with its mode
     // Decisions of the language model show in the panel; none went to the server's model.
     expect(await page.locator('#strategist-blue').innerText()).toMatch(/by language model at \d+:\d\d\.\d/);
     expect(seen.chat).toBe(0);
-    expect(seen.files.sort()).toEqual(['/api/llm/files/gemma-3-270m-q4_k_m.gguf', '/api/llm/files/strategist-gemma3-270m.gguf']);
+    expect(seen.files.sort()).toEqual(['/api/llm/files/gemma-3-270m-q4_k_m-strategist.gguf', '/api/llm/files/strategist-gemma3-270m.gguf']);
 
     const sorted = [...latencies].sort((a, b) => a - b);
     const p50 = sorted[Math.floor((sorted.length - 1) / 2)]!;

@@ -4,13 +4,15 @@
  * missing; elsewhere they are skipped, saying why.
  */
 import { describe } from 'vitest';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, localModelDir, pulledModelPath } from '../../src/llm/localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile, localModelDir, pulledModelPath } from '../../src/llm/localModels';
 import { isVerified } from '../../src/llm/node/pull';
 
 export const LOCAL_SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
+/** The file the engine runs (the pulled one, or the one derived from it). */
+export const LOCAL_ENGINE_FILE = engineFile(LOCAL_SPEC);
 export const LOCAL_MODEL_PATH = pulledModelPath(LOCAL_SPEC, localModelDir(process.env));
 export const IN_CI = /^(1|true)$/i.test(process.env.CI ?? '');
-export const HAVE_LOCAL_MODEL = isVerified(LOCAL_SPEC, LOCAL_MODEL_PATH);
+export const HAVE_LOCAL_MODEL = isVerified(LOCAL_ENGINE_FILE, LOCAL_MODEL_PATH);
 
 /** `describe` where the model is here or in CI, else `describe.skip` with a message. */
 export function describeWithLocalModel(what: string): typeof describe | typeof describe.skip {

@@ -81,9 +81,9 @@ describeWithLocalModel('the shipped adapter')('the shipped adapter on the local 
 
   it('loads by default, names itself in the model name, and follows the rules far more often than the model alone', async () => {
     const tuned = await open({});
-    expect(tuned.client.model).toMatch(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}$/);
+    expect(tuned.client.model).toMatch(/^gemma-3-270m-q4_k_m-strategist\+strategist-gemma3-270m@[0-9a-f]{8}$/);
     const alone = await open({ LLM_ADAPTER: 'none' });
-    expect(alone.client.model).toBe('gemma-3-270m-q4_k_m');
+    expect(alone.client.model).toBe('gemma-3-270m-q4_k_m-strategist');
     const [withAdapter, without] = [await agreement(tuned), await agreement(alone)];
     expect(withAdapter - without).toBeGreaterThan(0.2);
   }, 600_000);

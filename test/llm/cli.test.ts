@@ -78,7 +78,7 @@ describe.concurrent('npm run match with an llm team', () => {
     expect(cache.code).toBe(2);
     expect(cache.stderr).toMatch(/--llm-cache must be one of use, refresh, off, got 'maybe'/);
     expect(bare.code).toBe(1);
-    expect(bare.stderr).toMatch(/^error: team 'llm' is not available: the local model gemma3-270m is not pulled yet, .*no-models\/gemma-3-270m-q4_k_m\.gguf .*\(run npm run llm:pull\)/);
+    expect(bare.stderr).toMatch(/^error: team 'llm' is not available: the local model gemma3-270m is not pulled yet, .*no-models\/gemma-3-270m-q4_k_m-strategist\.gguf .*\(run npm run llm:pull\)/);
     expect(bare.stderr).toContain('npm run llm:pull fetches it (or set HILLMIND_LLM_GGUF=<path to a .gguf file>)');
     expect(bare.stderr).toContain('OPENAI_BASE_URL=http://localhost:11434/v1 LLM_MODEL=gemma3:27b');
   });

@@ -209,13 +209,13 @@ describeWithLocalModel('npm run llm:exam on the local model')('npm run llm:exam 
     const run = await exam(['--limit', '12', '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Strategist exam v2: 12 situations/);
-    expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}\*\* \| \d+\.\d% \|/);
+    expect(run.stdout).toMatch(/\| \*\*gemma-3-270m-q4_k_m-strategist\+strategist-gemma3-270m@[0-9a-f]{8}\*\* \| \d+\.\d% \|/);
     // Beside the rules' columns, the planner's; and the planner's own reference row.
     expect(run.stdout).toContain('| planner agreement | planner kappa | planner held-out agreement | planner held-out kappa |');
     expect(run.stdout).toMatch(/\| reference: the planner itself \| 100\.0% \|/);
     // Asked in the format its shipped adapter was taught.
     const format = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.adapterFormat!;
-    const written = readdirSync(out).find((f) => new RegExp(`^exam-gemma-3-270m-q4_k_m_strategist-gemma3-270m_[0-9a-f]{8}-${format}\\.json$`).test(f));
+    const written = readdirSync(out).find((f) => new RegExp(`^exam-gemma-3-270m-q4_k_m-strategist_strategist-gemma3-270m_[0-9a-f]{8}-${format}\\.json$`).test(f));
     expect(written).toBeDefined();
     const report = JSON.parse(readFileSync(join(out, written!), 'utf8')) as { answers: unknown[]; scores: { latencyMs: { p50: number } } };
     expect(report.answers).toHaveLength(12);

@@ -58,7 +58,7 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
     expect(match.done).toBe(true);
     const strategist = llmStrategistOf(match.controllers[0])!;
     const report = strategist.report();
-    expect(report).toMatchObject({ model: expect.stringMatching(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@[0-9a-f]{8}$/), provider: 'local llama.cpp (CPU, 1 thread)', cacheHits: 0, abandoned: 0 });
+    expect(report).toMatchObject({ model: expect.stringMatching(/^gemma-3-270m-q4_k_m-strategist\+strategist-gemma3-270m@[0-9a-f]{8}$/), provider: 'local llama.cpp (CPU, 1 thread)', cacheHits: 0, abandoned: 0 });
     // 2 Hz for 15 s, and events.
     expect(report.calls).toBeGreaterThanOrEqual(25);
     expect(report.answers / (report.answers + report.failed)).toBeGreaterThanOrEqual(0.9);
@@ -91,7 +91,7 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
       expect(answer.promptTokens).toBeGreaterThan(text);
       expect(answer.promptTokens).toBeLessThan(text + 24);
       expect(answer.completionTokens).toBeGreaterThanOrEqual(config.agent.perTeam * 2 - 1);
-      expect(answer.model).toMatch(/^gemma-3-270m-q4_k_m\+strategist-gemma3-270m@/);
+      expect(answer.model).toMatch(/^gemma-3-270m-q4_k_m-strategist\+strategist-gemma3-270m@/);
     }
   }, 300_000);
 

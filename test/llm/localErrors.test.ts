@@ -14,7 +14,7 @@ import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { DEFAULT_CONFIG } from '../../src/sim';
 import { createPlatform, createTeam, teamAvailability } from '../../src/teams';
-import { HAVE_LOCAL_MODEL, IN_CI, LOCAL_MODEL_PATH, LOCAL_SPEC } from '../helpers/localModel';
+import { HAVE_LOCAL_MODEL, IN_CI, LOCAL_MODEL_PATH, LOCAL_ENGINE_FILE } from '../helpers/localModel';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-gguf-'));
@@ -55,15 +55,15 @@ describe('a GGUF file that cannot be used', () => {
     readSync(fd, head, 0, head.length, 0);
     closeSync(fd);
     writeFileSync(cut, head);
-    await expect(llmTeam({ HILLMIND_LLM_GGUF: cut })).rejects.toThrow(new RegExp(`cannot load the local model file ${cut}: .*the file is cut short: ${head.length} bytes of the ${LOCAL_SPEC.bytes} its header describes.*npm run llm:pull`));
+    await expect(llmTeam({ HILLMIND_LLM_GGUF: cut })).rejects.toThrow(new RegExp(`cannot load the local model file ${cut}: .*the file is cut short: ${head.length} bytes of the \\d+ its header describes.*npm run llm:pull`));
   }, 60_000);
 
   it('a pulled model that changed since it was verified: refused, saying to pull again', async () => {
     const models = join(dir, 'models');
     mkdirSync(models, { recursive: true });
-    const file = join(models, LOCAL_SPEC.file);
+    const file = join(models, LOCAL_ENGINE_FILE.file);
     writeFileSync(file, 'GGUF, but not the one that was pulled');
-    writeFileSync(`${file}.sha256`, JSON.stringify({ sha256: LOCAL_SPEC.sha256, size: LOCAL_SPEC.bytes, mtimeMs: 0 }));
+    writeFileSync(`${file}.sha256`, JSON.stringify({ sha256: LOCAL_ENGINE_FILE.sha256, size: LOCAL_ENGINE_FILE.bytes, mtimeMs: 0 }));
     await expect(llmTeam({ HILLMIND_LLM_DIR: models })).rejects.toThrow(`the local model gemma3-270m is not pulled yet, or ${file} changed since npm run llm:pull verified it (run npm run llm:pull)`);
   });
 
@@ -80,7 +80,7 @@ describe('a GGUF file that cannot be used', () => {
   it.runIf(HAVE_LOCAL_MODEL || IN_CI)('a pulled model with one flipped byte, its size and mtime kept (its note still says verified), is not served', async () => {
     const models = join(dir, 'flipped');
     mkdirSync(models, { recursive: true });
-    const file = join(models, LOCAL_SPEC.file);
+    const file = join(models, LOCAL_ENGINE_FILE.file);
     copyFileSync(LOCAL_MODEL_PATH, file);
     const { atime, mtime, size } = statSync(file);
     // One byte in the weights, far past the header, so the file still reads as a whole GGUF.
@@ -92,9 +92,9 @@ describe('a GGUF file that cannot be used', () => {
     writeSync(fd, byte, 0, 1, at);
     closeSync(fd);
     utimesSync(file, atime, mtime);
-    writeFileSync(`${file}.sha256`, JSON.stringify({ sha256: LOCAL_SPEC.sha256, size, mtimeMs: statSync(file).mtimeMs }));
+    writeFileSync(`${file}.sha256`, JSON.stringify({ sha256: LOCAL_ENGINE_FILE.sha256, size, mtimeMs: statSync(file).mtimeMs }));
     await expect(llmTeam({ HILLMIND_LLM_DIR: models })).rejects.toThrow(
-      new RegExp(`cannot start: the local model file ${file} is damaged or changed: its sha256 is [0-9a-f]{64}, not the pinned ${LOCAL_SPEC.sha256}; run npm run llm:pull`),
+      new RegExp(`cannot start: the local model file ${file} is damaged or changed: its sha256 is [0-9a-f]{64}, not the pinned ${LOCAL_ENGINE_FILE.sha256}; run npm run llm:pull`),
     );
   }, 120_000);
 

@@ -31,7 +31,7 @@ describe('LLM settings', () => {
   it('with no settings: the pulled local model; HILLMIND_LLM_GGUF names any file; a server, when set, wins', () => {
     expect(readLlmSettings({})).toMatchObject({
       ok: true,
-      settings: { source: 'local', model: 'gemma-3-270m-q4_k_m', gguf: '.cache/llm/models/gemma-3-270m-q4_k_m.gguf', pulled: 'gemma3-270m', sequences: 4, contextSize: 1024, format: 'terse' },
+      settings: { source: 'local', model: 'gemma-3-270m-q4_k_m-strategist', gguf: '.cache/llm/models/gemma-3-270m-q4_k_m-strategist.gguf', pulled: 'gemma3-270m', sequences: 4, contextSize: 1024, format: 'terse' },
     });
     expect(readLlmSettings({ LLM_MODEL: 'smollm2-135m', HILLMIND_LLM_DIR: '/models' })).toMatchObject({
       ok: true,
@@ -219,7 +219,7 @@ describe("the registry's llm team", () => {
   it("without a server or a pulled model: refused with 'not available' and how to get one, by the probe too", async () => {
     const none = { HILLMIND_LLM_DIR: '/nonexistent/models', LLM_SKILLS: 'scripted' };
     await expect(createTeam('llm', ctx(none))).rejects.toThrow(
-      /^team 'llm' is not available: the local model gemma3-270m is not pulled yet, or \/nonexistent\/models\/gemma-3-270m-q4_k_m\.gguf changed .*\(run npm run llm:pull\)/s,
+      /^team 'llm' is not available: the local model gemma3-270m is not pulled yet, or \/nonexistent\/models\/gemma-3-270m-q4_k_m-strategist\.gguf changed .*\(run npm run llm:pull\)/s,
     );
     await expect(createTeam('llm', ctx(none))).rejects.toThrow(LLM_SETUP_HELP);
     const probe = await teamAvailability('llm', platformFor(none));

@@ -16,7 +16,7 @@ import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
 import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
-import { LOCAL_MODELS, adaptedModelName, shippedAdapterPath } from '../localModels';
+import { LOCAL_MODELS, adaptedModelName, engineFile, shippedAdapterPath } from '../localModels';
 import { systemPrompt } from '../prompt';
 import { sdkTimeoutMs } from '../timing';
 import { isVerified } from './pull';
@@ -62,7 +62,7 @@ export function providerOf(settings: LlmSettings): string {
 /** Whether the local model's file is there (and, where it was pulled, unchanged since), without loading it. */
 export function localAvailability(settings: LocalLlmSettings): { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly help: string } {
   const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
-  if (spec && !isVerified(spec, settings.gguf)) {
+  if (spec && !isVerified(engineFile(spec), settings.gguf)) {
     return {
       ok: false,
       reason: `the local model ${settings.pulled} is not pulled yet, or ${settings.gguf} changed since npm run llm:pull verified it (run npm run llm:pull)`,
@@ -130,7 +130,7 @@ export async function openLocalClient(settings: LocalLlmSettings): Promise<Llama
     contextSize: settings.contextSize,
     help: LOCAL_MODEL_HELP,
     // A pulled model is pinned: its bytes are checked before they are served.
-    ...(settings.pulled && LOCAL_MODELS[settings.pulled] ? { sha256: LOCAL_MODELS[settings.pulled]!.sha256 } : {}),
+    ...(settings.pulled && LOCAL_MODELS[settings.pulled] ? { sha256: engineFile(LOCAL_MODELS[settings.pulled]!).sha256 } : {}),
   });
   const client = new LlamaChatClient(engine, { compact: settings.compact, calibrate: settings.adapter === null });
   // The first decisions of a two-agent team then evaluate only their state.

