@@ -25,8 +25,10 @@ import {
   type ChatRequest,
   type LlmCacheStatus,
   type LlmSpec,
+  type AnswerFormat,
   buildRequest,
   fixedLlmAccess,
+  type LlmAccess,
   llmSettingsOf,
   localLlmSpec,
   strategistSettingsOf,
@@ -41,6 +43,8 @@ import { ProxyDecisionCache } from '../server/llmProxyCache';
 import { percentile } from '../stats';
 import { createAppServer, listen } from '../server/server';
 import { type ParticipantsServed, participantsServed, runParticipants } from './participants';
+import { runMatch } from '../match';
+import { type Platform, createPlatform } from '../teams';
 
 const FLOODERS = 30;
 /** One flooding client: another loopback address than the page's. */
@@ -90,7 +94,12 @@ function post(url: string, body: ChatRequest, localAddress: string, timeoutMs: n
   });
 }
 
-const FLOOD_TEXT = 'Describe every wall, corner and cover spot of the arena in detail, then plan each move. '.repeat(140);
+/**
+ * Flood text in the strategist's own words, so it is read in the same tokens by the pulled
+ * model and the one cut to the strategist's vocabulary (about 4.6 characters a token);
+ * words from outside it fall apart into characters in the cut model and would not fit.
+ */
+const FLOOD_TEXT = 'One agent secures the zone while the other defends its perimeter with Combat; a badly hurt agent retreats to a pickup. '.repeat(110);
 
 /** A 24 KB prompt (two messages of 12,000 characters: the proxy's per-message limit) with no token bound. */
 export function floodRequest(): ChatRequest {
@@ -100,7 +109,7 @@ export function floodRequest(): ChatRequest {
 
 /** A prompt of about 700 tokens, within every bound, with no token bound on its answer. */
 export function fittingFloodRequest(): ChatRequest {
-  return { messages: [{ role: 'user', content: FLOOD_TEXT.slice(0, 3_200) }], temperature: 0.7 };
+  return { messages: [{ role: 'user', content: FLOOD_TEXT.slice(0, 3_600) }], temperature: 0.7 };
 }
 
 interface PageFigures {
@@ -154,15 +163,35 @@ export interface ParticipantsOnProxy extends ParticipantsServed {
   readonly unanswered: ReadonlyMap<number, number>;
 }
 
+/** Which request a participant asks as its `decision`-th. */
+export type ParticipantRequests = (participant: number, decision: number, participants: number) => ChatRequest;
+
+/** Participants at once ask different positions of `requests`, as different games would. */
+export const spreadOver =
+  (requests: readonly ChatRequest[]): ParticipantRequests =>
+  (p, k, participants) =>
+    requests[(k * participants + p) % requests.length]!;
+
+/**
+ * Each participant replays a game of its own, in order, from a point of its own (a
+ * participant joins a study at any time): what a study server's decision cache meets.
+ */
+export const replayingGames =
+  (games: readonly (readonly ChatRequest[])[]): ParticipantRequests =>
+  (p, k) => {
+    const game = games[p % games.length]!;
+    return game[(k + p * 97) % game.length]!;
+  };
+
 /**
  * `participants` pages asking the strategist's decisions through the proxy at `url` for `ms`
  * (runParticipants), each from its own loopback address (127.0.0.1 and on: another client to
- * the proxy's per-client limits), at the strategist's rate and timeout. Participants at once
- * ask different positions of `requests`, as different games would.
+ * the proxy's per-client limits), at the strategist's rate and timeout, each the requests
+ * `requestOf` gives it.
  */
 export async function participantsOnProxy(
   url: string,
-  requests: readonly ChatRequest[],
+  requestOf: ParticipantRequests,
   participants: number,
   ms: number,
   strategist: Pick<typeof STRATEGIST_DEFAULTS, 'rateHz' | 'timeoutMs'> = STRATEGIST_DEFAULTS,
@@ -175,7 +204,7 @@ export async function participantsOnProxy(
     timeoutMs: strategist.timeoutMs,
     ms,
     ask: async (p, k, timeoutMs) => {
-      const { status } = await post(url, requests[(k * participants + p) % requests.length]!, `127.0.0.${p + 1}`, timeoutMs, never);
+      const { status } = await post(url, requestOf(p, k, participants), `127.0.0.${p + 1}`, timeoutMs, never);
       if (status !== 200) unanswered.set(status, (unanswered.get(status) ?? 0) + 1);
       return status === 200;
     },
@@ -202,12 +231,16 @@ function unansweredText(unanswered: ReadonlyMap<number, number>): string {
  * (2 got 75%: they ask 4 a second; the rest got 429 at once, or were given up at 2 s); at 3.9
  * a second, 2 (3 got 65%). The engine serves about its decisions a second over 2.
  */
-async function benchParticipants(url: string, requests: readonly ChatRequest[], seconds: number): Promise<LlmBenchRow[]> {
+async function benchParticipants(
+  serve: (participants: number, ms: number) => Promise<ParticipantsOnProxy>,
+  seconds: number,
+  what: string,
+): Promise<LlmBenchRow[]> {
   const ms = Math.max(5, 5 * seconds) * 1000;
   const { rateHz, timeoutMs } = STRATEGIST_DEFAULTS;
   const search = await participantsServed<ParticipantsOnProxy>(
     async (participants) => {
-      const served = await participantsOnProxy(url, requests, participants, ms);
+      const served = await serve(participants, ms);
       // The next count starts from an idle model.
       await new Promise((r) => setTimeout(r, 1000));
       return served;
@@ -217,21 +250,89 @@ async function benchParticipants(url: string, requests: readonly ChatRequest[], 
   );
   return [
     ...search.tried.map(({ participants, served }) => ({
-      name: `proxy: participants' decisions answered in ${timeoutMs / 1000} s, ${participants} at once (${served.asked}${unansweredText(served.unanswered)})`,
+      name: `proxy${what}: participants' decisions answered in ${timeoutMs / 1000} s, ${participants} at once (${served.asked}${unansweredText(served.unanswered)})`,
       value: 100 * served.share,
       unit: '%',
       target: 100 * SERVED_SHARE,
     })),
-    { name: `proxy: participants served at ${100 * SERVED_SHARE}% (${rateHz} decisions/s each)`, value: search.served, unit: 'participants', target: PARTICIPANTS_TARGET },
+    { name: `proxy${what}: participants served at ${100 * SERVED_SHARE}% (${rateHz} decisions/s each)`, value: search.served, unit: 'participants', target: PARTICIPANTS_TARGET },
+  ];
+}
+
+/** Games played for the participants to replay, and the first seed of them. */
+const PLAYED_GAMES = 24;
+const PLAYED_SEED = 5000;
+
+/**
+ * The requests of the page's llm team in `games` games against bt on the trained skills
+ * (`models`), each in order: the rule client stands in for the model (its answers steer the
+ * game as a model's would), in the server's format, lockstep, so the games are the same on
+ * any machine.
+ */
+export async function playedGames(format: AnswerFormat, models: Platform['models'], games: number): Promise<ChatRequest[][]> {
+  const rules = new RuleChatClient();
+  let current: ChatRequest[] = [];
+  const client = {
+    model: 'rules',
+    complete: (request: ChatRequest) => {
+      current.push(request);
+      return rules.complete(request);
+    },
+  };
+  const platform = createPlatform({ models, llm: fixedLlmAccess({ client, provider: 'rules', settings: strategistSettingsOf({ timing: { kind: 'lockstep' }, format }), cache: null }) });
+  const recorded: ChatRequest[][] = [];
+  try {
+    for (let g = 0; g < games; g++) {
+      current = [];
+      await runMatch({ blue: 'llm', red: 'bt', seed: PLAYED_SEED + g }, { platform, record: false });
+      recorded.push(current);
+    }
+  } finally {
+    await platform.close();
+  }
+  return recorded;
+}
+
+/**
+ * Participants as a study server meets them: each replays a game of its own through a proxy
+ * whose decision cache is on, as `npm start` runs it, and empty at each count (the games are
+ * the same at every count: a cache kept would know them all); a situation repeated, in one
+ * game or across them, costs the model nothing.
+ */
+async function benchPlayedParticipants(access: LlmAccess, format: AnswerFormat, models: Platform['models'], seconds: number): Promise<LlmBenchRow[]> {
+  const games = await playedGames(format, models, PLAYED_GAMES);
+  let hits = 0;
+  let misses = 0;
+  const serve = async (participants: number, ms: number): Promise<ParticipantsOnProxy> => {
+    const root = mkdtempSync(join(tmpdir(), 'hillmind-proxy-played-'));
+    const running = await listen(createAppServer({ root, routes: [llmProxyRoutes({ access, cache: ProxyDecisionCache.open({ mode: 'use', dir: root }) })] }), 0);
+    try {
+      const served = await participantsOnProxy(`${running.url}${LLM_PROXY_PATH}`, replayingGames(games), participants, ms);
+      const { cache } = (await (await fetch(`${running.url}${LLM_STATUS_PATH}`)).json()) as { cache: LlmCacheStatus };
+      hits += cache.hits;
+      misses += cache.misses;
+      return served;
+    } finally {
+      await running.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+  const rows = await benchParticipants(serve, seconds, ', decision cache on, each its own game');
+  const asked = games.reduce((n, g) => n + g.length, 0);
+  const distinct = new Set(games.flat().map((r) => JSON.stringify(r.messages))).size;
+  return [
+    { name: `played games' requests (${PLAYED_GAMES} games vs bt, ${asked} requests): distinct prompts`, value: (100 * distinct) / asked, unit: '%' },
+    ...rows,
+    { name: `proxy, decision cache on: hit rate over the counts (${hits} hits / ${misses} misses)`, value: (100 * hits) / Math.max(1, hits + misses), unit: '%' },
   ];
 }
 
 /** The first world seed of the decision flood's situations, apart from the page's (0-47 and on). */
 const FLOOD_SITUATIONS_SEED = 1000;
 
-/** The page's decisions at the sample positions, as its strategist asks them. */
-export function pageRequests(firstSeed = 0): ChatRequest[] {
-  return sampleWorlds(48, firstSeed).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format: 'compact', temperature: STRATEGIST_DEFAULTS.temperature }));
+/** The page's decisions at the sample positions, as its strategist asks them in `format` (the server's, which the page reads from its status). */
+export function pageRequests(firstSeed = 0, format: AnswerFormat = 'compact'): ChatRequest[] {
+  return sampleWorlds(48, firstSeed).map((s) => buildRequest(teamSituation(s.world, s.team), s.current, { format, temperature: STRATEGIST_DEFAULTS.temperature }));
 }
 
 /**
@@ -287,11 +388,13 @@ async function benchProxyCache(requests: readonly ChatRequest[]): Promise<LlmBen
  * `spec`: the process's language-model settings; the local model runs whatever server they
  * name. The cache's rows need no model; the others are skipped without the local one.
  */
-export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<LlmBenchRow[]> {
-  const requests = pageRequests();
-  const cacheRows = await benchProxyCache(requests);
+export async function benchLlmProxy(seconds: number, spec: LlmSpec, models: Platform['models']): Promise<LlmBenchRow[]> {
   const local = localLlmSpec(spec);
   const result = llmSettingsOf(local);
+  // The page asks in the server's format: the shipped adapter's terse one on the pulled model.
+  const format = result.ok ? result.settings.format : 'compact';
+  const requests = pageRequests(0, format);
+  const cacheRows = await benchProxyCache(requests);
   if (!result.ok || result.settings.source !== 'local') {
     console.log(`(flood rows skipped: ${result.ok ? 'no local model' : result.error})`);
     return cacheRows;
@@ -311,7 +414,7 @@ export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<Llm
     await post(url, requests[0]!, '127.0.0.1', 120_000, new AbortController().signal);
     const alone = await page(url, requests, ms);
     // The participants and the decision flood ask other situations than the page's, made before the clock runs.
-    const otherSituations = pageRequests(FLOOD_SITUATIONS_SEED);
+    const otherSituations = pageRequests(FLOOD_SITUATIONS_SEED, format);
     // What one flooding client's request takes with the model to itself, against the proxy's timeout.
     const never = new AbortController().signal;
     await post(url, fittingFloodRequest(), '127.0.0.2', 30_000, never);
@@ -322,7 +425,8 @@ export async function benchLlmProxy(seconds: number, spec: LlmSpec): Promise<Llm
       { name: 'proxy: page decisions/s alone (2 teams)', value: alone.perSecond, unit: 'answers/s' },
       { name: `proxy: page decisions answered alone (${alone.asked})`, value: (100 * alone.answered) / Math.max(1, alone.asked), unit: '%' },
       { name: `proxy: one 700-token request, the model idle, round trip (${loneReply.status})`, value: performance.now() - lone, unit: 'ms', lowerIsBetter: true },
-      ...(await benchParticipants(url, otherSituations, seconds)),
+      ...(await benchParticipants((participants, ms) => participantsOnProxy(url, spreadOver(otherSituations), participants, ms), seconds, '')),
+      ...(await benchPlayedParticipants(access, format, models, seconds)),
     ];
     // The third is thirty pages' worth of decisions (other situations than the measured page's, so
     // no answer is shared): what many participants playing llm at once get of one engine. There

@@ -58,7 +58,7 @@ export async function runBench(options: BenchOptions, platform: NodePlatform, pr
     ['local-llm', 'local language model (node-llama-cpp, CPU)', () => benchLocalModel(seconds, platform.spec.llm, print)],
     ['exam', 'strategist exam on the local model (npm run llm:exam)', () => benchExam(seconds, platform.spec.llm, print)],
     ['bridge', 'the Python package\'s bridge (python/hillmind) beside Node', () => benchBridge(seconds, print)],
-    ['llm-proxy', "the LLM proxy's decision cache (rule client), the page's decisions through the proxy on the local model, alone and under a flood of other clients, and how many participants playing llm at once it serves", async () => (await import('./llmProxy')).benchLlmProxy(seconds, platform.spec.llm)],
+    ['llm-proxy', "the LLM proxy's decision cache (rule client), the page's decisions through the proxy on the local model, alone and under a flood of other clients, and how many participants playing llm at once it serves", async () => (await import('./llmProxy')).benchLlmProxy(seconds, platform.spec.llm, platform.models)],
     ['study-server', 'the server: requests per second by kind of request, and the study server under a hostile participant (episodes checked on a worker thread)', async () => (await import('./studyServer')).benchStudyServer(platform, seconds)],
     ['training', 'training (PPO with the shipped navigate config, 1 worker and the shipped 2)', () => benchTraining(seconds, options.modelDir)],
     ['browser', 'browser (headless chromium, bt-scripted vs heuristic at 1x)', () => benchBrowserFrame(seconds, print)],

@@ -19,7 +19,7 @@ export const LLM_RUNS = ['server', 'browser', 'auto'] as const;
 export type LlmRuns = (typeof LLM_RUNS)[number];
 
 /**
- * The default: the server's model. Running it in the page costs every participant a 253 MB
+ * The default: the server's model. Running it in the page costs every participant a 70 MB
  * download (and 2.5 MB of adapter) before the first decision; a study asks for it (studies.md).
  */
 export const DEFAULT_LLM_RUNS: LlmRuns = 'server';
@@ -98,7 +98,7 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
     const asked = await server.availability();
     if (!asked.ok) throw new LlmUnavailable(asked.reason, asked.help);
     const chosen = await choose();
-    // Closed while the server was asked: nothing starts now (the page's engine would load 253 MB only to free it).
+    // Closed while the server was asked: nothing starts now (the page's engine would load 70 MB only to free it).
     closing.throwIfAborted();
     if (!chosen.inPage) {
       if (options.runs === 'browser') throw new LlmUnavailable(refusal(chosen.reason));
@@ -110,7 +110,7 @@ export function pageLlmAccess(options: PageLlmOptions): LlmAccess {
         // The system prompt evaluated before the first decision, as the server's engine does (the first, cold, prompt took 26 s on one thread).
         await client.warm([{ role: 'system', content: systemPrompt(asked.settings.format, 2) }, { role: 'user', content: 'Agent 1:' }]);
       } catch (err) {
-        // Its worker holds the 253 MB model: a failed start frees it before anything else is tried.
+        // Its worker holds the 70 MB model: a failed start frees it before anything else is tried.
         await client.close();
         throw err;
       }

@@ -246,7 +246,7 @@ export async function openPageModel(options: PageModelOptions): Promise<PageChat
     if (!listed.ok) throw new PageModelRefused(listed.reason);
     files = listed.files;
   }
-  // One at a time: the model is 253 MB, and each is held until the engine has it.
+  // One at a time: the model is 70 MB, and each is held until the engine has it.
   const blobs: Blob[] = [];
   for (const file of files.files) blobs.push(await fetchCheckedFile(file, fetchImpl, base));
   const adapter = files.files.some((f) => f.role === 'adapter');

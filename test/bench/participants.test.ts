@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ChatClient, type ChatRequest, type ChatResponse, STRATEGIST_DEFAULTS, fixedLlmAccess } from '../../src/llm';
-import { pageRequests, participantsOnProxy } from '../../src/bench/llmProxy';
+import { pageRequests, participantsOnProxy, spreadOver } from '../../src/bench/llmProxy';
 import { type AskDecision, type ParticipantClock, participantCounts, participantsServed, runParticipants } from '../../src/bench/participants';
 import { llmProxyRoutes } from '../../src/server/llmProxy';
 import { createAppServer, listen } from '../../src/server/server';
@@ -139,7 +139,7 @@ describe('participants through the proxy, on a stand-in model', () => {
       // Twelve different situations of the page's (some of its positions repeat a prompt).
       const requests = pageRequests().filter((r, i, all) => all.findIndex((q) => JSON.stringify(q.messages) === JSON.stringify(r.messages)) === i).slice(0, 12);
       // 3 participants asking 4 decisions a second for 1 s; a timeout no loaded machine reaches.
-      const served = await participantsOnProxy(`${running.url}/api/llm`, requests, 3, 1000, { rateHz: 4, timeoutMs: 30_000 });
+      const served = await participantsOnProxy(`${running.url}/api/llm`, spreadOver(requests), 3, 1000, { rateHz: 4, timeoutMs: 30_000 });
       expect(served).toEqual({ asked: 12, answered: 12, share: 1, unanswered: new Map() });
       // At once the participants ask different situations: all twelve, each once.
       expect(asked.map((r) => requests.indexOf(requests.find((q) => JSON.stringify(q.messages) === JSON.stringify(r.messages))!)).sort((a, b) => a - b)).toEqual(
