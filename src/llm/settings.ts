@@ -13,8 +13,6 @@
  *   HILLMIND_LLM_GGUF without a server: any GGUF file for the local engine (over LLM_MODEL)
  *   HILLMIND_LLM_DIR  where npm run llm:pull puts models, default .cache/llm/models
  *   LLM_THREADS       local engine: CPU threads, default the cores less one (at least 1)
- *   LLM_ENGINES       local engine: engines side by side on the same model, each with
- *                     LLM_THREADS threads, so decisions a second grow with cores; default 1
  *   LLM_SEQUENCES     local engine: decisions it works on at once, so concurrent matches share
  *                     one loaded model, default 4
  *   LLM_CONTEXT       local engine: tokens each sequence holds (prompt and answer), default 1024
@@ -87,8 +85,6 @@ export interface LocalLlmSettings extends ResolvedAsking {
   readonly pulled: string | null;
   /** undefined: the cores less one. */
   readonly threads?: number;
-  /** Engines side by side on the model (enginePool.ts), each with `threads` threads. */
-  readonly engines: number;
   readonly sequences: number;
   readonly contextSize: number;
   readonly compact: CompactDecoding;
@@ -160,13 +156,9 @@ const askingFromEnv = z.object({
 
 const ADAPTER_MESSAGE = 'LLM_ADAPTER must be none or the path of a .gguf LoRA adapter';
 
-/** One engine: each more takes the threads again (LLM_ENGINES). */
-export const DEFAULT_ENGINES = 1;
-
 /** The local engine's settings, from the environment's text. */
 const engineFromEnv = z.object({
   threads: integer('LLM_THREADS', 1, 256).optional(),
-  engines: integer('LLM_ENGINES', 1, 16).default(DEFAULT_ENGINES),
   sequences: integer('LLM_SEQUENCES', 1, 64).optional(),
   contextSize: integer('LLM_CONTEXT', 256, 131_072).default(1024),
   compact: z.enum(COMPACT_DECODINGS, { message: `LLM_COMPACT must be one of ${COMPACT_DECODINGS.join(', ')}` }).default('scores'),
@@ -208,7 +200,6 @@ const askingSpec = z.object({
 });
 const engineSpec = z.object({
   threads: z.number().int().min(1).optional(),
-  engines: z.number().int().min(1),
   sequences: z.number().int().min(1).optional(),
   contextSize: z.number().int().min(1),
   compact: z.enum(COMPACT_DECODINGS),
@@ -285,7 +276,6 @@ export function parseLlmSpec(env: Env): LlmSpec {
     engine: mapChecked(
       check(engineFromEnv, {
         threads: trimmed(env.LLM_THREADS),
-        engines: trimmed(env.LLM_ENGINES),
         sequences: trimmed(env.LLM_SEQUENCES),
         contextSize: trimmed(env.LLM_CONTEXT),
         compact: trimmed(env.LLM_COMPACT),

@@ -14,7 +14,6 @@ import { ChannelChatClient } from './channel';
 import { OpenAiChatClient } from './openaiClient';
 import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
-import { EnginePoolClient } from './enginePool';
 import { LocalEngine } from './localEngine';
 import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
 import { LOCAL_MODELS, adaptedModelName, engineFile, shippedAdapterPath } from '../localModels';
@@ -57,8 +56,7 @@ export function localThreads(settings: LocalLlmSettings): number {
 export function providerOf(settings: LlmSettings): string {
   if (settings.source === 'server') return `openai-compatible ${publicBaseUrl(settings.baseUrl)}`;
   const threads = localThreads(settings);
-  const engines = settings.engines > 1 ? `${settings.engines} engines x ` : '';
-  return `local llama.cpp (CPU, ${engines}${countOf(threads, 'thread')})`;
+  return `local llama.cpp (CPU, ${countOf(threads, 'thread')})`;
 }
 
 /** Whether the local model's file is there (and, where it was pulled, unchanged since), without loading it. */
@@ -119,19 +117,6 @@ export function adapterProblem(path: string, options: { readonly cardRequired: b
 export function localModelName(settings: LocalLlmSettings): string {
   if (settings.adapter === null || !existsSync(settings.adapter)) return settings.model;
   return adaptedModelName(settings.model, settings.adapter, adapterSha256(settings.adapter));
-}
-
-/** The settings' engines (LLM_ENGINES): one engine's client, or a pool of them (enginePool.ts), each loaded in turn. */
-export async function openLocalEngines(settings: LocalLlmSettings): Promise<ChatClient> {
-  if (settings.engines <= 1) return openLocalClient(settings);
-  const engines: LlamaChatClient[] = [];
-  try {
-    for (let i = 0; i < settings.engines; i++) engines.push(await openLocalClient(settings));
-  } catch (err) {
-    await Promise.all(engines.map((engine) => engine.close()));
-    throw err;
-  }
-  return new EnginePoolClient(engines);
 }
 
 /** Load the engine on the settings' file and ready a sequence or two with the system prompt. */
@@ -224,7 +209,7 @@ function chosenSettings(spec: LlmSpec, choice: ModelChoice): SettingsResult {
 
 function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): LlmAccess {
   const createClient = options.createClient ?? createOpenAiClient;
-  const openLocal = options.openLocal ?? openLocalEngines;
+  const openLocal = options.openLocal ?? openLocalClient;
   let modelName: string | undefined;
   const nameOf = (settings: LlmSettings) => (modelName ??= settings.source === 'local' ? localModelName(settings) : settings.model);
   const availability = async (): Promise<LlmAvailability> => {
