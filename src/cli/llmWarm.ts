@@ -1,0 +1,46 @@
+/**
+ * npm run llm:warm [-- --games <n>] [--seed <s>]: before a study, the server's model plays
+ * games as the llm team and each answer goes into the decision cache `npm start` serves
+ * pages from (server/llmProxyWarmup.ts), so participants' situations those games met cost
+ * the model nothing. The same settings as the server (LLM_CACHE_DIR, the model, its
+ * adapter and format); running it again adds games (another --seed plays other ones).
+ */
+import { defaultCacheDir } from '../llm/node';
+import { ProxyDecisionCache } from '../server/llmProxyCache';
+import { warmProxyCache } from '../server/llmProxyWarmup';
+import { EPISODES_RANGE, SEED_RANGE, UsageError, integerOption, parseCommandLine, runCli } from './args';
+import { commandPlatformSpec, withPlatform } from './platform';
+import { ProgressBar } from './progress';
+
+const DEFAULT_GAMES = 100;
+const DEFAULT_SEED = 900_000;
+
+const USAGE = `usage: npm run llm:warm [-- --games <n>] [--seed <s>]
+  fills the server's decision cache (LLM_CACHE_DIR/server) with the model's answers in
+  games of the llm team against bt and flat, lockstep, as the server would answer a page.
+  --games   games to play (default ${DEFAULT_GAMES}: about half of a new game's decisions known after)
+  --seed    the first game's seed (default ${DEFAULT_SEED}); another seed plays other games`;
+
+runCli(async () => {
+  const { values } = parseCommandLine({ games: { type: 'string' }, seed: { type: 'string' } }, USAGE);
+  const games = integerOption('games', values.games, DEFAULT_GAMES, { min: 1, max: EPISODES_RANGE.max });
+  const seed = integerOption('seed', values.seed, DEFAULT_SEED, SEED_RANGE);
+  return withPlatform(commandPlatformSpec(), async (platform) => {
+    const asking = platform.spec.llm.asking;
+    if (!asking.ok) throw new UsageError(asking.issues.join('; '));
+    if (asking.value.cache === 'off') throw new UsageError('LLM_CACHE=off: the server keeps no decisions, so there is nothing to warm');
+    const cache = ProxyDecisionCache.open({ mode: asking.value.cache, dir: asking.value.cacheDir ?? defaultCacheDir() });
+    const problem = cache.status().problem;
+    if (problem) throw new Error(problem);
+    const connection = await platform.llm.connect();
+    const bar = new ProgressBar(games, 'games');
+    const result = await warmProxyCache(platform, connection, cache, {
+      games,
+      seed,
+      onGame: (game, asked, known) => bar.update(game, `game ${game}: ${asked} decisions, ${known} already known`),
+    });
+    const status = cache.status();
+    bar.done(`${result.games} games, ${result.asked} decisions (${result.known} already known); the cache holds ${status.entries} of ${status.maxEntries}`);
+    return 0;
+  });
+});
