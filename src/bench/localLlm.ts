@@ -12,7 +12,7 @@ import { type EngineSlot, GRAMMAR_CACHE_SIZE, collect } from '../llm/node/localE
 import { localThreads, openLocalClient } from '../llm/node';
 import { type AnswerFormat, buildRequest, systemPrompt } from '../llm/prompt';
 import type { LocalLlmSettings } from '../llm/settings';
-import { LOCAL_MODELS, ggufModelName, pulledModelPath } from '../llm/localModels';
+import { LOCAL_MODELS, ggufModelName, engineModelPath } from '../llm/localModels';
 import { dirname, join } from 'node:path';
 import { teamSituation } from '../sim';
 
@@ -179,7 +179,6 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
     }
     rows.push({ name: `local answers valid, ${format} (constrained, ${answers})`, value: (valid / Math.max(1, answers)) * 100, unit: '%', target: 99 });
   }
-  rows.push(...(await vocabularyRows(settings, client, budget)));
   rows.push(...(await grammarRows(client)));
   return { rows, client };
 }
@@ -187,12 +186,15 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
 /**
  * The decisions the product asks (the shipped adapter's format) on the file the engine runs
  * beside the same on the pulled model's whole vocabulary, one request each in turn so both
- * see the same load: latency, and decisions per CPU-second of this process (one thread).
+ * see the same load: latency, decisions per CPU-second of this process (one thread), and
+ * the resident memory loading the whole one adds beside the engine.
  */
-async function vocabularyRows(settings: LocalLlmSettings, client: LlamaChatClient, budgetMs: number): Promise<LlmBenchRow[]> {
+export async function vocabularyRows(settings: LocalLlmSettings, client: LlamaChatClient, budgetMs: number): Promise<LlmBenchRow[]> {
   const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
-  if (!spec?.derived || settings.gguf !== pulledModelPath(spec, dirname(settings.gguf))) return [];
+  if (!spec?.derived || settings.gguf !== engineModelPath(spec, dirname(settings.gguf))) return [];
+  const before = rssMiB();
   const whole = await openLocalClient({ ...settings, gguf: join(dirname(settings.gguf), spec.file), model: ggufModelName(spec.file), pulled: null });
+  const wholeMiB = rssMiB() - before;
   try {
     const runs = [
       { name: `the strategist's vocabulary (${mb(spec.derived.bytes)})`, client, ms: [] as number[], cpuMs: 0 },
@@ -212,7 +214,8 @@ async function vocabularyRows(settings: LocalLlmSettings, client: LlamaChatClien
         run.cpuMs += (used.user + used.system) / 1000;
       }
     }
-    return runs.flatMap((run, i) => {
+    const memory: LlmBenchRow = { name: `local model resident memory added by loading ${runs[1]!.name}`, value: wholeMiB, unit: 'MiB' };
+    return [memory, ...runs.flatMap((run, i) => {
       const sorted = [...run.ms].sort((a, b) => a - b);
       const target = i === 0;
       return [
@@ -220,7 +223,7 @@ async function vocabularyRows(settings: LocalLlmSettings, client: LlamaChatClien
         { name: `local decision ${settings.format}, ${run.name}, p95`, value: percentile(sorted, 95, 'nearest-rank'), unit: 'ms', ...(target ? { target: 150, lowerIsBetter: true } : {}) },
         { name: `local decisions per CPU-second, ${settings.format}, ${run.name}`, value: sorted.length / (run.cpuMs / 1000), unit: 'decisions', ...(target ? { target: 8 } : {}) },
       ];
-    });
+    })];
   } finally {
     await whole.engine.dispose();
   }

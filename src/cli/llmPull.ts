@@ -3,7 +3,7 @@
  * the embedded engine (default gemma3-270m into .cache/llm/models, or HILLMIND_LLM_DIR).
  * Running it again does nothing.
  */
-import { DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, localModelDir } from '../llm/localModels';
+import { DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, engineFile, localModelDir } from '../llm/localModels';
 import { type PullProgress, pullLocalModel } from '../llm/node/pull';
 import { strategistTexts } from '../teams/strategistTexts';
 import { UsageError, parseCommandLine, runCli } from './args';
@@ -49,7 +49,8 @@ runCli(async () => {
   for (const id of wanted === 'all' ? LOCAL_MODEL_IDS : [wanted]) {
     const spec = LOCAL_MODELS[id]!;
     const result = await pullLocalModel(spec, { dir, onProgress: reporter(spec), texts: strategistTexts });
-    if (result.pulled) console.log(`${id}: pulled and verified (sha256 ${spec.sha256.slice(0, 12)}...) at ${result.path}`);
+    const runs = engineFile(spec);
+    if (result.pulled) console.log(`${id}: pulled and verified (sha256 ${runs.sha256.slice(0, 12)}...) at ${result.path}`);
     else console.log(`${id}: already there, verified, at ${result.path}`);
   }
   return 0;

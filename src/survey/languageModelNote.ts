@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, adaptedModelName, ggufModelName, shippedAdapterPath } from '../llm/localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, adaptedModelName, engineFile, ggufModelName, shippedAdapterPath } from '../llm/localModels';
 import { type Platform, teamAvailability } from '../teams';
 import { cardPathOf, readAdapterCard } from '../llm/node/adapterCard';
 
@@ -51,9 +51,9 @@ export function latestExam(dir: string, model: string): ExamSummary | null {
   return summary;
 }
 
-/** The embedded default: the pulled Gemma 3 270M, and the adapter the product ships for it. */
+/** The embedded default: the pulled Gemma 3 270M (named by the file the engine runs), and the adapter the product ships for it. */
 const EMBEDDED = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
-const EMBEDDED_MODEL = ggufModelName(EMBEDDED.file);
+const EMBEDDED_MODEL = ggufModelName(engineFile(EMBEDDED).file);
 const SHIPPED_ADAPTER = shippedAdapterPath(EMBEDDED);
 
 /** What the shipped adapter's card says of it, in one line; null where `model` is not the embedded model with that adapter. */

@@ -1,8 +1,7 @@
 /**
  * Every text the language-model strategist can put before the model, and the answers it
- * reads back: the system prompts (each format, team size and play style, the personas' and
- * the persona search's), the chat template around them, each agent's and team's line in
- * each format, and the answers. The strategist's derived model (llm/node/derivedModel.ts)
+ * reads back: the system prompts (each format, team size and persona's play style), the
+ * chat template around them, each agent's and team's line in each format, and the answers. The strategist's derived model (llm/node/derivedModel.ts)
  * keeps the tokens of these texts and no others, so a text missing here would reach the
  * model in other tokens: a change to the prompts shows in the derived model's digest
  * (test/llm/derivedModel.test.ts).
@@ -14,7 +13,7 @@
 import { ANSWER_FORMATS, contentFreeState, gemmaChatText, systemPrompt, userPrompt } from '../llm';
 import { type AgentSituation, DEFAULT_CONFIG, GAME_LIMITS, type TeamSituation } from '../sim';
 import { SKILL_IDS, type SkillId } from '../skills';
-import { PERSONAS, type TreeParameters, STUDY_TREE, describeParameters } from './personas';
+import { PERSONAS } from './personas';
 
 const HEALTH = ['HIGH', 'MEDIUM', 'LOW'] as const;
 const BANDS = ['NEAR', 'MID', 'FAR'] as const;
@@ -56,20 +55,8 @@ function situations(): { situation: TeamSituation; current: SkillId[] }[] {
   return out;
 }
 
-/** Each play style the system prompt can carry: none, each persona's, and each the persona search can write. */
-function styles(): (string | undefined)[] {
-  const searched = new Set<string>();
-  for (const retreatAt of ['LOW', 'MEDIUM', 'never'] as const)
-    for (const zoneWithin of ['NEAR', 'MID'] as const)
-      for (const engageWithin of BANDS)
-        for (const priority of ['zone', 'fight'] as const)
-          for (const securers of [0, 1, 2])
-            for (const [reactionTicks, noise] of [[0, 0], [1, 0], [0, 0.1], [1, 0.1]] as const) {
-              const tree: TreeParameters = { ...STUDY_TREE, retreatAt, zoneWithin, engageWithin, priority, securers, reactionTicks, noise };
-              searched.add(describeParameters(tree).prompt);
-            }
-  return [undefined, ...PERSONAS.map((p) => p.prompt), ...searched];
-}
+/** Each play style the system prompt can carry: none, and each persona's (llmTeam.ts, the exam and the tuner use no other). */
+const styles = (): (string | undefined)[] => [undefined, ...PERSONAS.map((p) => p.prompt)];
 
 /** Answers the strategist reads: compact lists and JSON objects of every skill. */
 function answers(): string[] {

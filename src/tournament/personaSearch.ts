@@ -9,7 +9,7 @@
  */
 import { runMatch } from '../match';
 import { DEFAULT_CONFIG, Rng, deriveSeed } from '../sim';
-import { type Persona, PERSONAS, type Platform, type TreeParameters, describeParameters } from '../teams';
+import { type Persona, PERSONAS, type Platform, type TreeParameters } from '../teams';
 import { BEHAVIOUR_THRESHOLD, type BehaviourProfile, behaviourClusters, behaviourDistance, behaviourProfile } from './behaviour';
 import type { PlannedEpisode } from './plan';
 import { type EpisodeRecord, toRecord } from './records';
@@ -56,6 +56,22 @@ export function treeVariant(base: string, p: TreeParameters, tickHz: number): st
     ['zone', p.zoneWithin],
   ];
   return [base, ...keys.map(([k, v]) => `${k}=${v}`)].join(':');
+}
+
+/** A persona's description and prompt fragment, in words, from its parameters. */
+export function describeParameters(p: TreeParameters): { description: string; prompt: string } {
+  const parts: string[] = [];
+  if (p.retreatAt === 'never') parts.push('never retreat to heal');
+  else if (p.retreatAt === 'MEDIUM') parts.push('retreat to a pickup already at MEDIUM health');
+  if (p.priority === 'fight') parts.push('fight visible enemies before taking the zone');
+  if (p.engageWithin !== 'FAR') parts.push(`only engage enemies that are ${p.engageWithin === 'NEAR' ? 'NEAR' : 'NEAR or MID'}`);
+  if (p.zoneWithin === 'MID') parts.push('head into the zone from MID distance');
+  if (p.securers === 0) parts.push('never secure the zone');
+  else if (p.securers > 1) parts.push(`let up to ${p.securers} agents secure the zone together`);
+  if (p.reactionTicks > 0) parts.push('take your time before changing an agent\'s skill');
+  if (p.noise > 0) parts.push('now and then choose a surprising skill');
+  const text = parts.length ? parts.join('; ') : "play the study's tree";
+  return { description: text.charAt(0).toUpperCase() + text.slice(1) + '.', prompt: `Play this way: ${text}.` };
 }
 
 const pick = <T>(rng: Rng, options: readonly T[]): T => options[rng.int(options.length)]!;

@@ -57,7 +57,7 @@ localModelBrowserSuite('in-page model browser test')('the llm team with its mode
     await waitForHook(page, 60_000);
     await page.waitForSelector('#error:not([hidden])', { timeout: 120_000 });
     const shown = await page.locator('#error-text').innerText();
-    expect(shown).toMatch(/the model file gemma-3-270m-q4_k_m-strategist\.gguf is not the one the server lists: its SHA-256 is 0e03bbb3[0-9a-f]{56}, the listing says 0{64}; it was not loaded/);
+    expect(shown).toMatch(/the model file gemma-3-270m-q4_k_m-strategist\.gguf is not the one the server lists: its SHA-256 is 4167424a[0-9a-f]{56}, the listing says 0{64}; it was not loaded/);
     // Refused before it loaded: nothing was asked of any model.
     expect(seen.chat).toBe(0);
     await page.close();

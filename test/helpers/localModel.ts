@@ -4,13 +4,13 @@
  * missing; elsewhere they are skipped, saying why.
  */
 import { describe } from 'vitest';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile, localModelDir, pulledModelPath } from '../../src/llm/localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile, localModelDir, engineModelPath } from '../../src/llm/localModels';
 import { isVerified } from '../../src/llm/node/pull';
 
 export const LOCAL_SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
 /** The file the engine runs (the pulled one, or the one derived from it). */
 export const LOCAL_ENGINE_FILE = engineFile(LOCAL_SPEC);
-export const LOCAL_MODEL_PATH = pulledModelPath(LOCAL_SPEC, localModelDir(process.env));
+export const LOCAL_MODEL_PATH = engineModelPath(LOCAL_SPEC, localModelDir(process.env));
 export const IN_CI = /^(1|true)$/i.test(process.env.CI ?? '');
 export const HAVE_LOCAL_MODEL = isVerified(LOCAL_ENGINE_FILE, LOCAL_MODEL_PATH);
 

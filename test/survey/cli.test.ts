@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile } from '../../src/llm/localModels';
 import { createAppServer, healthRoute, listen } from '../../src/server/server';
 
 let dir: string;
@@ -76,13 +77,13 @@ describe('npm run survey', () => {
 
   it('create with llm says which model it plays with, that the embedded Gemma 3 270M is untuned, and points at the exam', async () => {
     // A file with the embedded model's name: create reads the settings and never runs the model.
-    const gguf = join(dir, 'gemma-3-270m-q4_k_m.gguf');
+    const gguf = join(dir, engineFile(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!).file);
     writeFileSync(gguf, '');
     const stdout = await surveyAsync(['create', '--teams', 'llm,heuristic,random', '--id', 'llm-study', '--base-url', 'http://example.test'], {
       HILLMIND_LLM_GGUF: gguf,
       HILLMIND_MODELS: 'models',
     });
-    expect(stdout).toMatch(/^Language model for llm: gemma-3-270m-q4_k_m \(local llama\.cpp[^\n]*\)\.$/m);
+    expect(stdout).toMatch(/^Language model for llm: gemma-3-270m-q4_k_m-strategist \(local llama\.cpp[^\n]*\)\.$/m);
     expect(stdout).toMatch(/embedded Gemma 3 270M, untuned \(without its shipped adapter[\s\S]*kappa about 0[\s\S]*OPENAI_BASE_URL and LLM_MODEL/);
     expect(stdout).toMatch(/strategist exam \(results\/exam\/[^\n]*kappa with the rules|No strategist exam of it in results\/exam\/: npm run llm:exam measures how it plays/);
   });

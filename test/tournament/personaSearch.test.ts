@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, Rng } from '../../src/sim';
-import { PERSONAS, STUDY_TREE, describeParameters, resolveTeam, treeParameters } from '../../src/teams';
-import { proposeParameters, searchPersonas, treeVariant } from '../../src/tournament/personaSearch';
+import { PERSONAS, STUDY_TREE, resolveTeam, treeParameters } from '../../src/teams';
+import { describeParameters, proposeParameters, searchPersonas, treeVariant } from '../../src/tournament/personaSearch';
 import { TEST_PLATFORM } from '../helpers/platform';
 
 describe('the persona generator', () => {

@@ -6,16 +6,17 @@
  * a few thousand. The token embedding is most of Gemma 3 270M's file, so the page downloads
  * a third as much. `npm run bench -- --only local-llm` prints both models side by side.
  *
- * Why the answers do not change: llama.cpp's SentencePiece tokenizer first splits out the
- * control and user-defined tokens found in the text, then merges adjacent pieces, best score
- * first, whenever their join is a token. Every piece it ever considers is a substring of the
+ * Why answers read from number probabilities (compact, terse) do not change: llama.cpp's
+ * SentencePiece tokenizer first splits out the control and user-defined tokens found in the
+ * text, then merges adjacent pieces, best score first, whenever their join is a token. Every piece it ever considers is a substring of the
  * text, so a vocabulary that keeps every token that is a substring of a text (with the same
  * scores, in the same order) tokenises that text into the same tokens. Each kept token keeps
  * its row of the embedding, and a logit is that row against the last hidden state, so the
- * kept tokens' logits are the same numbers; an answer reads only number tokens. Text the
+ * kept tokens' logits are the same numbers; such an answer reads only number tokens. A JSON
+ * answer is generated, and the cut model writes only kept tokens, so it may differ. Text the
  * corpus never held (a rationale written freely, a prompt from elsewhere) still tokenises,
  * falling back to shorter pieces and bytes, which changes what the model reads.
- * test/llm/derivedModel.test.ts holds the tokens and the probabilities to the pulled model's.
+ * test/llm/derivedModel.test.ts holds the tokens and the answers to the pulled model's.
  */
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -50,14 +51,15 @@ function addSubstrings(line: string, maxLength: number, into: Set<string>): void
 }
 
 /**
- * The ids, ascending, of the tokens to keep for `texts`: each normal or user-defined token
- * that is a substring of a text (spaces as SentencePiece writes them, or as they are), each
- * control token a text holds, every byte token (the fallback for any character), and the
- * required ones.
+ * The ids, ascending, of the tokens to keep for `texts`: every token, of any type, that is a
+ * substring of a line of a text (spaces as SentencePiece writes them, or as they are: the
+ * tokenizer's merges look tokens up whatever their type), every control or user-defined
+ * token a text holds across its lines (a run of line breaks), every byte token (the fallback
+ * for any character), and the required ones.
  */
 export function keptTokenIds(vocabulary: Vocabulary, texts: readonly string[]): number[] {
   const { tokens, types } = vocabulary;
-  const maxLength = tokens.reduce((m, t, id) => (types[id] === TOKEN_TYPE.normal ? Math.max(m, [...t].length) : m), 1);
+  const maxLength = tokens.reduce((m, t, id) => (types[id] === TOKEN_TYPE.byte ? m : Math.max(m, [...t].length)), 1);
   const lines = new Set(texts.flatMap((text) => text.split(LINE_BREAK)));
   const substrings = new Set<string>();
   for (const line of lines) {
@@ -73,7 +75,7 @@ export function keptTokenIds(vocabulary: Vocabulary, texts: readonly string[]): 
       required.has(id) ||
       type === TOKEN_TYPE.byte ||
       type === TOKEN_TYPE.unknown ||
-      (type === TOKEN_TYPE.normal && substrings.has(text)) ||
+      substrings.has(text) ||
       ((type === TOKEN_TYPE.userDefined || type === TOKEN_TYPE.control) && text !== '' && whole.includes(text));
     if (keep) kept.push(id);
   });
@@ -89,14 +91,25 @@ const arrayOf = (file: GgufFile, key: string): readonly (number | bigint | boole
 /** The metadata keys that hold a token id (tokenizer.ggml.bos_token_id, ...). */
 const isTokenIdKey = (key: string) => key.startsWith('tokenizer.ggml.') && key.endsWith('_token_id');
 
-/** The vocabulary of a parsed model file. */
+const scalarOf = (file: GgufFile, key: string) => {
+  const value = file.metadata.get(key);
+  return value && 'value' in value ? value.value : undefined;
+};
+
+/**
+ * The vocabulary of a parsed model file, refused unless the cut keeps its tokenisation: a
+ * SentencePiece tokenizer (tokenizer.ggml.model = llama) that adds no space before a text
+ * (a leading space mark would start pieces no line holds) and whose line break is a token
+ * of its own (so no token spans lines).
+ */
 export function vocabularyOf(file: GgufFile): Vocabulary {
-  const model = file.metadata.get('tokenizer.ggml.model');
-  if (!model || !('value' in model) || model.value !== 'llama') {
-    throw new Error(`the model's tokenizer is ${model && 'value' in model ? String(model.value) : 'not named'}; cutting a vocabulary needs a SentencePiece one (tokenizer.ggml.model = llama)`);
-  }
+  const model = scalarOf(file, 'tokenizer.ggml.model');
+  if (model !== 'llama') throw new Error(`the model's tokenizer is ${model === undefined ? 'not named' : String(model)}; cutting a vocabulary needs a SentencePiece one (tokenizer.ggml.model = llama)`);
+  if (scalarOf(file, 'tokenizer.ggml.add_space_prefix') === true) throw new Error('the model adds a space before every text (tokenizer.ggml.add_space_prefix = true); cutting its vocabulary needs a tokenizer that does not');
   const tokens = arrayOf(file, 'tokenizer.ggml.tokens').map(String);
   const types = arrayOf(file, 'tokenizer.ggml.token_type').map(Number);
+  const lineBreak = tokens.indexOf(LINE_BREAK);
+  if (lineBreak < 0 || types[lineBreak] !== TOKEN_TYPE.userDefined) throw new Error('the model has no user-defined line-break token; cutting its vocabulary needs one, so no token spans two lines');
   const required = [...file.metadata].filter(([key]) => isTokenIdKey(key)).map(([, v]) => Number('value' in v ? v.value : -1)).filter((id) => id >= 0 && id < tokens.length);
   return { tokens, types, required };
 }
@@ -115,9 +128,11 @@ export interface DerivedModel {
  * Write `target` from the GGUF model in `source`, its vocabulary cut to the tokens of
  * `texts` (keptTokenIds), and return what it kept and the file's digest. Every other tensor
  * and metadata value is copied as it is; token ids in the metadata follow their tokens.
- * `provenance` goes into the metadata (hillmind.derived_from), so the file says what it came from.
+ * `provenance` goes into the metadata (hillmind.derived_from), so the file says what it came
+ * from. With `expectedSha256`, a file of other bytes never takes the target's name: it is
+ * removed, and the result says what it was.
  */
-export function deriveModel(source: string, target: string, texts: readonly string[], provenance: string): DerivedModel {
+export function deriveModel(source: string, target: string, texts: readonly string[], provenance: string, expectedSha256?: string): DerivedModel {
   const file = parseGguf(readFileSync(source), source);
   const vocabulary = vocabularyOf(file);
   const kept = keptTokenIds(vocabulary, texts);
@@ -126,6 +141,8 @@ export function deriveModel(source: string, target: string, texts: readonly stri
   for (const [key, value] of file.metadata) {
     if ('items' in value && key.startsWith('tokenizer.ggml.') && value.items.length === vocabulary.tokens.length) {
       metadata.set(key, { ...value, items: kept.map((id) => value.items[id]!) });
+    } else if (key.endsWith('.vocab_size') && 'value' in value) {
+      metadata.set(key, { ...value, value: kept.length });
     } else if (isTokenIdKey(key) && 'value' in value) {
       const id = newId.get(Number(value.value));
       if (id === undefined) throw new Error(`${key} names token ${String(value.value)}, which the cut vocabulary lost`);
@@ -158,6 +175,8 @@ export function deriveModel(source: string, target: string, texts: readonly stri
     throw err;
   }
   closeSync(fd);
-  renameSync(partial, target);
-  return { kept, sha256: hash.digest('hex'), bytes };
+  const sha256 = hash.digest('hex');
+  if (expectedSha256 !== undefined && sha256 !== expectedSha256) rmSync(partial, { force: true });
+  else renameSync(partial, target);
+  return { kept, sha256, bytes };
 }

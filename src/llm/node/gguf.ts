@@ -1,7 +1,8 @@
 /**
  * GGUF files (llama.cpp's model format, spec: ggml/docs/gguf.md), read and written whole:
  * the header (version, typed metadata, tensor infos) and the tensors' bytes, for deriving
- * one model file from another (derivedModel.ts). Written here because no maintained npm
+ * one model file from another (derivedModel.ts). Strings are read as UTF-8 text (a string
+ * that is not valid UTF-8 would be written back changed; Gemma's vocabulary is valid). Written here because no maintained npm
  * package writes GGUF (@huggingface/gguf and node-llama-cpp only read it). Node only.
  *
  * Every size is checked against the file: a tensor whose bytes run past the end, or over
@@ -140,7 +141,10 @@ class Reader {
     const type = this.u32(`${what}'s type`);
     if (type !== GGUF_TYPE.array) return { type, value: this.scalar(type, what) };
     const itemType = this.u32(`${what}'s item type`);
+    if (itemType === GGUF_TYPE.array) throw new Error(`${this.source}: ${what} is an array of arrays, which this reader does not read`);
     const count = this.u64(`${what}'s length`);
+    // Every item takes a byte at least: a count past the file's end is a damaged header, not an array to allocate.
+    this.need(count, `${what}'s ${count} items`);
     const items: Scalar[] = new Array<Scalar>(count);
     for (let i = 0; i < count; i++) items[i] = this.scalar(itemType, what);
     return { type, itemType, items };
@@ -170,6 +174,9 @@ export function parseGguf(bytes: Buffer, source = 'the file'): GgufFile {
   }
   const alignmentValue = metadata.get('general.alignment');
   const alignment = alignmentValue && 'value' in alignmentValue ? Number(alignmentValue.value) : DEFAULT_ALIGNMENT;
+  if (!Number.isInteger(alignment) || alignment <= 0 || (alignment & (alignment - 1)) !== 0) {
+    throw new Error(`${source}: general.alignment is ${String(alignment)}; expected a power of two`);
+  }
   const dataOffset = alignUp(r.at, alignment);
   const file: GgufFile = { version, metadata, tensors, alignment, bytes, dataOffset };
   checkTensorBounds(file, source);
@@ -275,8 +282,7 @@ export interface GgufTensorOut {
 /**
  * The chunks of a GGUF file (version 3) holding `metadata` and `tensors`, in their order,
  * each tensor aligned: the header first, then each tensor's bytes and its padding. Written
- * in chunks so a model's tensors are never copied into one buffer. Every tensor but the last
- * is padded to the alignment.
+ * in chunks so a model's tensors are never copied into one buffer.
  */
 export function ggufChunks(metadata: ReadonlyMap<string, GgufValue>, tensors: readonly GgufTensorOut[], alignment = DEFAULT_ALIGNMENT): Buffer[] {
   const header = new Writer();
@@ -300,11 +306,10 @@ export function ggufChunks(metadata: ReadonlyMap<string, GgufValue>, tensors: re
   }
   header.pad(alignment);
   const chunks = [header.done()];
-  tensors.forEach((t, i) => {
+  for (const t of tensors) {
     chunks.push(t.data);
-    // The file ends where its last tensor does, as llama.cpp's own writer leaves it.
-    const padding = i < tensors.length - 1 ? alignUp(t.data.length, alignment) - t.data.length : 0;
+    const padding = alignUp(t.data.length, alignment) - t.data.length;
     if (padding > 0) chunks.push(Buffer.alloc(padding));
-  });
+  }
   return chunks;
 }

