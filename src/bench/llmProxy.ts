@@ -300,7 +300,8 @@ export async function playedGames(format: AnswerFormat, models: Platform['models
  * game or across them, costs the model nothing.
  */
 async function benchPlayedParticipants(access: LlmAccess, format: AnswerFormat, models: Platform['models'], seconds: number): Promise<LlmBenchRow[]> {
-  const games = await playedGames(format, models, PLAYED_GAMES);
+  const played = await playedGames(format, models, WARMED_GAMES);
+  const games = played.slice(0, PLAYED_GAMES);
   let hits = 0;
   let misses = 0;
   const serve = async (participants: number, ms: number): Promise<ParticipantsOnProxy> => {
@@ -322,9 +323,41 @@ async function benchPlayedParticipants(access: LlmAccess, format: AnswerFormat, 
   const distinct = new Set(games.flat().map((r) => JSON.stringify(r.messages))).size;
   return [
     { name: `played games' requests (${PLAYED_GAMES} games vs bt, ${asked} requests): distinct prompts`, value: (100 * distinct) / asked, unit: '%' },
+    ...warmedCacheRows(played),
     ...rows,
     { name: `proxy, decision cache on: hit rate over the counts (${hits} hits / ${misses} misses)`, value: (100 * hits) / Math.max(1, hits + misses), unit: '%' },
   ];
+}
+
+/** Games played for the warmed cache's rows (npm run llm:warm's default is 100). */
+const WARMED_GAMES = 120;
+
+/**
+ * What warming the server's cache (npm run llm:warm) buys: the share of a game's decisions
+ * that a cache of every game before it already knows, for games after 10, 40 and 100 before
+ * them. Each game's own repeats count too, as a cache would answer them. No model: the games
+ * are the rule client's, and a prompt's answer does not matter to whether it is known.
+ */
+export function warmedCacheRows(games: readonly (readonly ChatRequest[])[]): LlmBenchRow[] {
+  const known = new Set<string>();
+  const shares: number[] = [];
+  for (const game of games) {
+    let hits = 0;
+    for (const request of game) {
+      const key = JSON.stringify(request.messages);
+      if (known.has(key)) hits++;
+      known.add(key);
+    }
+    shares.push(hits / Math.max(1, game.length));
+  }
+  const windows = [[10, 20], [40, 50], [100, 120]] as const;
+  return windows
+    .filter(([, to]) => to <= games.length)
+    .map(([from, to]) => {
+      const window = shares.slice(from, to);
+      const mean = window.reduce((a, b) => a + b, 0) / window.length;
+      return { name: `proxy cache warmed by ${from} games: decisions of games ${from + 1}-${to} known before asked`, value: 100 * mean, unit: '%' };
+    });
 }
 
 /** The first world seed of the decision flood's situations, apart from the page's (0-47 and on). */

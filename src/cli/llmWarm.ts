@@ -18,7 +18,7 @@ const DEFAULT_SEED = 900_000;
 const USAGE = `usage: npm run llm:warm [-- --games <n>] [--seed <s>]
   fills the server's decision cache (LLM_CACHE_DIR/server) with the model's answers in
   games of the llm team against bt and flat, lockstep, as the server would answer a page.
-  --games   games to play (default ${DEFAULT_GAMES}: about half of a new game's decisions known after)
+  --games   games to play (default ${DEFAULT_GAMES}: after them, about 45% of a new game's decisions are known)
   --seed    the first game's seed (default ${DEFAULT_SEED}); another seed plays other games`;
 
 runCli(async () => {

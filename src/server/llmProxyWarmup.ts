@@ -7,10 +7,10 @@
  * they would be at a page's request (the cache keeps only answers the model gives the same
  * every time), so warming changes what the server can serve, never what it answers.
  *
- * How much it serves: games of the llm team against bt, the rule client in the model's
- * place, met situations that each later game met again: about 36% of a game's decisions
- * were known after 20 games, 47% after 100 and 50% after 120 (18,000 prompts, near the
- * cache's 20,000), against 17-23% repeats within one game (docs/studies.md). Node only.
+ * How much it serves: in games of the llm team against bt, the rule client in the model's
+ * place, a cache of every game before knew 34% of games 11-20's decisions, 36% of games
+ * 41-50's and 45% of games 101-120's (about 18,000 prompts, near the cache's 20,000),
+ * against 17-23% repeats within one game (`npm run bench -- --only llm-proxy`). Node only.
  */
 import { runMatch } from '../match';
 import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnection, fixedLlmAccess } from '../llm';
