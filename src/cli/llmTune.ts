@@ -18,7 +18,7 @@ import { DEFAULT_TUNER, TUNE_SETUP_HELP, TUNE_VENV, type TunerSettings, defaultP
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { LLM_TUNE } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
-import { ProgressBar } from './progress';
+import { ProgressBar, StatusLine } from './progress';
 
 const DEFAULT_OUT = shippedAdapterPath(LOCAL_MODELS['gemma3-270m']!)!;
 /** The shipped adapter's teachers: the rules, and the personas, so a style in the prompt moves the choices. */
@@ -167,21 +167,17 @@ runCli(async () => {
 
 /** Progress on this terminal: log lines, teachers' status lines each over the last, and bars. */
 function terminalProgress(): TuneProgress {
-  let statusShown = '';
-  const endStatus = () => {
-    if (statusShown) process.stdout.write('\n');
-    statusShown = '';
-  };
+  const status = new StatusLine();
   return {
     log(line) {
-      endStatus();
+      status.end();
       console.log(line);
     },
     status(line) {
-      if (line !== statusShown) process.stdout.write(`\r${(statusShown = line)}`);
+      status.update(line);
     },
     bar(total, unit) {
-      endStatus();
+      status.end();
       return new ProgressBar(total, unit);
     },
   };

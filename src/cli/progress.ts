@@ -84,3 +84,39 @@ export class ProgressBar {
     this.stream.write(`${message}\n`);
   }
 }
+
+/**
+ * A status line that each update replaces (a teacher's "12 of 280 matches played"): over
+ * the last on a terminal, else a plain line at most every 10 s, so a log holds lines, not
+ * one line of every update. end() closes it before other output.
+ */
+export class StatusLine {
+  private readonly stream: NonNullable<ProgressOptions['stream']>;
+  private readonly now: () => number;
+  private shown = '';
+  private lastPlain = -Infinity;
+
+  constructor(options: Pick<ProgressOptions, 'stream' | 'now'> = {}) {
+    this.stream = options.stream ?? process.stdout;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  update(line: string): void {
+    if (line === this.shown) return;
+    if (this.stream.isTTY) {
+      this.stream.write(`\r${line}`);
+      this.shown = line;
+      return;
+    }
+    const at = this.now();
+    if (at - this.lastPlain < PLAIN_LINE_SECONDS * 1000) return;
+    this.lastPlain = at;
+    this.stream.write(`${line}\n`);
+  }
+
+  /** Ends the line on a terminal, so what follows starts on its own. */
+  end(): void {
+    if (this.shown && this.stream.isTTY) this.stream.write('\n');
+    this.shown = '';
+  }
+}

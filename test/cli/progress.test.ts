@@ -4,7 +4,7 @@
  * and the stream are passed in: no test waits.
  */
 import { describe, expect, it } from 'vitest';
-import { ProgressBar, formatDuration, formatRate } from '../../src/cli/progress';
+import { ProgressBar, StatusLine, formatDuration, formatRate } from '../../src/cli/progress';
 
 function bar(total: number, windowSeconds?: number) {
   let now = 0;
@@ -70,5 +70,34 @@ describe('formatRate', () => {
     expect(formatRate(0.09, 'episodes')).toBe('5.4 episodes/min');
     expect(formatRate(0.001, 'episodes')).toBe('3.6 episodes/h');
     expect(formatRate(Number.NaN, 'episodes')).toBe('? episodes/s');
+  });
+});
+
+describe('StatusLine', () => {
+  const line = (isTTY: boolean) => {
+    let now = 0;
+    const written: string[] = [];
+    const status = new StatusLine({ stream: { isTTY, columns: 160, write: (s: string) => written.push(s) > 0 }, now: () => now });
+    return { status, written, at: (ms: number) => (now = ms) };
+  };
+
+  it('in a log, writes a line at most every 10 s instead of every update on one line', () => {
+    const { status, written, at } = line(false);
+    for (let i = 1; i <= 280; i++) {
+      at(i * 100);
+      status.update(`planner: ${i} of 280 matches played`);
+    }
+    expect(written).toEqual(['planner: 1 of 280 matches played\n', 'planner: 101 of 280 matches played\n', 'planner: 201 of 280 matches played\n']);
+    status.end();
+    expect(written).toHaveLength(3);
+  });
+
+  it('on a terminal, writes each new line over the last, and ends it before other output', () => {
+    const { status, written } = line(true);
+    status.update('1 of 2');
+    status.update('1 of 2');
+    status.update('2 of 2');
+    status.end();
+    expect(written).toEqual(['\r1 of 2', '\r2 of 2', '\n']);
   });
 });
