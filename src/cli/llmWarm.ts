@@ -18,7 +18,10 @@ const DEFAULT_SEED = 900_000;
 const USAGE = `usage: npm run llm:warm [-- --games <n>] [--seed <s>]
   fills the server's decision cache (LLM_CACHE_DIR/server) with the model's answers in
   games of the llm team against bt and flat, lockstep, as the server would answer a page.
-  --games   games to play (default ${DEFAULT_GAMES}: after them, about 45% of a new game's decisions are known)
+  Stop the server first (the cache is one process's at a time); start it after, and it
+  answers from what was kept. LLM_CACHE=refresh asks the model again for every decision.
+  --games   games to play (default ${DEFAULT_GAMES}; in the rule client's games against bt, a cache of 100
+            games knew 45% of a new game's decisions)
   --seed    the first game's seed (default ${DEFAULT_SEED}); another seed plays other games`;
 
 runCli(async () => {
@@ -32,15 +35,19 @@ runCli(async () => {
     const cache = ProxyDecisionCache.open({ mode: asking.value.cache, dir: asking.value.cacheDir ?? defaultCacheDir() });
     const problem = cache.status().problem;
     if (problem) throw new Error(problem);
-    const connection = await platform.llm.connect();
-    const bar = new ProgressBar(games, 'games');
-    const result = await warmProxyCache(platform, connection, cache, {
-      games,
-      seed,
-      onGame: (game, asked, known) => bar.update(game, `game ${game}: ${asked} decisions, ${known} already known`),
-    });
-    const status = cache.status();
-    bar.done(`${result.games} games, ${result.asked} decisions (${result.known} already known); the cache holds ${status.entries} of ${status.maxEntries}`);
-    return 0;
+    try {
+      const connection = await platform.llm.connect();
+      const bar = new ProgressBar(games, 'games');
+      const result = await warmProxyCache(platform, connection, cache, {
+        games,
+        seed,
+        onGame: (game, asked, known) => bar.update(game, `game ${game}: ${asked} decisions, ${known} already known`),
+      });
+      const status = cache.status();
+      bar.done(`${result.games} games, ${result.asked} decisions (${result.known} already known); the cache holds ${status.entries} of ${status.maxEntries}`);
+      return 0;
+    } finally {
+      cache.close();
+    }
   });
 });

@@ -94,6 +94,8 @@ export class StatusLine {
   private readonly stream: NonNullable<ProgressOptions['stream']>;
   private readonly now: () => number;
   private shown = '';
+  /** In a log, the latest line not yet written (the last one is written by end()). */
+  private pending = '';
   private lastPlain = -Infinity;
 
   constructor(options: Pick<ProgressOptions, 'stream' | 'now'> = {}) {
@@ -104,19 +106,27 @@ export class StatusLine {
   update(line: string): void {
     if (line === this.shown) return;
     if (this.stream.isTTY) {
-      this.stream.write(`\r${line}`);
+      const width = (this.stream.columns ?? 160) - 1;
+      this.stream.write(`\r${line.slice(0, width).padEnd(Math.min(width, this.shown.length))}`);
       this.shown = line;
       return;
     }
     const at = this.now();
-    if (at - this.lastPlain < PLAIN_LINE_SECONDS * 1000) return;
+    if (at - this.lastPlain < PLAIN_LINE_SECONDS * 1000) {
+      this.pending = line;
+      return;
+    }
     this.lastPlain = at;
+    this.pending = '';
+    this.shown = line;
     this.stream.write(`${line}\n`);
   }
 
-  /** Ends the line on a terminal, so what follows starts on its own. */
+  /** Ends the line on a terminal, or writes a log's last line, so what follows starts on its own. */
   end(): void {
-    if (this.shown && this.stream.isTTY) this.stream.write('\n');
+    if (this.stream.isTTY && this.shown) this.stream.write('\n');
+    else if (this.pending) this.stream.write(`${this.pending}\n`);
     this.shown = '';
+    this.pending = '';
   }
 }

@@ -93,7 +93,7 @@ runCli(async () => {
     );
   } else console.log(`language model unavailable: ${availability.reason} (${availability.help?.split('\n')[0] ?? ''})`);
   await new Promise<void>((done) => {
-    const stop = () => void Promise.all([running.close(), episodes.close()]).then(() => platform.close()).then(() => done());
+    const stop = () => void Promise.all([running.close(), episodes.close()]).then(() => platform.close()).then(() => cache.close()).then(() => done());
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

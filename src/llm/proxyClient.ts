@@ -146,6 +146,23 @@ export interface ProxyLlmOptions {
 }
 
 /**
+ * The strategist settings a page plays with, from the server's status: what the status
+ * leaves out is at its default, as it would be on the server. `npm run llm:warm` builds its
+ * requests from the same, so they have the addresses a page's requests have.
+ */
+export function pageStrategistSettings(s: LlmStatus, timing: TimingMode): StrategistSettings {
+  return strategistSettingsOf({
+    format: s.format,
+    temperature: s.temperature,
+    timeoutMs: s.timeoutMs,
+    rateHz: s.rateHz,
+    events: s.events?.filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)),
+    timing,
+    skills: s.skills === 'scripted' ? 'scripted' : 'rl',
+  });
+}
+
+/**
  * The page's way to a model: the server's proxy. Its status says whether the server has
  * a model and with which settings (the server's LLM_SKILLS decides the skills, as in Node);
  * asked once, when first needed.
@@ -155,17 +172,7 @@ export function proxyLlmAccess(options: ProxyLlmOptions = {}): LlmAccess {
   let status: Promise<LlmStatus> | null = null;
   const readStatus = () => (status ??= fetchLlmStatus(options.statusEndpoint, fetchImpl));
   const provider = (s: LlmStatus) => `server proxy${s.provider ? ` to ${s.provider}` : s.baseUrl ? ` to ${s.baseUrl}` : ''}`;
-  // What the status leaves out is at its default, as it would be on the server.
-  const settingsOf = (s: LlmStatus): StrategistSettings =>
-    strategistSettingsOf({
-      format: s.format,
-      temperature: s.temperature,
-      timeoutMs: s.timeoutMs,
-      rateHz: s.rateHz,
-      events: s.events?.filter((e): e is EventTrigger => (EVENT_TRIGGERS as readonly string[]).includes(e)),
-      timing: options.timing ?? { kind: 'live' },
-      skills: s.skills === 'scripted' ? 'scripted' : 'rl',
-    });
+  const settingsOf = (s: LlmStatus) => pageStrategistSettings(s, options.timing ?? { kind: 'live' });
   const unavailable = (s: LlmStatus) => new LlmUnavailable(s.error ?? 'the server has no language model configured', s.help);
   return lazyLlmAccess(
     async () => {

@@ -18,7 +18,8 @@
  * cannot be read at all leaves the server without a cache, saying why in its status; lines
  * that cannot be read are set aside and the file rebuilt from the rest.
  */
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type CacheMode, type CachedAnswer, type ChatClient, type ChatRequest, type ChatResponse, type LlmCacheStatus, type LlmConnection, answersAlike, cacheKey } from '../llm';
 import { CACHE_FILE_NAME, FileCacheStore } from '../llm/node/fileCache';
 
@@ -49,15 +50,29 @@ export class ProxyDecisionCache {
     private readonly store: FileCacheStore | null,
     private readonly maxEntries: number,
     private readonly problem?: string,
+    /** The lock this process holds on the file, released by close(). */
+    private lock?: string,
   ) {}
 
-  /** The server's cache in `dir`; never throws: a file that cannot be read leaves a cache that keeps nothing, and says why. */
+  /** Let another process hold the file (the lock goes; what was kept stays on disk). */
+  close(): void {
+    if (this.lock && readHolder(this.lock) === process.pid) rmSync(this.lock, { force: true });
+    this.lock = undefined;
+  }
+
+  /**
+   * The server's cache in `dir`; never throws: a file that cannot be read, or that another
+   * live process holds (a server, or npm run llm:warm: two writers would drop each other's
+   * lines when the file is rewritten), leaves a cache that keeps nothing, and says why.
+   */
   static open(options: ProxyCacheOptions): ProxyDecisionCache {
     const maxEntries = options.maxEntries ?? PROXY_CACHE_MAX_ENTRIES;
     if (options.mode === 'off') return new ProxyDecisionCache('off', null, maxEntries);
     const file = join(options.dir, PROXY_CACHE_FOLDER, CACHE_FILE_NAME);
+    const held = holdFile(file);
+    if (held) return new ProxyDecisionCache(options.mode, null, maxEntries, held);
     try {
-      return new ProxyDecisionCache(options.mode, new FileCacheStore(file, { maxEntries }), maxEntries);
+      return new ProxyDecisionCache(options.mode, new FileCacheStore(file, { maxEntries }), maxEntries, undefined, lockPathOf(file));
     } catch (err) {
       return new ProxyDecisionCache(options.mode, null, maxEntries, `the decision cache ${file} cannot be read (${(err as Error).message}): move it away, and the server starts a new one`);
     }
@@ -113,3 +128,47 @@ function identityOf(client: ChatClient, provider: string): string {
 }
 
 const keyOf = (connection: LlmConnection, request: ChatRequest) => cacheKey(identityOf(connection.client, connection.provider), request);
+
+/** Beside the cache file, the pid of the process that writes it. */
+const lockPathOf = (file: string) => `${file}.lock`;
+
+/** The pid a lock names, or null where it names none. */
+function readHolder(lock: string): number | null {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a process with this pid runs (one this user may not signal runs too). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Take the cache file for this process: null when taken (its lock was free, stale or ours),
+ * else why not. A lock whose process has ended (a server killed) is taken over.
+ */
+function holdFile(file: string): string | null {
+  const lock = lockPathOf(file);
+  try {
+    mkdirSync(dirname(lock), { recursive: true });
+    writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    return null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return `the decision cache ${file} cannot be locked (${(err as Error).message})`;
+  }
+  const holder = readHolder(lock);
+  if (holder !== null && holder !== process.pid && running(holder)) {
+    return `the decision cache ${file} is in use by process ${holder} (a server, or npm run llm:warm): stop it first, or give this one another LLM_CACHE_DIR`;
+  }
+  writeFileSync(lock, String(process.pid));
+  return null;
+}

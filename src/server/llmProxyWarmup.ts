@@ -13,8 +13,10 @@
  * against 17-23% repeats within one game (`npm run bench -- --only llm-proxy`). Node only.
  */
 import { runMatch } from '../match';
-import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnection, fixedLlmAccess } from '../llm';
+import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnection, answersAlike, buildRequest, fixedLlmAccess, pageStrategistSettings } from '../llm';
+import { createWorld, teamSituation } from '../sim';
 import { createPlatform, type Platform } from '../teams';
+import { llmStatus } from './llmProxy';
 import type { ProxyDecisionCache } from './llmProxyCache';
 
 /** Whom the llm team plays while it warms the cache: the study's AI teams, in turn. */
@@ -33,6 +35,24 @@ export interface WarmupResult {
   readonly asked: number;
   /** Decisions the cache already knew (from an earlier game or run). */
   readonly known: number;
+}
+
+/**
+ * The settings a page plays with on this server (the status it reads, as the page reads it:
+ * requests built from them have a page's addresses), lockstep, so no decision is missed
+ * while the model thinks. Throws where the cache would keep none of the model's answers.
+ */
+export function warmupSettings(connection: LlmConnection) {
+  const status = llmStatus({ ok: true, model: connection.client.model, provider: connection.provider, settings: connection.settings });
+  const page = pageStrategistSettings(status, { kind: 'lockstep' });
+  const sample = buildRequest(teamSituation(createWorld(0), 0), [], { format: page.format, temperature: page.temperature });
+  if (!answersAlike(connection.client, sample)) {
+    throw new Error(
+      `the model's answers in the ${page.format} format at temperature ${page.temperature} are samples, which the server's cache never keeps, so warming would keep nothing: ` +
+        'set LLM_TEMPERATURE=0, or run the local model in its compact or terse format',
+    );
+  }
+  return { ...page, timeoutMs: Math.max(page.timeoutMs, 60_000) };
 }
 
 /**
@@ -58,8 +78,7 @@ export async function warmProxyCache(platform: Pick<Platform, 'models' | 'clock'
       return response;
     },
   };
-  // The page's requests are built from the same settings; lockstep, so no decision is missed while the model thinks.
-  const settings = { ...connection.settings, timing: { kind: 'lockstep' } as const, timeoutMs: Math.max(connection.settings.timeoutMs, 60_000) };
+  const settings = warmupSettings(connection);
   const warming = createPlatform({ models: platform.models, clock: platform.clock, llm: fixedLlmAccess({ client, provider: connection.provider, settings, cache: null }) });
   for (let game = 0; game < options.games; game++) {
     const before = { asked, known };

@@ -4,12 +4,13 @@
  * same tokens as the pulled model and give the same answers; its bytes must be the pinned
  * ones (a change to the prompts shows here first, with what to do).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatRequest, type LlmConnection, buildRequest } from '../../src/llm';
 import { type Vocabulary, deriveModel, keptTokenIds } from '../../src/llm/node/derivedModel';
+import { GGUF_TYPE, type GgufValue, ggufChunks, parseGguf, tensorBytes } from '../../src/llm/node/gguf';
 import type { LlamaChatClient } from '../../src/llm/node/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { LOCAL_MODELS, DEFAULT_LOCAL_MODEL, localModelDir, shippedAdapterPath } from '../../src/llm/localModels';
@@ -36,6 +37,57 @@ describe('the kept tokens', () => {
   it('grow with the texts, never losing one', () => {
     expect(keep(['x'])).toEqual(['<pad>', '<eos>', '<unk>', '<0x41>']);
     expect(keep(['x', 'go secure\n\nFAR'])).toEqual(['<pad>', '<eos>', '<unk>', '\n', '\n\n', '<0x41>', '▁secure', 'cure']);
+  });
+});
+
+describe('a derived file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hillmind-derive-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A toy model: 6 tokens, an embedding of 64 a row (Q8_0: 68 bytes), row i filled with i.
+  const tokens = ['<pad>', '<bos>', '\n', '<0x41>', '▁IN', 'xyz'];
+  const types = [3, 3, 4, 6, 1, 1];
+  const rows = Buffer.concat(tokens.map((_, i) => Buffer.alloc(68, i)));
+  const write = (name: string, extra: [string, GgufValue][] = []) => {
+    const metadata = new Map<string, GgufValue>([
+      ['general.architecture', { type: GGUF_TYPE.string, value: 'toy' }],
+      ['toy.vocab_size', { type: GGUF_TYPE.u32, value: tokens.length }],
+      ['tokenizer.ggml.model', { type: GGUF_TYPE.string, value: 'llama' }],
+      ['tokenizer.ggml.tokens', { type: GGUF_TYPE.array, itemType: GGUF_TYPE.string, items: tokens }],
+      ['tokenizer.ggml.scores', { type: GGUF_TYPE.array, itemType: GGUF_TYPE.f32, items: tokens.map((_, i) => -i) }],
+      ['tokenizer.ggml.token_type', { type: GGUF_TYPE.array, itemType: GGUF_TYPE.i32, items: types }],
+      ['tokenizer.ggml.bos_token_id', { type: GGUF_TYPE.u32, value: 1 }],
+      ['tokenizer.ggml.add_space_prefix', { type: GGUF_TYPE.bool, value: false }],
+      ...extra,
+    ]);
+    const path = join(dir, name);
+    writeFileSync(path, Buffer.concat(ggufChunks(metadata, [{ name: 'token_embd.weight', dims: [64, tokens.length], type: 8, data: rows }])));
+    return path;
+  };
+
+  it('keeps the tokens of the texts, their rows, and the ids and counts that name them', () => {
+    const made = deriveModel(write('toy.gguf'), join(dir, 'cut.gguf'), ['LOW IN\nLOW'], 'toy');
+    // <pad> is in no text and named by no id key; xyz is in no text.
+    expect(made.kept).toEqual([1, 2, 3, 4]);
+    const cut = parseGguf(readFileSync(join(dir, 'cut.gguf')), 'cut.gguf');
+    const value = (key: string) => cut.metadata.get(key);
+    expect(value('tokenizer.ggml.tokens')).toMatchObject({ items: ['<bos>', '\n', '<0x41>', '▁IN'] });
+    expect(value('tokenizer.ggml.scores')).toMatchObject({ items: [-1, -2, -3, -4] });
+    expect(value('toy.vocab_size')).toMatchObject({ value: 4 });
+    expect(value('tokenizer.ggml.bos_token_id')).toMatchObject({ value: 0 });
+    expect(value('hillmind.derived_from')).toMatchObject({ value: 'toy' });
+    const embedding = cut.tensors.find((t) => t.name === 'token_embd.weight')!;
+    expect(embedding.dims).toEqual([64, 4]);
+    expect(tensorBytes(cut, embedding).equals(rows.subarray(68, 5 * 68))).toBe(true);
+  });
+
+  it('is refused for a tokenizer the cut would change, and never takes its name with other bytes than expected', () => {
+    expect(() => deriveModel(write('prefix.gguf', [['tokenizer.ggml.add_space_prefix', { type: GGUF_TYPE.bool, value: true }]]), join(dir, 'x.gguf'), ['IN'], 'toy')).toThrow(
+      'the model adds a space before every text (tokenizer.ggml.add_space_prefix = true); cutting its vocabulary needs a tokenizer that does not',
+    );
+    const made = deriveModel(write('again.gguf'), join(dir, 'pinned.gguf'), ['IN'], 'toy', '0'.repeat(64));
+    expect(made.sha256).not.toBe('0'.repeat(64));
+    expect(existsSync(join(dir, 'pinned.gguf'))).toBe(false);
+    expect(existsSync(join(dir, 'pinned.gguf.partial'))).toBe(false);
   });
 });
 

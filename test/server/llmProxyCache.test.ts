@@ -5,6 +5,7 @@
  * loses its readable answers; the status reports the hit rate. A stand-in model counts its
  * calls and answers each one differently, so an answer from the cache is told apart.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -183,5 +184,32 @@ describe('the proxy decision cache', () => {
     const offDir = newFolder();
     await ask(await serve(model, ProxyDecisionCache.open({ mode: 'off', dir: offDir })), decision());
     expect(existsSync(join(offDir, PROXY_CACHE_FOLDER))).toBe(false);
+  });
+});
+
+describe("the proxy decision cache's file, one process's at a time", () => {
+  const lockOf = (dir: string) => join(dir, PROXY_CACHE_FOLDER, `${CACHE_FILE_NAME}.lock`);
+  /** A pid that ran and has ended. */
+  const endedPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
+
+  it('is refused while another live process holds it, saying which, and kept nothing meanwhile', () => {
+    const dir = newFolder();
+    mkdirSync(join(dir, PROXY_CACHE_FOLDER), { recursive: true });
+    // The parent of this test process runs as long as it does.
+    writeFileSync(lockOf(dir), String(process.ppid));
+    const cache = ProxyDecisionCache.open({ mode: 'use', dir });
+    expect(cache.status()).toMatchObject({ entries: 0, problem: expect.stringMatching(new RegExp(`is in use by process ${process.ppid} \\(a server, or npm run llm:warm\\): stop it first`)) });
+    expect(readFileSync(lockOf(dir), 'utf8')).toBe(String(process.ppid));
+  });
+
+  it('is taken over from a process that has ended, and let go on close', () => {
+    const dir = newFolder();
+    mkdirSync(join(dir, PROXY_CACHE_FOLDER), { recursive: true });
+    writeFileSync(lockOf(dir), String(endedPid()));
+    const cache = ProxyDecisionCache.open({ mode: 'use', dir });
+    expect(cache.status().problem).toBeUndefined();
+    expect(readFileSync(lockOf(dir), 'utf8')).toBe(String(process.pid));
+    cache.close();
+    expect(existsSync(lockOf(dir))).toBe(false);
   });
 });

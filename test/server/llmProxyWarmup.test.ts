@@ -6,7 +6,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnection, RuleChatClient, strategistSettingsOf } from '../../src/llm';
+import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnection, RuleChatClient, proxyLlmAccess, strategistSettingsOf } from '../../src/llm';
+import { runMatch } from '../../src/match';
+import { createPlatform } from '../../src/teams';
 import { ProxyDecisionCache } from '../../src/server/llmProxyCache';
 import { warmProxyCache } from '../../src/server/llmProxyWarmup';
 import { TEST_PLATFORM } from '../helpers/platform';
@@ -31,7 +33,8 @@ class RecordingModel implements ChatClient {
   }
 }
 
-const connectionOf = (client: ChatClient): LlmConnection => ({ client, provider: 'rules', settings: strategistSettingsOf({ format: 'terse', skills: 'scripted' }), cache: null });
+// The server's settings, with an answer bound of its own (LLM_MAX_TOKENS), which pages never hear of.
+const connectionOf = (client: ChatClient): LlmConnection => ({ client, provider: 'rules', settings: strategistSettingsOf({ format: 'terse', skills: 'scripted', maxTokens: 12 }), cache: null });
 
 describe('warming the proxy decision cache', () => {
   it("fills the server's cache with the model's answers, which a page's request then gets without the model", async () => {
@@ -52,6 +55,37 @@ describe('warming the proxy decision cache', () => {
     expect(answer).toMatchObject({ cached: true, text: (await new RuleChatClient().complete(page)).text });
     expect(server.asked).toHaveLength(0);
   }, 60_000);
+
+  it('has the addresses of the requests a page makes: a page replaying a warmed game through the proxy costs the model nothing', async () => {
+    const dir = join(servers.root, 'page');
+    await warmProxyCache(TEST_PLATFORM, connectionOf(new RecordingModel()), ProxyDecisionCache.open({ mode: 'use', dir }), { games: 1, seed: 31 });
+    const server = new RecordingModel();
+    // A page in lockstep asks as fast as it is answered: past the per-client rate a busy page would never reach.
+    const base = await servers.serve(connectionOf(server), { cache: ProxyDecisionCache.open({ mode: 'use', dir }), rate: { perSecond: 100_000, burst: 100_000 } });
+    // The page's strategist: its settings from the server's status, its requests through the proxy.
+    let asked = 0;
+    const counting = (url: string, init?: RequestInit) => {
+      if (init?.method === 'POST') asked++;
+      return fetch(url, init);
+    };
+    const page = createPlatform({ models: TEST_PLATFORM.models, llm: proxyLlmAccess({ endpoint: `${base}/api/llm`, statusEndpoint: `${base}/api/llm/status`, timing: { kind: 'lockstep' }, fetch: counting }) });
+    try {
+      await runMatch({ blue: 'llm', red: 'bt', seed: 31 }, { platform: page, record: false });
+    } finally {
+      await page.close();
+    }
+    expect(asked).toBeGreaterThan(100);
+    expect(server.asked.map((r) => r.messages.at(-1)!.content)).toEqual([]);
+  }, 60_000);
+
+  it('refuses to warm where the server would keep none of the answers (samples), before playing', async () => {
+    const sampling = new RecordingModel();
+    sampling.answersAlike = () => false;
+    await expect(warmProxyCache(TEST_PLATFORM, connectionOf(sampling), ProxyDecisionCache.open({ mode: 'use', dir: join(servers.root, 'samples') }), { games: 1, seed: 41 })).rejects.toThrow(
+      /the model's answers in the terse format at temperature 0\.1 are samples, which the server's cache never keeps, so warming would keep nothing: set LLM_TEMPERATURE=0/,
+    );
+    expect(sampling.asked).toHaveLength(0);
+  });
 
   it('asks the model nothing for games it warmed before, and something for new ones', async () => {
     const dir = join(servers.root, 'again');
