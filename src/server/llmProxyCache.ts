@@ -18,8 +18,9 @@
  * cannot be read at all leaves the server without a cache, saying why in its status; lines
  * that cannot be read are set aside and the file rebuilt from the rest.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { holdLock, thisProcess } from '../tournament/lock';
 import { type CacheMode, type CachedAnswer, type ChatClient, type ChatRequest, type ChatResponse, type LlmCacheStatus, type LlmConnection, answersAlike, cacheKey } from '../llm';
 import { CACHE_FILE_NAME, FileCacheStore } from '../llm/node/fileCache';
 
@@ -51,12 +52,12 @@ export class ProxyDecisionCache {
     private readonly maxEntries: number,
     private readonly problem?: string,
     /** The lock this process holds on the file, released by close(). */
-    private lock?: string,
+    private lock?: Releasable,
   ) {}
 
   /** Let another process hold the file (the lock goes; what was kept stays on disk). */
   close(): void {
-    if (this.lock && readHolder(this.lock) === process.pid) rmSync(this.lock, { force: true });
+    this.lock?.release();
     this.lock = undefined;
   }
 
@@ -70,9 +71,9 @@ export class ProxyDecisionCache {
     if (options.mode === 'off') return new ProxyDecisionCache('off', null, maxEntries);
     const file = join(options.dir, PROXY_CACHE_FOLDER, CACHE_FILE_NAME);
     const held = holdFile(file);
-    if (held) return new ProxyDecisionCache(options.mode, null, maxEntries, held);
+    if (typeof held === 'string') return new ProxyDecisionCache(options.mode, null, maxEntries, held);
     try {
-      return new ProxyDecisionCache(options.mode, new FileCacheStore(file, { maxEntries }), maxEntries, undefined, lockPathOf(file));
+      return new ProxyDecisionCache(options.mode, new FileCacheStore(file, { maxEntries }), maxEntries, undefined, held);
     } catch (err) {
       return new ProxyDecisionCache(options.mode, null, maxEntries, `the decision cache ${file} cannot be read (${(err as Error).message}): move it away, and the server starts a new one`);
     }
@@ -129,46 +130,29 @@ function identityOf(client: ChatClient, provider: string): string {
 
 const keyOf = (connection: LlmConnection, request: ChatRequest) => cacheKey(identityOf(connection.client, connection.provider), request);
 
-/** Beside the cache file, the pid of the process that writes it. */
+/** Beside the cache file, the lock of the process that writes it (tournament/lock.ts). */
 const lockPathOf = (file: string) => `${file}.lock`;
 
-/** The pid a lock names, or null where it names none. */
-function readHolder(lock: string): number | null {
-  try {
-    const pid = Number(readFileSync(lock, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
+/** A lock this process holds on the cache file. */
+interface Releasable {
+  release(): void;
 }
 
-/** Whether a process with this pid runs (one this user may not signal runs too). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+class AlreadyHeld extends Error {}
 
-/**
- * Take the cache file for this process: null when taken (its lock was free, stale or ours),
- * else why not. A lock whose process has ended (a server killed) is taken over.
- */
-function holdFile(file: string): string | null {
-  const lock = lockPathOf(file);
+/** Take the cache file for this process (a stale lock is taken over): the lock, or why not. */
+function holdFile(file: string): Releasable | string {
   try {
-    mkdirSync(dirname(lock), { recursive: true });
-    writeFileSync(lock, String(process.pid), { flag: 'wx' });
-    return null;
+    mkdirSync(dirname(file), { recursive: true });
+    const env = thisProcess();
+    return holdLock(lockPathOf(file), env, (holder) =>
+      // This process holds it already (a cache opened again, as a restarted server's would be): one writer still.
+      holder.pid === env.pid && holder.host === env.host
+        ? new AlreadyHeld()
+        : new Error(`the decision cache ${file} is in use by process ${holder.pid} on ${holder.host} (a server, or npm run llm:warm): stop it first, or give this one another LLM_CACHE_DIR`),
+    );
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return `the decision cache ${file} cannot be locked (${(err as Error).message})`;
+    if (err instanceof AlreadyHeld) return { release: () => {} };
+    return (err as Error).message;
   }
-  const holder = readHolder(lock);
-  if (holder !== null && holder !== process.pid && running(holder)) {
-    return `the decision cache ${file} is in use by process ${holder} (a server, or npm run llm:warm): stop it first, or give this one another LLM_CACHE_DIR`;
-  }
-  writeFileSync(lock, String(process.pid));
-  return null;
 }

@@ -142,7 +142,7 @@ function readOwner(path: string): LockOwner | null {
   } catch {
     parsed = ownerSchema.safeParse(undefined);
   }
-  if (!parsed.success) throw new Error(`${path} is not a tournament lock (expected {pid, host, startedAt}); if no run uses this folder, delete it`);
+  if (!parsed.success) throw new Error(`${path} is not a lock (expected {pid, host, startedAt}); if no process uses what it guards, delete it`);
   return parsed.data;
 }
 
@@ -179,9 +179,29 @@ function whyStale(holder: LockOwner, env: LockEnvironment): string | null {
   return null;
 }
 
+/** Why a lock could not be taken: its holder is on another host, still runs, or took it at the same moment as this process. */
+export type LockRefusal = 'other-host' | 'running' | 'race';
+
 /** Take `dir`'s lock, or throw TournamentLocked naming the process that holds it. */
 export function lockTournament(dir: string, env: LockEnvironment = thisProcess()): TournamentLock {
   const path = join(dir, LOCK_FILE);
+  return holdLock(path, env, (holder, refusal) => {
+    const why =
+      refusal === 'other-host'
+        ? `Its liveness cannot be checked from ${env.host}: if that process is gone, delete ${path} and run again.`
+        : refusal === 'running'
+          ? 'One folder takes one writer: wait for it to end, stop it, or choose another --out.'
+          : 'Another process took the lock at the same moment.';
+    return new TournamentLocked(path, holder, why);
+  });
+}
+
+/**
+ * Take the lock at `path` for this process (a file one process writes at a time: a
+ * tournament's folder, the server's decision cache), taking over a stale one; else throw
+ * the error `refuse` makes of its holder and why.
+ */
+export function holdLock(path: string, env: LockEnvironment, refuse: (holder: LockOwner, refusal: LockRefusal) => Error): TournamentLock {
   const ownStart = env.probe(env.pid);
   const owner: LockOwner = {
     pid: env.pid,
@@ -206,21 +226,16 @@ export function lockTournament(dir: string, env: LockEnvironment = thisProcess()
     }
     const holder = readOwner(path);
     if (!holder) continue; // released between our two looks
-    if (holder.host !== env.host) {
-      throw new TournamentLocked(path, holder, `Its liveness cannot be checked from ${env.host}: if that process is gone, delete ${path} and run again.`);
-    }
+    if (holder.host !== env.host) throw refuse(holder, 'other-host');
     const why = whyStale(holder, env);
-    if (why === null) {
-      throw new TournamentLocked(path, holder, 'One folder takes one writer: wait for it to end, stop it, or choose another --out.');
-    }
+    if (why === null) throw refuse(holder, 'running');
     // Stale. Remove it only if it is still the same stale lock.
     const again = readOwner(path);
     if (again && (again.pid !== holder.pid || again.startedAt !== holder.startedAt)) continue;
     rmSync(path, { force: true });
     tookOver = { owner: holder, why };
   }
-  const holder = readOwner(path);
-  throw new TournamentLocked(path, holder ?? owner, 'Another process took the lock at the same moment.');
+  throw refuse(readOwner(path) ?? owner, 'race');
 }
 
 /** What to tell the user about a stale lock that was taken over. */

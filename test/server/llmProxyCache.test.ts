@@ -6,6 +6,7 @@
  * calls and answers each one differently, so an answer from the cache is told apart.
  */
 import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -196,19 +197,22 @@ describe("the proxy decision cache's file, one process's at a time", () => {
     const dir = newFolder();
     mkdirSync(join(dir, PROXY_CACHE_FOLDER), { recursive: true });
     // The parent of this test process runs as long as it does.
-    writeFileSync(lockOf(dir), String(process.ppid));
+    const held = `${JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: '2026-12-07T00:00:00.000Z' })}\n`;
+    writeFileSync(lockOf(dir), held);
     const cache = ProxyDecisionCache.open({ mode: 'use', dir });
-    expect(cache.status()).toMatchObject({ entries: 0, problem: expect.stringMatching(new RegExp(`is in use by process ${process.ppid} \\(a server, or npm run llm:warm\\): stop it first`)) });
-    expect(readFileSync(lockOf(dir), 'utf8')).toBe(String(process.ppid));
+    expect(cache.status()).toMatchObject({ entries: 0, problem: expect.stringMatching(new RegExp(`is in use by process ${process.ppid} on ${hostname()} \\(a server, or npm run llm:warm\\): stop it first`)) });
+    expect(readFileSync(lockOf(dir), 'utf8')).toBe(held);
   });
 
   it('is taken over from a process that has ended, and let go on close', () => {
     const dir = newFolder();
     mkdirSync(join(dir, PROXY_CACHE_FOLDER), { recursive: true });
-    writeFileSync(lockOf(dir), String(endedPid()));
+    writeFileSync(lockOf(dir), JSON.stringify({ pid: endedPid(), host: hostname(), startedAt: '2026-12-07T00:00:00.000Z' }));
     const cache = ProxyDecisionCache.open({ mode: 'use', dir });
     expect(cache.status().problem).toBeUndefined();
-    expect(readFileSync(lockOf(dir), 'utf8')).toBe(String(process.pid));
+    expect(JSON.parse(readFileSync(lockOf(dir), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname() });
+    // Opened again by this process (a restarted server in one process): still this process's.
+    expect(ProxyDecisionCache.open({ mode: 'use', dir }).status().problem).toBeUndefined();
     cache.close();
     expect(existsSync(lockOf(dir))).toBe(false);
   });

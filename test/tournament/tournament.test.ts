@@ -216,6 +216,6 @@ describe('one tournament folder, one writer', () => {
     taken.release();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
     writeFileSync(join(dir, LOCK_FILE), 'garbage');
-    expect(() => lockTournament(dir, at(1, 'a', true))).toThrow(`${join(dir, LOCK_FILE)} is not a tournament lock`);
+    expect(() => lockTournament(dir, at(1, 'a', true))).toThrow(`${join(dir, LOCK_FILE)} is not a lock (expected {pid, host, startedAt})`);
   });
 });
