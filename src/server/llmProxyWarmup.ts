@@ -14,8 +14,9 @@
  */
 import { runMatch } from '../match';
 import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnection, answersAlike, buildRequest, fixedLlmAccess, pageStrategistSettings } from '../llm';
-import { createWorld, teamSituation } from '../sim';
-import { createPlatform, type Platform } from '../teams';
+import { type GameConfig, createWorld, teamSituation } from '../sim';
+import { createPlatform, type Platform, resolveTeam } from '../teams';
+import { type StudyConfig, studyGameConfig, teamsInPlay } from '../survey/config';
 import { llmStatus } from './llmProxy';
 import type { ProxyDecisionCache } from './llmProxyCache';
 
@@ -24,6 +25,10 @@ export const WARMUP_OPPONENTS = ['bt', 'flat'] as const;
 
 export interface WarmupOptions {
   readonly games: number;
+  /** The llm teams to play, in turn (a study's variants); default the plain `llm`. */
+  readonly teams?: readonly string[];
+  /** The game they play (a study's episode length is in the system prompt); default DEFAULT_CONFIG. */
+  readonly config?: GameConfig;
   /** The first game's seed; game i plays seed + i. */
   readonly seed: number;
   /** Told after each game: its number (from 1), the decisions asked, and how many the cache knew. */
@@ -56,9 +61,9 @@ export function warmupSettings(connection: LlmConnection) {
 }
 
 /**
- * Play `options.games` lockstep games of the llm team on `connection`'s model (sides and
- * opponents in turn) on `platform`'s skills, each decision answered from `cache` where it
- * knows it, else by the model and kept.
+ * Play `options.games` lockstep games of the llm teams on `connection`'s model (teams,
+ * sides and opponents in turn) on `platform`'s skills, each decision answered from `cache`
+ * where it knows it, else by the model and kept.
  */
 export async function warmProxyCache(platform: Pick<Platform, 'models' | 'clock'>, connection: LlmConnection, cache: ProxyDecisionCache, options: WarmupOptions): Promise<WarmupResult> {
   let asked = 0;
@@ -82,10 +87,28 @@ export async function warmProxyCache(platform: Pick<Platform, 'models' | 'clock'
   const warming = createPlatform({ models: platform.models, clock: platform.clock, llm: fixedLlmAccess({ client, provider: connection.provider, settings, cache: null }) });
   for (let game = 0; game < options.games; game++) {
     const before = { asked, known };
+    const teams = options.teams ?? ['llm'];
+    const team = teams[game % teams.length]!;
     const opponent = WARMUP_OPPONENTS[Math.floor(game / 2) % WARMUP_OPPONENTS.length]!;
-    const [blue, red] = game % 2 === 0 ? ['llm', opponent] : [opponent, 'llm'];
-    await runMatch({ blue, red, seed: options.seed + game }, { platform: warming, record: false });
+    const [blue, red] = game % 2 === 0 ? [team, opponent] : [opponent, team];
+    await runMatch({ blue, red, seed: options.seed + game, ...(options.config ? { config: options.config } : {}) }, { platform: warming, record: false });
     options.onGame?.(game + 1, asked - before.asked, known - before.known);
   }
   return { games: options.games, asked, known };
+}
+
+/**
+ * What a study's participants meet: its game (the episode length the system prompt states)
+ * and each of its teams in play that asks the server's own model (llm variants included;
+ * a variant naming another model is not this server's to warm). Throws where none does.
+ */
+export async function studyWarmup(config: StudyConfig, platform: Platform): Promise<{ teams: string[]; config: GameConfig }> {
+  const teams: string[] = [];
+  for (const team of teamsInPlay(config)) {
+    const { entry, variant } = resolveTeam(team);
+    const needs = await entry.needs(platform, variant);
+    if (needs.languageModel && !needs.llm) teams.push(variant.name);
+  }
+  if (teams.length === 0) throw new Error(`the study has no team that asks the server's model (${teamsInPlay(config).join(', ')}): there is nothing to warm`);
+  return { teams, config: studyGameConfig(config.episodeSeconds) };
 }

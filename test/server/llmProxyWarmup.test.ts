@@ -10,7 +10,9 @@ import { type ChatClient, type ChatRequest, type ChatResponse, type LlmConnectio
 import { runMatch } from '../../src/match';
 import { createPlatform } from '../../src/teams';
 import { ProxyDecisionCache } from '../../src/server/llmProxyCache';
-import { warmProxyCache } from '../../src/server/llmProxyWarmup';
+import { studyWarmup, warmProxyCache } from '../../src/server/llmProxyWarmup';
+import { parseStudyConfig } from '../../src/survey/config';
+import { personaByName } from '../../src/teams/personas';
 import { TEST_PLATFORM } from '../helpers/platform';
 import { proxyServers } from '../helpers/proxyServers';
 
@@ -100,5 +102,17 @@ describe('warming the proxy decision cache', () => {
     const other = await warmProxyCache(TEST_PLATFORM, connectionOf(again), ProxyDecisionCache.open({ mode: 'use', dir }), { games: 1, seed: 22 });
     expect(again.asked.length).toBe(other.asked - other.known);
     expect(again.asked.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("warms a study's game and its llm variants: the episode length and the persona its prompts state", async () => {
+    const model = new RecordingModel();
+    const study = await studyWarmup(parseStudyConfig({ teams: ['llm:persona=cautious', 'bt', 'flat'], episodeSeconds: 40 }), TEST_PLATFORM);
+    expect(study.teams).toEqual(['llm:persona=cautious']);
+    expect(study.config.episodeSeconds).toBe(40);
+    await warmProxyCache(TEST_PLATFORM, connectionOf(model), ProxyDecisionCache.open({ mode: 'use', dir: join(servers.root, 'study') }), { games: 1, seed: 51, ...study });
+    const system = model.asked[0]!.messages[0]!.content;
+    expect(system).toContain('After 40 s without a winner the game is a draw.');
+    expect(system).toContain(personaByName('cautious')!.prompt);
+    await expect(studyWarmup(parseStudyConfig({ teams: ['bt', 'flat'] }), TEST_PLATFORM)).rejects.toThrow(/the study has no team that asks the server's model \(bt, flat/);
   }, 60_000);
 });
