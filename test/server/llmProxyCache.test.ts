@@ -153,6 +153,10 @@ describe('the proxy decision cache', () => {
     await ask(base, decision(1));
     expect(ProxyDecisionCache.open({ mode: 'use', dir }).status()).toMatchObject({ entries: 2 });
     expect(ProxyDecisionCache.open({ mode: 'use', dir }).status().damagedLines).toBeUndefined();
+    // Damaged again: what was set aside the first time is kept beside the new.
+    writeFileSync(file, `${readFileSync(file, 'utf8')}more garbage\n`);
+    ProxyDecisionCache.open({ mode: 'use', dir });
+    expect(readFileSync(`${file}.damaged`, 'utf8')).toMatch(/garbage[\s\S]*more garbage/);
   });
 
   it('a cache file that cannot be read leaves the server answering from the model, and says why', async () => {

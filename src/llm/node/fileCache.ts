@@ -14,7 +14,7 @@
  * the decisions teach another model (readCachedPrompts).
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CacheKey, CachedAnswer, DecisionCacheStore } from '../cache';
@@ -89,7 +89,8 @@ export class FileCacheStore implements DecisionCacheStore {
     }
     this.skippedLines = skipped;
     if (!this.bounded) return;
-    if (skipped > 0) copyFileSync(file, `${file}.damaged`);
+    // The whole file as it was, after any set aside before (an earlier damage is kept too).
+    if (skipped > 0) appendFileSync(`${file}.damaged`, readFileSync(file));
     if (skipped > 0 || this.lines > this.records.size) this.rewrite();
   }
 
