@@ -125,6 +125,10 @@ export async function createStudyCommand(options: CreateStudyOptions, deps: Crea
     }
     const modelNote = await languageModelNote(teamsInPlay(study.config), deps.platform, options.examDir);
     if (modelNote.length > 0) print(`\n${modelNote.join('\n')}`);
+    // Pages that ask the server's model: its decision cache can know their situations before they come.
+    if (modelNote.length > 0 && study.config.llmRuns !== 'browser') {
+      print(`Before participants come, with the server stopped: npm run llm:warm -- --study ${study.id} fills its decision cache with the model's answers in this study's games (docs/studies.md).`);
+    }
     if (pageModelNote) print(`\n${pageModelNote}`);
     print(`\n${await serverNote(options.address, deps.serverAnswers)}`);
     print('npm start serves it from the same database (HILLMIND_STUDY_DB if you moved it); PORT and HOST say where it listens.');

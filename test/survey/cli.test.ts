@@ -72,7 +72,10 @@ describe('npm run survey', () => {
       `The study's own text disagrees with its settings: correct the config before inviting participants.\n  instructions: "After 60 seconds without a winner, the episode is a draw." says 60 seconds, but this study's episodes end in a draw after 20 s (episodeSeconds).`,
     );
     // Text computed from the settings never disagrees.
-    expect(survey(['create', '--teams', 'bt-scripted,heuristic', '--id', 'cli-computed']).stdout).not.toMatch(/disagrees/);
+    const computed = survey(['create', '--teams', 'bt-scripted,heuristic', '--id', 'cli-computed']).stdout;
+    expect(computed).not.toMatch(/disagrees/);
+    // No team asks a language model: nothing to warm.
+    expect(computed).not.toMatch(/llm:warm/);
   });
 
   it('create with llm says which model it plays with, that the embedded Gemma 3 270M is untuned, and points at the exam', async () => {
@@ -86,6 +89,7 @@ describe('npm run survey', () => {
     expect(stdout).toMatch(/^Language model for llm: gemma-3-270m-q4_k_m-strategist \(local llama\.cpp[^\n]*\)\.$/m);
     expect(stdout).toMatch(/embedded Gemma 3 270M, untuned \(without its shipped adapter[\s\S]*kappa about 0[\s\S]*OPENAI_BASE_URL and LLM_MODEL/);
     expect(stdout).toMatch(/strategist exam \(results\/exam\/[^\n]*kappa with the rules|No strategist exam of it in results\/exam\/: npm run llm:exam measures how it plays/);
+    expect(stdout).toContain('Before participants come, with the server stopped: npm run llm:warm -- --study llm-study fills its decision cache');
   });
 
   it('create prints the address the server serves with this PORT and HOST, and says whether it answers', async () => {
