@@ -27,6 +27,7 @@ import {
   type LlmSpec,
   type AnswerFormat,
   buildRequest,
+  cacheKey,
   fixedLlmAccess,
   type LlmAccess,
   llmSettingsOf,
@@ -226,10 +227,9 @@ function unansweredText(unanswered: ReadonlyMap<number, number>): string {
 /**
  * How many participants playing llm at once the proxy serves (each 95% of its decisions
  * answered within the strategist's timeout): 1, 2, 3, 4, 6, ... until one falls short or 20.
- * On the 2-core machine with the model on one thread (a tuner busy on the other core) it is
- * BELOW TARGET: 1-2 participants. With the page alone answered 3.2 decisions a second, 1
- * (2 got 75%: they ask 4 a second; the rest got 429 at once, or were given up at 2 s); at 3.9
- * a second, 2 (3 got 65%). The engine serves about its decisions a second over 2.
+ * On the 2-core machine with the model on one thread it is BELOW TARGET: 4 participants
+ * asking situations none shares (6 got 67-71%), 6 each replaying a game of its own with the
+ * decision cache on (docs/benchmarks.md). The engine serves about its decisions a second over 2.
  */
 async function benchParticipants(
   serve: (participants: number, ms: number) => Promise<ParticipantsOnProxy>,
@@ -259,6 +259,9 @@ async function benchParticipants(
   ];
 }
 
+/** The model part of the played games' cache addresses: one model answers them all. */
+const PLAYED_MODEL = 'rules';
+
 /** Games played for the participants to replay, and the first seed of them. */
 const PLAYED_GAMES = 24;
 const PLAYED_SEED = 5000;
@@ -273,7 +276,7 @@ export async function playedGames(format: AnswerFormat, models: Platform['models
   const rules = new RuleChatClient();
   let current: ChatRequest[] = [];
   const client = {
-    model: 'rules',
+    model: PLAYED_MODEL,
     complete: (request: ChatRequest) => {
       current.push(request);
       return rules.complete(request);
@@ -320,7 +323,7 @@ async function benchPlayedParticipants(access: LlmAccess, format: AnswerFormat, 
   };
   const rows = await benchParticipants(serve, seconds, ', decision cache on, each its own game');
   const asked = games.reduce((n, g) => n + g.length, 0);
-  const distinct = new Set(games.flat().map((r) => JSON.stringify(r.messages))).size;
+  const distinct = new Set(games.flat().map((r) => cacheKey(PLAYED_MODEL, r).material)).size;
   return [
     { name: `played games' requests (${PLAYED_GAMES} games vs bt, ${asked} requests): distinct prompts`, value: (100 * distinct) / asked, unit: '%' },
     ...warmedCacheRows(played),
@@ -335,8 +338,9 @@ const WARMED_GAMES = 120;
 /**
  * What warming the server's cache (npm run llm:warm) buys: the share of a game's decisions
  * that a cache of every game before it already knows, for games after 10, 40 and 100 before
- * them. Each game's own repeats count too, as a cache would answer them. No model: the games
- * are the rule client's, and a prompt's answer does not matter to whether it is known.
+ * them. Each game's own repeats count too, as a cache would answer them; a request is known
+ * where its cache address (cacheKey) is. No model: the games are the rule client's, and a
+ * prompt's answer does not matter to whether it is known.
  */
 export function warmedCacheRows(games: readonly (readonly ChatRequest[])[]): LlmBenchRow[] {
   const known = new Set<string>();
@@ -344,7 +348,7 @@ export function warmedCacheRows(games: readonly (readonly ChatRequest[])[]): Llm
   for (const game of games) {
     let hits = 0;
     for (const request of game) {
-      const key = JSON.stringify(request.messages);
+      const key = cacheKey(PLAYED_MODEL, request).material;
       if (known.has(key)) hits++;
       known.add(key);
     }

@@ -1,9 +1,10 @@
 /**
- * npm run llm:warm [-- --games <n>] [--seed <s>]: before a study, the server's model plays
- * games as the llm team and each answer goes into the decision cache `npm start` serves
- * pages from (server/llmProxyWarmup.ts), so participants' situations those games met cost
- * the model nothing. The same settings as the server (LLM_CACHE_DIR, the model, its
- * adapter and format); running it again adds games (another --seed plays other ones).
+ * npm run llm:warm [-- --games <n>] [--seed <s>] [--study <id>]: before a study, the
+ * server's model plays games as the llm team (or a study's llm teams, in its game) and each
+ * answer goes into the decision cache `npm start` serves pages from (server/llmProxyWarmup.ts),
+ * so participants' situations those games met cost the model nothing. The same settings as
+ * the server (LLM_CACHE_DIR, the model, its adapter and format); running it again adds
+ * games (another --seed plays other ones).
  */
 import { defaultCacheDir } from '../llm/node';
 import { ProxyDecisionCache } from '../server/llmProxyCache';
