@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CACHE_MODE, llmSettingsOf, runsAdapter } from '../llm';
+import { DEFAULT_CACHE_MODE, llmSettingsOf, otherAdaptersOf, runsAdapter } from '../llm';
 import { pct } from '../report/format';
 import { allRows, reproduce } from '../tournament/reproduce';
 import { DEFAULT_LLM_CONCURRENCY, tournamentSpec } from '../tournament/run';
@@ -72,7 +72,8 @@ runCli(async () => {
   // One platform for every row: one local engine, loaded once and freed at the end.
   const spec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, availableParallelism());
   const commit = sourceCommit();
-  const tuned = runsAdapter(llmSettingsOf(spec.llm));
+  const settings = llmSettingsOf(spec.llm);
+  const tuned = runsAdapter(settings);
   let bar: ProgressBar | null = null;
   const result = await withPlatform(spec, async (platform) =>
     reproduce({
@@ -80,6 +81,7 @@ runCli(async () => {
       ablationEpisodes,
       planEpisodes,
       tuned,
+      otherAdapters: otherAdaptersOf(settings),
       out,
       platform,
       workers,

@@ -69,8 +69,11 @@ export interface LlmConnection {
 export interface ModelChoice {
   /** A pulled local model's id, or a server's model name; default the configured model. */
   readonly model?: string;
-  /** 'none': the local model alone, without its LoRA adapter (the untuned model). */
-  readonly adapter?: 'none';
+  /**
+   * 'none': the local model alone, without its LoRA adapter (the untuned model); another name:
+   * an adapter shipped beside the default one (localModels.ts otherAdapters).
+   */
+  readonly adapter?: string;
   /**
    * The answer format it is asked in: a local model's shipped adapter runs only in the format
    * it was taught (asked another, the model runs alone, as LLM_FORMAT would have it).

@@ -37,6 +37,11 @@ export interface LocalModelSpec extends PinnedFile {
   /** The format (prompt.ts) the shipped adapter was taught in, as its card says; the model is asked in it by default. */
   readonly adapterFormat?: AnswerFormat;
   /**
+   * Adapters shipped beside the default one, by name (`llm:adapter=<name>`: the reproduction
+   * plays one against the other): files in models/ with their cards, taught in `adapterFormat`.
+   */
+  readonly otherAdapters?: Readonly<Record<string, string>>;
+  /**
    * The file the engine runs, derived from `file` by the pull (node/derivedModel.ts: the
    * vocabulary cut to the strategist's tokens), pinned as the pulled one is; its stem is the
    * model's name in summaries and the cache. Absent: the engine runs `file` itself.
@@ -60,6 +65,7 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB; the engine runs it cut to the strategist's 2,223 tokens, 70 MB",
     adapter: 'strategist-gemma3-270m.gguf',
     adapterFormat: 'terse',
+    otherAdapters: { planner: 'strategist-gemma3-270m-planner.gguf' },
     derived: { file: 'gemma-3-270m-q4_k_m-strategist.gguf', sha256: '4167424a3106056bfe92a9da6b9434f17d3813c1bcab64dbf1d0b62fe791163b', bytes: 69_903_008 },
   },
   'smollm2-135m': {
@@ -98,6 +104,18 @@ export const SHIPPED_ADAPTER_DIR = 'models';
 /** The path of the adapter shipped for a pulled model, or null where none is. */
 export function shippedAdapterPath(spec: LocalModelSpec): string | null {
   return spec.adapter ? `${SHIPPED_ADAPTER_DIR}/${spec.adapter}` : null;
+}
+
+/** The path of an adapter shipped beside the default one (otherAdapters), or null where the model has none of that name. */
+export function namedAdapterPath(spec: LocalModelSpec, name: string): string | null {
+  const file = Object.hasOwn(spec.otherAdapters ?? {}, name) ? spec.otherAdapters![name] : undefined;
+  return file ? `${SHIPPED_ADAPTER_DIR}/${file}` : null;
+}
+
+/** Every adapter shipped for a pulled model: the default one, then the others. */
+export function shippedAdapterPaths(spec: LocalModelSpec): string[] {
+  const shipped = shippedAdapterPath(spec);
+  return [...(shipped ? [shipped] : []), ...Object.values(spec.otherAdapters ?? {}).map((file) => `${SHIPPED_ADAPTER_DIR}/${file}`)];
 }
 
 /**

@@ -50,7 +50,7 @@
 import { z } from 'zod';
 import { STRATEGIST_DEFAULTS, type StrategistSettings } from './access';
 import { CACHE_MODES, type CacheMode, DEFAULT_CACHE_MODE } from './cache';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, engineFile, ggufModelName, localModelDir, engineModelPath, shippedAdapterPath } from './localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, LOCAL_MODEL_IDS, type LocalModelSpec, engineFile, ggufModelName, localModelDir, engineModelPath, shippedAdapterPath, shippedAdapterPaths } from './localModels';
 import { ANSWER_FORMATS, type AnswerFormat } from './prompt';
 import { EVENT_TRIGGERS, EVENT_TRIGGERS_TEXT, MAX_TIMEOUTS_IN_ROW, SILENCE_ACTIONS, TIMING_HELP, type TimingMode, defaultTimeoutMs, parseEventTriggers, parseHeadlessTiming } from './timing';
 
@@ -346,10 +346,19 @@ export function runsAdapter(result: SettingsResult): boolean {
   return result.ok && result.settings.source === 'local' && result.settings.adapter !== null;
 }
 
-/** The format a local model is asked in when LLM_FORMAT is unset: its shipped adapter's where that adapter runs, else the default. */
+/**
+ * The names of the adapters shipped beside the one the settings run (`llm:adapter=<name>`),
+ * where they run a pulled model's own adapter: the reproduction plays each against it.
+ */
+export function otherAdaptersOf(result: SettingsResult): string[] {
+  if (!result.ok || result.settings.source !== 'local' || !result.settings.pulled) return [];
+  const local = LOCAL_MODELS[result.settings.pulled];
+  return local && result.settings.adapter === shippedAdapterPath(local) ? Object.keys(local.otherAdapters ?? {}) : [];
+}
+
+/** The format a local model is asked in when LLM_FORMAT is unset: its shipped adapters' where one of them runs, else the default. */
 function taughtFormat(local: LocalModelSpec | undefined, adapter: string | null): AnswerFormat {
-  const shipped = local ? shippedAdapterPath(local) : null;
-  return local?.adapterFormat && adapter !== null && adapter === shipped ? local.adapterFormat : STRATEGIST_DEFAULTS.format;
+  return local?.adapterFormat && adapter !== null && shippedAdapterPaths(local).includes(adapter) ? local.adapterFormat : STRATEGIST_DEFAULTS.format;
 }
 
 /** The spec without its server: the local engine, whatever server the environment names (the local model's benchmarks). */

@@ -44,7 +44,8 @@ export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions, name = 
 /**
  * What an llm variant may set over the LLM settings: `llm:format=json:rate=0`,
  * `llm:events=elimination+respawn` (a '+' list, or all / none), `llm:persona=cautious`,
- * `llm:adapter=none` (the local model without its adapter).
+ * `llm:adapter=none` (the local model without its adapter), `llm:adapter=rules` (another
+ * adapter shipped for it).
  */
 export const LLM_VARIANT = z.object({
   format: z.enum(ANSWER_FORMATS, { message: `must be one of ${ANSWER_FORMATS.join(', ')}` }).optional(),
@@ -62,8 +63,11 @@ export const LLM_VARIANT = z.object({
   skills: z.enum(['rl', 'scripted'], { message: 'must be rl or scripted' }).optional(),
   /** A pulled local model's id (gemma3-270m, smollm2-135m) or, with a server, its model name. */
   model: z.string().regex(/^[A-Za-z0-9._/-]{1,128}$/, { message: 'must be a model id or name (letters, digits, . _ / -)' }).optional(),
-  /** none: the local model alone, without the LoRA adapter it ships with (the untuned model). */
-  adapter: z.enum(['none'], { message: 'must be none (the local model without its adapter)' }).optional(),
+  /** none: the local model alone, without the LoRA adapter it ships with (the untuned model); another name: an adapter shipped beside it. */
+  adapter: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "must be none (the local model without its adapter) or the name of an adapter shipped beside the model's own (e.g. rules)" })
+    .optional(),
 });
 type LlmVariant = z.infer<typeof LLM_VARIANT>;
 

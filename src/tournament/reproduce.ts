@@ -1,10 +1,10 @@
 /**
- * The study, reproduced: its three matchups (bt vs llm, bt vs flat, llm vs flat), the best
- * constant plan (every plan of the fixed team against the tree; then the tree and llm
- * against the best), and the ablations it lacked, each played as its own two-team
+ * The study, reproduced: its three matchups (bt vs llm, bt vs flat, llm vs flat), the
+ * planner against the same opponents, the best constant plan (every plan of the fixed team
+ * against the tree; then the tree and llm against the best), and the ablations it lacked, each played as its own two-team
  * tournament (sides swapped, records on disk, resumable), then one report beside the
  * study's figures (../shared/PAPER.md):
- * matchups with Wilson intervals and the study's z-test, the per-agent table, skill use and
+ * matchups with Wilson intervals and the study's z-test, the targets met or missed, the per-agent table, skill use and
  * skill-transition entropy, how each side of every row played (skills, K/D, the language
  * model's decisions and the cache's share of them), plots, and what the run was (model and
  * settings, cache hit rate, code version, fingerprints, date, command).
@@ -17,7 +17,7 @@ import { toCsv } from '../report/csv';
 import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles, referenceLayer, shareEncoding } from '../report/plot';
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatform } from '../teams/nodePlatform';
-import { decisiveShare } from '../stats/wilson';
+import { type ProportionInterval, decisiveShare } from '../stats/wilson';
 import type { EpisodeRecord } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
@@ -51,12 +51,20 @@ export interface Row {
 export const STUDY_ROWS: readonly Row[] = STUDY.matchups.map((m) => ({ name: `${m.first} vs ${m.second}`, first: m.first, second: m.second }));
 
 /**
+ * The planner (teams/planner.ts), a strategist that looks ahead in copies of the world,
+ * against the study's two opponents: what a teacher that searches reaches, with no
+ * language model.
+ */
+export const PLANNER_ROWS: readonly Row[] = ['bt', 'flat'].map((second) => ({ name: `planner vs ${second}`, first: 'planner', second }));
+
+/**
  * The ablations the study lacked, as rows of the same report. `tuned`: the local model runs
  * with its adapter, which was taught one format: the format row then compares compact with
  * json on the model alone (so it measures the format, not the adapter), and a row plays the
- * tuned model against the model alone (what the teaching is worth).
+ * tuned model against the model alone (what the teaching is worth). `otherAdapters`: the
+ * adapters shipped beside the model's own (localModels.ts), each played against it.
  */
-export function ablationRows(tuned: boolean): Row[] {
+export function ablationRows(tuned: boolean, otherAdapters: readonly string[] = []): Row[] {
   return [
     { name: 'random skill choice (vs flat)', first: 'random', second: 'flat' },
     { name: 'the tree over scripted skills (vs flat)', first: 'bt-scripted', second: 'flat' },
@@ -67,6 +75,7 @@ export function ablationRows(tuned: boolean): Row[] {
     { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
     { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
     ...(tuned ? [{ name: 'the tuned model vs the model alone (each in its own format)', first: 'llm', second: 'llm:adapter=none' }] : []),
+    ...(tuned ? otherAdapters.map((name) => ({ name: `the ${name} adapter vs the shipped one`, first: `llm:adapter=${name}`, second: 'llm' })) : []),
   ];
 }
 
@@ -87,7 +96,7 @@ export function bestPlanRows(plan: string): Row[] {
 }
 
 /** What the best constant plan must concede: llm takes at least this share of the decisive games against it. */
-export const BEST_PLAN_TARGET = 0.55;
+export const BEST_PLAN_TARGET = 0.65;
 
 /**
  * The tournament seed of the rows against the best plan: not the plans' (1), so the tree
@@ -108,6 +117,36 @@ export function rankPlans(rows: readonly MatchupResult[]): MatchupResult[] {
     .map(({ m }) => m);
 }
 
+/** A figure the product aims at: one side's share of a row's games (all, or the decisive ones). */
+export interface Target {
+  readonly what: string;
+  /** The row it is read from, once that row has played. */
+  readonly row: (r: Reproduction) => MatchupResult | undefined;
+  readonly side: 'first' | 'second';
+  /** wins: of all the row's games; decisive: of its decisive games (a draw counts for neither). */
+  readonly measure: 'wins' | 'decisive';
+  readonly atLeast: number;
+}
+
+/**
+ * The targets a strategist that searches, and the model it teaches, must reach: the planner
+ * well above the tree, llm above the tree and above the study's own llm against flat, and a
+ * strategy worth more than none.
+ */
+export const TARGETS: readonly Target[] = [
+  { what: "planner vs bt: the planner's share of the decisive games", row: (r) => r.planner.find((m) => m.second === 'bt'), side: 'first', measure: 'decisive', atLeast: 0.65 },
+  { what: "llm vs bt: llm's share of the decisive games", row: (r) => r.matchups.find((m) => m.first === 'bt' && m.second === 'llm'), side: 'second', measure: 'decisive', atLeast: 0.55 },
+  { what: "llm vs flat: llm's wins (the study's 67.0%)", row: (r) => r.matchups.find((m) => m.first === 'llm' && m.second === 'flat'), side: 'first', measure: 'wins', atLeast: 0.67 },
+  { what: "llm vs the best constant plan: llm's share of the decisive games", row: (r) => r.plans.againstBest.find((m) => m.first === 'llm'), side: 'first', measure: 'decisive', atLeast: BEST_PLAN_TARGET },
+];
+
+/** A target's figure on a played row, with its 95% interval; null where the row has no decisive game to share. */
+export function targetFigure(target: Target, m: MatchupResult): ProportionInterval | null {
+  const [own, other] = target.side === 'first' ? [m.firstWins, m.secondWins] : [m.secondWins, m.firstWins];
+  if (target.measure === 'decisive') return decisiveShare(own, other);
+  return target.side === 'first' ? m.aRate : m.bRate;
+}
+
 export interface ReproduceOptions {
   /** Episodes per study matchup. */
   readonly episodes: number;
@@ -121,6 +160,8 @@ export interface ReproduceOptions {
   readonly ablations: boolean;
   /** The local model runs with a LoRA adapter: the ablations add the row that takes it away (ablationRows). */
   readonly tuned?: boolean;
+  /** The adapters shipped beside the local model's own: the ablations play each against it (ablationRows). */
+  readonly otherAdapters?: readonly string[];
   /** Episodes each constant plan plays against the tree; default the ablations'. */
   readonly planEpisodes?: number;
   /** The constant plans tried (fixed team ids); default every one (CONSTANT_PLANS). */
@@ -159,8 +200,8 @@ export interface LlmDecisions {
   readonly rules: RulesAgreement;
 }
 
-/** What a row is: one of the study's, a constant plan against the tree, against the best plan, an ablation. */
-export type RowKind = 'study' | 'plan' | 'best plan' | 'ablation';
+/** What a row is: one of the study's, the planner's, a constant plan against the tree, against the best plan, an ablation. */
+export type RowKind = 'study' | 'planner' | 'plan' | 'best plan' | 'ablation';
 
 export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 'drawRate' | 'pDecisive' | 'pTwoProportion'> {
   readonly name: string;
@@ -178,8 +219,8 @@ export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 
 
 export interface Reproduction {
   readonly format: 'hillmind-reproduction';
-  /** 2: with the constant plans (plans) and each row's kind. */
-  readonly version: 2;
+  /** 2: with the constant plans (plans) and each row's kind; 3: with the planner's rows. */
+  readonly version: 3;
   readonly command: string;
   readonly date: string;
   readonly code: Manifest['code'] & { readonly commit?: string };
@@ -188,6 +229,8 @@ export interface Reproduction {
   readonly episodesPerMatchup: number;
   readonly episodesPerAblation: number;
   readonly matchups: readonly MatchupResult[];
+  /** The planner against the study's opponents (PLANNER_ROWS). */
+  readonly planner: readonly MatchupResult[];
   /** Every constant plan tried against the tree (planRows), then the tree and llm against the best. */
   readonly plans: { readonly episodesPerPlan: number; readonly rows: readonly MatchupResult[]; readonly best?: string; readonly againstBest: readonly MatchupResult[] };
   readonly ablations: readonly MatchupResult[];
@@ -199,7 +242,7 @@ export interface Reproduction {
 }
 
 /** Where each stage's tournaments go under runs/: a plan plays the tree twice, once to be ranked and once as the best, apart. */
-const STAGE_DIRS: Record<RowKind, string> = { study: '', plan: 'plans', 'best plan': 'best-plan', ablation: '' };
+const STAGE_DIRS: Record<RowKind, string> = { study: '', planner: '', plan: 'plans', 'best plan': 'best-plan', ablation: '' };
 
 const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
 
@@ -258,16 +301,18 @@ export function rowResult(row: Row, kind: RowKind, records: readonly EpisodeReco
 export async function reproduce(options: ReproduceOptions): Promise<Reproduction> {
   const ablationEpisodes = options.ablationEpisodes ?? options.episodes;
   const planEpisodes = options.planEpisodes ?? ablationEpisodes;
-  // The plans first: they need no language model, so their figures come within minutes of a
-  // run that takes hours. The best plan is known once they have played: its rows are named then.
+  // The plans and the planner first: they need no language model, so their figures come within
+  // the first hour of a run that takes many. The best plan is known once the plans have played:
+  // its rows are named then.
   const stages: { readonly kind: RowKind; rows: readonly Row[]; readonly episodes: number; readonly seed: number }[] = [
     { kind: 'plan', rows: planRows(options.plans), episodes: planEpisodes, seed: 1 },
+    { kind: 'planner', rows: PLANNER_ROWS, episodes: options.episodes, seed: 1 },
     { kind: 'study', rows: STUDY_ROWS, episodes: options.episodes, seed: 1 },
     { kind: 'best plan', rows: bestPlanRows('to be found'), episodes: options.episodes, seed: BEST_PLAN_SEED },
-    { kind: 'ablation', rows: options.ablations ? ablationRows(options.tuned ?? false) : [], episodes: ablationEpisodes, seed: 1 },
+    { kind: 'ablation', rows: options.ablations ? ablationRows(options.tuned ?? false, options.otherAdapters) : [], episodes: ablationEpisodes, seed: 1 },
   ];
   const total = stages.reduce((sum, s) => sum + s.rows.length * s.episodes, 0);
-  const played: Record<RowKind, MatchupResult[]> = { study: [], plan: [], 'best plan': [], ablation: [] };
+  const played: Record<RowKind, MatchupResult[]> = { study: [], planner: [], plan: [], 'best plan': [], ablation: [] };
   const records: EpisodeRecord[] = [];
   const fingerprints: Record<string, string> = {};
   let code: Manifest['code'] = { version: 'unknown' };
@@ -327,7 +372,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     const studyRecords = [...records, ...(inPlay?.records ?? [])].filter((r) => STUDY_ROWS.some((row) => row.first === r.a && row.second === r.b));
     return {
       format: 'hillmind-reproduction',
-      version: 2,
+      version: 3,
       command: options.command,
       date: new Date().toISOString(),
       code: { ...code, ...(options.commit ? { commit: options.commit } : {}) },
@@ -336,6 +381,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       episodesPerMatchup: options.episodes,
       episodesPerAblation: options.ablations ? ablationEpisodes : 0,
       matchups: rowsOf('study'),
+      planner: rowsOf('planner'),
       plans: { episodesPerPlan: planEpisodes, rows: rowsOf('plan'), ...(rowsOf('best plan')[0] ? { best: rowsOf('best plan')[0]!.second } : {}), againstBest: rowsOf('best plan') },
       ablations: rowsOf('ablation'),
       agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
@@ -412,6 +458,17 @@ export function reproductionMarkdown(r: Reproduction): string {
     '',
     'Data: [rows.csv](rows.csv) (every row, ablations too), [matchups.csv](matchups.csv) (the plot\'s, with its Vega-Lite spec [matchups.vl.json](matchups.vl.json)).',
     '',
+    ...(r.planner.length
+      ? [
+          '## The planner',
+          '',
+          "A strategist the study lacked: at each decision the planner plays each candidate choice forward in a copy of the world against a model of its opponent, and keeps the best ([the planner](matches.md#the-planner)). It needs no language model; it is the teacher the planner-taught adapter learnt from.",
+          '',
+          table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', "first's share of decisive games"], r.planner.map((m) => [m.name, String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), p(m.pDecisive), decisiveText(m.firstWins, m.secondWins)])),
+          '',
+        ]
+      : []),
+    ...targetsSection(r),
     '## Per agent',
     '',
     table(
@@ -453,9 +510,28 @@ export function reproductionMarkdown(r: Reproduction): string {
   ].join('\n')}`;
 }
 
-/** Every row the report holds, in its order: the study's, the plans', those against the best plan, the ablations. */
+/** Every row the report holds, in its order: the study's, the planner's, the plans', those against the best plan, the ablations. */
 export function allRows(r: Reproduction): MatchupResult[] {
-  return [...r.matchups, ...r.plans.rows, ...r.plans.againstBest, ...r.ablations];
+  return [...r.matchups, ...r.planner, ...r.plans.rows, ...r.plans.againstBest, ...r.ablations];
+}
+
+/** A share of the decisive games with its interval, or '-' where none was decisive. */
+function decisiveText(firstWins: number, secondWins: number): string {
+  const d = decisiveShare(firstWins, secondWins);
+  return d ? ci(d) : '-';
+}
+
+/** Each target beside its figure, once its row has played: met where the estimate reaches it, shown where the whole interval does. */
+function targetsSection(r: Reproduction): string[] {
+  const rows = TARGETS.flatMap((t) => {
+    const m = t.row(r);
+    if (!m) return [];
+    const figure = targetFigure(t, m);
+    const verdict = !figure ? '-' : figure.lower >= t.atLeast ? 'met (the whole interval)' : figure.estimate >= t.atLeast ? 'met' : 'missed';
+    return [[t.what, `at least ${pct(t.atLeast)}`, figure ? ci(figure) : '-', String(m.episodes), verdict]];
+  });
+  if (!rows.length) return [];
+  return ['## Targets', '', table(['target', 'aim', 'measured', 'episodes', 'verdict'], rows), ''];
 }
 
 /**
@@ -466,10 +542,7 @@ export function allRows(r: Reproduction): MatchupResult[] {
 function plansSection(plans: Reproduction['plans']): string[] {
   if (!plans.rows.length) return [];
   const ranked = rankPlans(plans.rows);
-  const share = (m: MatchupResult) => {
-    const d = decisiveShare(m.firstWins, m.secondWins);
-    return d ? ci(d) : '-';
-  };
+  const share = (m: MatchupResult) => decisiveText(m.firstWins, m.secondWins);
   return [
     '## The best constant plan',
     '',

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LlmConnection, buildRequest, parseAnswer, parseExamSet } from '../../src/llm';
 import { sha256File } from '../../src/llm/node/digest';
 import type { LlamaChatClient } from '../../src/llm/node/llamaClient';
-import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile, shippedAdapterPath } from '../../src/llm/localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile, ggufModelName, shippedAdapterPath, shippedAdapterPaths } from '../../src/llm/localModels';
 import { adapterProblem, localAvailability, nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec, readLlmSettings } from '../../src/llm/settings';
 import { cardPathOf, readAdapterCard } from '../../src/llm/node/adapterCard';
@@ -20,10 +20,11 @@ import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel
 const ADAPTER = shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!;
 
 describe('the shipped strategist adapter', () => {
-  it('has a whole card naming its bytes, its teacher and the pulled base model', async () => {
-    const card = readAdapterCard(cardPathOf(ADAPTER));
-    expect(card.sha256).toBe(await sha256File(ADAPTER));
-    expect(card.bytes).toBe(statSync(ADAPTER).size);
+  it.each(shippedAdapterPaths(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!))('%s has a whole card naming its bytes, its teacher and the pulled base model', async (adapter) => {
+    const card = readAdapterCard(cardPathOf(adapter));
+    expect(card.name).toBe(ggufModelName(adapter));
+    expect(card.sha256).toBe(await sha256File(adapter));
+    expect(card.bytes).toBe(statSync(adapter).size);
     // The pulled file, or the file cut from it that the engine runs (an adapter tuned since the cut): the same weights.
     expect([LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!.sha256, engineFile(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!).sha256]).toContain(card.base.sha256);
     expect(card.teachers.length).toBeGreaterThan(0);

@@ -191,8 +191,26 @@ describe('llm:adapter=none', () => {
     expect(llm.withModel!({ model: 'other' })).not.toBe(llm);
     expect(llm.withModel!({ model: 'other' })).toBe(llm.withModel!({ model: 'other', format: 'json' }));
     const probe = await available('llm:adapter=none', server);
-    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=none names the local model without its LoRA adapter/);
-    expect(() => resolveTeam('llm:adapter=yes')).toThrow(/adapter: must be none/);
+    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=none names a LoRA adapter of the local model.*a server's model has no adapter here/);
+    expect(() => resolveTeam('llm:adapter=Yes!')).toThrow(/adapter: must be none .* or the name of an adapter shipped beside/);
+  });
+});
+
+describeWithLocalModel('llm:adapter=<name> on the local model')('llm:adapter=<name> on the local model', () => {
+  it('runs an adapter shipped beside the default one, asked in the format it was taught, and refuses a name the model lacks', async () => {
+    const { createTeam, teamAvailability: available } = await import('../../src/teams');
+    const { platform, opened } = await recordingPlatform({ LLM_SKILLS: 'scripted' });
+    const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
+    await createTeam('llm', ctx);
+    await createTeam('llm:adapter=planner', ctx);
+    await createTeam('llm:adapter=planner:format=terse', ctx);
+    expect(opened).toEqual([
+      { adapter: expect.stringMatching(/strategist-gemma3-270m\.gguf$/), format: 'terse' },
+      { adapter: 'models/strategist-gemma3-270m-planner.gguf', format: 'terse' },
+    ]);
+    const probe = await available('llm:adapter=teacher', platform);
+    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=teacher: the local model gemma3-270m ships no adapter of that name \(it has: none, planner\)/);
+    await platform.close();
   });
 });
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MatchupResult, type Reproduction, STUDY, ablationRows, agreement, rankPlans, reproduce, reproductionMarkdown } from '../../src/tournament/reproduce';
+import { type MatchupResult, type Reproduction, STUDY, TARGETS, ablationRows, agreement, rankPlans, reproduce, reproductionMarkdown, targetFigure } from '../../src/tournament/reproduce';
 import { decisiveShare } from '../../src/stats/wilson';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
@@ -71,10 +71,11 @@ describe('npm run reproduce', () => {
     expect(midRow!.pending).toContain('bt vs flat');
     expect(reproductionMarkdown(midRow!)).toContain('**Not finished:** bt vs llm is in play, and its figures here are those of its first 1 of 2 episodes. Still to play: bt vs flat;');
     // Rows of one episode have no report within them; the last report is the whole.
-    expect(reports.filter((r) => r.inPlay).map((r) => r.inPlay!.row)).toEqual(['bt vs llm', 'bt vs flat', 'llm vs flat', 'bt vs the best constant plan (' + first.plans.best + ')', 'llm vs the best constant plan (' + first.plans.best + ')']);
+    expect(reports.filter((r) => r.inPlay).map((r) => r.inPlay!.row)).toEqual(['planner vs bt', 'planner vs flat', 'bt vs llm', 'bt vs flat', 'llm vs flat', 'bt vs the best constant plan (' + first.plans.best + ')', 'llm vs the best constant plan (' + first.plans.best + ')']);
     expect(reports.at(-1)).toEqual(first);
-    // The plans play first (no language model): they are in the report before the study's rows.
+    // The plans and the planner play first (no language model): they are in the report before the study's rows.
     expect(interim!.matchups.map((m) => m.name)).toEqual(['bt vs llm']);
+    expect((interim as unknown as Reproduction).planner.map((m) => m.name)).toEqual(['planner vs bt', 'planner vs flat']);
     expect(interim!.plans.rows.map((m) => m.second)).toEqual(['fixed:skills=secure+secure', 'fixed:skills=navigate+retreat']);
     expect(interim!.pending).toEqual([
       'bt vs flat',
@@ -88,7 +89,11 @@ describe('npm run reproduce', () => {
     // A server's model has no adapter to take away: no untuned row, and the format row asks the model itself.
     expect(first.ablations.map((m) => [m.first, m.second])).toEqual(ablationRows(false).map((r) => [r.first, r.second]));
     expect(first.ablations.map((m) => m.second)).toContain('llm:format=json');
-    for (const m of first.matchups) {
+    expect(first.planner.map((m) => [m.kind, m.first, m.second, m.episodes])).toEqual([
+      ['planner', 'planner', 'bt', 2],
+      ['planner', 'planner', 'flat', 2],
+    ]);
+    for (const m of [...first.matchups, ...first.planner]) {
       expect(m.episodes).toBe(2);
       expect(m.firstWins + m.secondWins + m.draws).toBe(2);
     }
@@ -119,7 +124,7 @@ describe('npm run reproduce', () => {
     expect(opened).toBe(1);
     // Each row's sides, first team then second; the llm side's decisions are the calls the
     // model heard, less one reachability probe per llm row (the cache is off).
-    const rows = [...first.matchups, ...first.plans.rows, ...first.plans.againstBest, ...first.ablations];
+    const rows = [...first.matchups, ...first.planner, ...first.plans.rows, ...first.plans.againstBest, ...first.ablations];
     expect(rows.map((m) => m.sides!.map((t) => t.team))).toEqual(rows.map((m) => [m.first, m.second]));
     expect(first.matchups[0]!.sides![0]!.llm).toEqual({ requests: 0, cacheHits: 0, failed: 0, rules: { choices: 0, agreed: 0, heldOut: { choices: 0, agreed: 0 } } });
     // The llm side's answers were counted against the tree's rules (the fake model answers carefully).
@@ -140,7 +145,12 @@ describe('npm run reproduce', () => {
     expect(md).toContain('## Ablations the study lacked');
     expect(md).toContain('## The best constant plan');
     expect(md).toContain(`Against the best plan, \`${first.plans.best}\``);
-    expect(md).toMatch(/\| llm vs the best constant plan \(fixed:skills=[a-z+]+\) \| 2 \| .* \| at least 55\.0% \|/);
+    expect(md).toMatch(/\| llm vs the best constant plan \(fixed:skills=[a-z+]+\) \| 2 \| .* \| at least 65\.0% \|/);
+    expect(md).toContain('## The planner');
+    expect(md).toMatch(/\| planner vs bt \| 2 \| /);
+    // Every target is read from its row, and judged.
+    expect(md).toContain('## Targets');
+    for (const target of TARGETS) expect(md).toMatch(new RegExp(`\\| ${target.what.replace(/[()]/g, '\\$&')} \\| at least [\\d.]+% \\| .* \\| 2 \\| (met|met \\(the whole interval\\)|missed|-) \\|`));
     expect(md).toContain('2 episodes per matchup and 1 per ablation');
     const matchupsSvg = readFileSync(join(out, 'matchups.svg'), 'utf8');
     expect(matchupsSvg).toMatch(/^<svg/);
@@ -175,7 +185,7 @@ describe('npm run reproduce', () => {
     expect(again.matchups).toEqual(first.matchups);
     expect(opened).toBe(1);
     await platform.close();
-    // Thirteen small tournaments, each starting its worker thread.
+    // Fifteen small tournaments, each starting its worker thread.
   }, 180_000);
 });
 
@@ -238,10 +248,47 @@ describe('the best constant plan', () => {
     expect(decisiveShare(0, 0)).toBeNull();
   });
 
-  it('plays the format ablation on the model alone where the local model runs with its adapter, and adds the untuned row', () => {
+  it('plays the format ablation on the model alone where the local model runs with its adapter, and adds the untuned row and each other adapter against its own', () => {
     const tuned = ablationRows(true);
     expect(tuned.find((r) => r.name.startsWith('compact vs json'))).toEqual({ name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none', second: 'llm:adapter=none:format=json' });
     expect(tuned.at(-1)).toMatchObject({ first: 'llm', second: 'llm:adapter=none' });
-    expect(ablationRows(false).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
+    expect(ablationRows(true, ['planner']).at(-1)).toEqual({ name: 'the planner adapter vs the shipped one', first: 'llm:adapter=planner', second: 'llm' });
+    expect(ablationRows(false, ['planner']).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
+  });
+});
+
+describe('the targets', () => {
+  const interval = (estimate: number) => ({ estimate, lower: estimate, upper: estimate });
+  const row = (first: string, second: string, firstWins: number, secondWins: number, draws: number): MatchupResult => ({
+    name: `${first} vs ${second}`,
+    kind: 'study',
+    first,
+    second,
+    episodes: firstWins + secondWins + draws,
+    firstWins,
+    secondWins,
+    draws,
+    aRate: interval(firstWins / (firstWins + secondWins + draws)),
+    bRate: interval(secondWins / (firstWins + secondWins + draws)),
+    drawRate: interval(draws / (firstWins + secondWins + draws)),
+    pDecisive: null,
+    pTwoProportion: null,
+  });
+  const [planner, llmVsBt, llmVsFlat] = TARGETS;
+  it("reads a side's share of the decisive games, or of all games, from the side the target names", () => {
+    // bt vs llm: llm is second; 30 bt wins, 45 llm wins, 25 draws: llm has 60% of the decisive games.
+    expect(targetFigure(llmVsBt!, row('bt', 'llm', 30, 45, 25))!.estimate).toBeCloseTo(0.6);
+    expect(targetFigure(planner!, row('planner', 'bt', 70, 10, 20))!.estimate).toBeCloseTo(0.875);
+    // llm vs flat counts wins of every game: 60 of 100 with 20 draws is 60%, not 75%.
+    expect(targetFigure(llmVsFlat!, row('llm', 'flat', 60, 20, 20))!.estimate).toBeCloseTo(0.6);
+    expect(targetFigure(llmVsBt!, row('bt', 'llm', 0, 0, 10))).toBeNull();
+  });
+  it('finds each row in a report', () => {
+    const report = {
+      matchups: [row('bt', 'llm', 1, 2, 0), row('bt', 'flat', 1, 0, 0), row('llm', 'flat', 2, 0, 0)],
+      planner: [row('planner', 'bt', 3, 0, 0), row('planner', 'flat', 1, 0, 0)],
+      plans: { episodesPerPlan: 1, rows: [], againstBest: [row('bt', 'fixed:skills=secure+secure', 1, 0, 0), row('llm', 'fixed:skills=secure+secure', 0, 1, 0)] },
+    } as unknown as Reproduction;
+    expect(TARGETS.map((t) => t.row(report)?.name)).toEqual(['planner vs bt', 'bt vs llm', 'llm vs flat', 'llm vs fixed:skills=secure+secure']);
   });
 });

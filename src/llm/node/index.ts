@@ -16,7 +16,7 @@ import { FileCacheStore, defaultCacheDir } from './fileCache';
 import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
 import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
-import { LOCAL_MODELS, adaptedModelName, engineFile, shippedAdapterPath } from '../localModels';
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, adaptedModelName, engineFile, namedAdapterPath, shippedAdapterPaths } from '../localModels';
 import { systemPrompt } from '../prompt';
 import { sdkTimeoutMs } from '../timing';
 import { isVerified } from './pull';
@@ -74,8 +74,8 @@ export function localAvailability(settings: LocalLlmSettings): { readonly ok: tr
     return { ok: false, reason: `the LoRA adapter ${settings.adapter} does not exist`, help: 'set LLM_ADAPTER=<path to a .gguf adapter> (npm run llm:tune makes one), or LLM_ADAPTER=none for the model alone' };
   }
   if (settings.adapter !== null) {
-    const shipped = settings.pulled && LOCAL_MODELS[settings.pulled] ? shippedAdapterPath(LOCAL_MODELS[settings.pulled]!) : null;
-    const problem = adapterProblem(settings.adapter, { cardRequired: shipped !== null && resolve(shipped) === resolve(settings.adapter) });
+    const shipped = settings.pulled && LOCAL_MODELS[settings.pulled] ? shippedAdapterPaths(LOCAL_MODELS[settings.pulled]!) : [];
+    const problem = adapterProblem(settings.adapter, { cardRequired: shipped.some((path) => resolve(path) === resolve(settings.adapter!)) });
     if (problem) return { ok: false, reason: problem, help: 'restore the shipped adapter and its card (git checkout models/), set LLM_ADAPTER to another adapter, or LLM_ADAPTER=none for the model alone' };
   }
   return { ok: true };
@@ -195,16 +195,26 @@ function modelKey(result: SettingsResult): string {
 
 /**
  * The settings of a chosen model: asked in its format (a local model's shipped adapter runs
- * only in the format it was taught); adapter=none runs the local model alone (a server's
- * model has no adapter here).
+ * only in the format it was taught); adapter=none runs the local model alone, adapter=<name>
+ * with another adapter shipped for it (a server's model has no adapter here).
  */
 function chosenSettings(spec: LlmSpec, choice: ModelChoice): SettingsResult {
   const asked = choice.format ? withLlmFlags(spec, { format: choice.format }) : spec;
-  if (choice.adapter !== 'none') return llmSettingsOf(asked, choice.model);
+  const { adapter } = choice;
+  if (adapter === undefined) return llmSettingsOf(asked, choice.model);
+  const refused = (error: string): SettingsResult => ({ ok: false, configured: true, error, help: LLM_SETUP_HELP });
   if (spec.server) {
-    return { ok: false, configured: true, error: "adapter=none names the local model without its LoRA adapter; a server's model has no adapter here", help: LLM_SETUP_HELP };
+    return refused(`adapter=${adapter} names a LoRA adapter of the local model (none: the model without one); a server's model has no adapter here`);
   }
-  return llmSettingsOf(withEngine(asked, { adapter: null }), choice.model);
+  if (adapter === 'none') return llmSettingsOf(withEngine(asked, { adapter: null }), choice.model);
+  const id = choice.model ?? spec.model ?? DEFAULT_LOCAL_MODEL;
+  const local = LOCAL_MODELS[id];
+  const path = local ? namedAdapterPath(local, adapter) : null;
+  if (!path) {
+    const names = ['none', ...Object.keys(local?.otherAdapters ?? {})];
+    return refused(`adapter=${adapter}: the local model ${id} ships no adapter of that name (it has: ${names.join(', ')})`);
+  }
+  return llmSettingsOf(withEngine(asked, { adapter: path }), choice.model);
 }
 
 function nodeLlmAccessOnce(options: NodeLlmOptions, result: SettingsResult): LlmAccess {
