@@ -2,7 +2,8 @@
  * npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N]
  *                      [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache use|refresh|off] [--no-ablations]
  *
- * The study's three matchups and the ablations it lacked, on the configured language model
+ * The study's three matchups, the planner against bt and flat, the best constant plan and the
+ * ablations the study lacked, on the configured language model
  * (src/tournament/reproduce.ts); writes reproduction.md, reproduction.json and the plots
  * to --out. A killed run resumes where it stopped when run again with the same options.
  */
@@ -29,7 +30,7 @@ const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N
   --llm-concurrency llm episodes in flight at once (default ${DEFAULT_LLM_CONCURRENCY})
   --llm-timing      when an answer applies (default ${REPRODUCE.timing.kind}: the study's, as if the model answered at once)
   --llm-cache       the decision cache (default ${DEFAULT_CACHE_MODE})
-  --no-ablations    no ablations: the study's three matchups and the constant plans only
+  --no-ablations    no ablations: the study's three matchups, the planner's two and the constant plans only
   -h, --help        this text`;
 
 /** The checkout's commit, with "+changes" where the working tree differs from it; undefined outside git. */

@@ -75,7 +75,7 @@ export function ablationRows(tuned: boolean, otherAdapters: readonly string[] = 
     { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
     { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
     ...(tuned ? [{ name: 'the tuned model vs the model alone (each in its own format)', first: 'llm', second: 'llm:adapter=none' }] : []),
-    ...(tuned ? otherAdapters.map((name) => ({ name: `the ${name} adapter vs the shipped one`, first: `llm:adapter=${name}`, second: 'llm' })) : []),
+    ...(tuned ? otherAdapters.map((name) => ({ name: `the ${name} adapter vs the default one`, first: `llm:adapter=${name}`, second: 'llm' })) : []),
   ];
 }
 
@@ -462,7 +462,7 @@ export function reproductionMarkdown(r: Reproduction): string {
       ? [
           '## The planner',
           '',
-          "A strategist the study lacked: at each decision the planner plays each candidate choice forward in a copy of the world against a model of its opponent, and keeps the best ([the planner](matches.md#the-planner)). It needs no language model; it is the teacher the planner-taught adapter learnt from.",
+          "A strategist the study lacked: at each decision the planner plays each candidate choice forward in a copy of the world against a model of its opponent, and keeps the best (docs/matches.md, \"The planner\"). It needs no language model; it is the teacher the planner-taught adapter learnt from.",
           '',
           table(['matchup', 'episodes', 'first wins', 'second wins', 'draws', 'p (decisive)', "first's share of decisive games"], r.planner.map((m) => [m.name, String(m.episodes), ci(m.aRate), ci(m.bRate), ci(m.drawRate), p(m.pDecisive), decisiveText(m.firstWins, m.secondWins)])),
           '',
@@ -521,13 +521,18 @@ function decisiveText(firstWins: number, secondWins: number): string {
   return d ? ci(d) : '-';
 }
 
-/** Each target beside its figure, once its row has played: met where the estimate reaches it, shown where the whole interval does. */
+/**
+ * Each target beside its figure once its row has played: met where the estimate reaches it,
+ * "the whole interval" where the interval's lower end does too; a row still in play shows its
+ * figure so far, not judged.
+ */
 function targetsSection(r: Reproduction): string[] {
   const rows = TARGETS.flatMap((t) => {
     const m = t.row(r);
     if (!m) return [];
     const figure = targetFigure(t, m);
-    const verdict = !figure ? '-' : figure.lower >= t.atLeast ? 'met (the whole interval)' : figure.estimate >= t.atLeast ? 'met' : 'missed';
+    const inPlay = r.inPlay?.row === m.name;
+    const verdict = inPlay ? `in play (${r.inPlay!.episodes} of ${r.inPlay!.of})` : !figure ? '-' : figure.lower >= t.atLeast ? 'met (the whole interval)' : figure.estimate >= t.atLeast ? 'met' : 'missed';
     return [[t.what, `at least ${pct(t.atLeast)}`, figure ? ci(figure) : '-', String(m.episodes), verdict]];
   });
   if (!rows.length) return [];

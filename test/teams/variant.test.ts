@@ -180,6 +180,9 @@ describe('llm:adapter=none', () => {
         { adapter, format: 'compact' },
         { adapter: null, format: 'compact' },
       ]);
+      // A named adapter belongs to a pulled model, not to a GGUF file of one's own.
+      const named = await available('llm:adapter=planner', platform);
+      expect(named.ok ? '' : named.reason).toMatch(/adapter=planner names an adapter shipped for a pulled model, but HILLMIND_LLM_GGUF runs .*model\.gguf: set LLM_ADAPTER=/);
       await platform.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -209,7 +212,10 @@ describeWithLocalModel('llm:adapter=<name> on the local model')('llm:adapter=<na
       { adapter: 'models/strategist-gemma3-270m-planner.gguf', format: 'terse' },
     ]);
     const probe = await available('llm:adapter=teacher', platform);
-    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=teacher: the local model gemma3-270m ships no adapter of that name \(it has: none, planner\)/);
+    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=teacher: the local model gemma3-270m ships no adapter of that name; llm:adapter= takes one of: none, planner/);
+    // An adapter answers only in the format it was taught.
+    const json = await available('llm:adapter=planner:format=json', platform);
+    expect(json.ok ? '' : json.reason).toMatch(/adapter=planner was taught the terse format, and is asked json/);
     await platform.close();
   });
 });

@@ -69,6 +69,7 @@ describe('npm run reproduce', () => {
     expect(midRow!.matchups.map((m) => [m.name, m.episodes, m.firstWins + m.secondWins + m.draws])).toEqual([['bt vs llm', 1, 1]]);
     expect(midRow!.pending).not.toContain('bt vs llm');
     expect(midRow!.pending).toContain('bt vs flat');
+    expect(reproductionMarkdown(midRow!)).toMatch(/\| llm vs bt: llm's share of the decisive games \| at least 55\.0% \| .* \| 1 \| in play \(1 of 2\) \|/);
     expect(reproductionMarkdown(midRow!)).toContain('**Not finished:** bt vs llm is in play, and its figures here are those of its first 1 of 2 episodes. Still to play: bt vs flat;');
     // Rows of one episode have no report within them; the last report is the whole.
     expect(reports.filter((r) => r.inPlay).map((r) => r.inPlay!.row)).toEqual(['planner vs bt', 'planner vs flat', 'bt vs llm', 'bt vs flat', 'llm vs flat', 'bt vs the best constant plan (' + first.plans.best + ')', 'llm vs the best constant plan (' + first.plans.best + ')']);
@@ -252,7 +253,7 @@ describe('the best constant plan', () => {
     const tuned = ablationRows(true);
     expect(tuned.find((r) => r.name.startsWith('compact vs json'))).toEqual({ name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none', second: 'llm:adapter=none:format=json' });
     expect(tuned.at(-1)).toMatchObject({ first: 'llm', second: 'llm:adapter=none' });
-    expect(ablationRows(true, ['planner']).at(-1)).toEqual({ name: 'the planner adapter vs the shipped one', first: 'llm:adapter=planner', second: 'llm' });
+    expect(ablationRows(true, ['planner']).at(-1)).toEqual({ name: 'the planner adapter vs the default one', first: 'llm:adapter=planner', second: 'llm' });
     expect(ablationRows(false, ['planner']).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
   });
 });

@@ -207,12 +207,21 @@ function chosenSettings(spec: LlmSpec, choice: ModelChoice): SettingsResult {
     return refused(`adapter=${adapter} names a LoRA adapter of the local model (none: the model without one); a server's model has no adapter here`);
   }
   if (adapter === 'none') return llmSettingsOf(withEngine(asked, { adapter: null }), choice.model);
+  // A named adapter belongs to a pulled model: a GGUF file of one's own takes its adapter by path.
+  if (spec.gguf !== undefined && choice.model === undefined) {
+    return refused(`adapter=${adapter} names an adapter shipped for a pulled model, but HILLMIND_LLM_GGUF runs ${spec.gguf}: set LLM_ADAPTER=<path to a .gguf adapter> instead`);
+  }
   const id = choice.model ?? spec.model ?? DEFAULT_LOCAL_MODEL;
   const local = LOCAL_MODELS[id];
   const path = local ? namedAdapterPath(local, adapter) : null;
-  if (!path) {
+  if (!local || !path) {
     const names = ['none', ...Object.keys(local?.otherAdapters ?? {})];
-    return refused(`adapter=${adapter}: the local model ${id} ships no adapter of that name (it has: ${names.join(', ')})`);
+    return { ok: false, configured: true, error: `adapter=${adapter}: the local model ${id} ships no adapter of that name`, help: `llm:adapter= takes one of: ${names.join(', ')} (src/llm/localModels.ts otherAdapters)` };
+  }
+  // An adapter answers in the format it was taught only (asked json, the default adapter wrote no valid answer).
+  const format = choice.format ?? (spec.asking.ok ? spec.asking.value.format : undefined);
+  if (format !== undefined && local.adapterFormat && format !== local.adapterFormat) {
+    return refused(`adapter=${adapter} was taught the ${local.adapterFormat} format, and is asked ${format}: drop format=${format} (or LLM_FORMAT), or take adapter=none for the model alone in that format`);
   }
   return llmSettingsOf(withEngine(asked, { adapter: path }), choice.model);
 }
