@@ -60,6 +60,12 @@ class Settings:
     prompt holds for every example; the states of each example's own tokens learn."""
     checkpoint_every: int = 50
     eval_every: int = 100
+    init: str = ""
+    """An adapter GGUF to start from instead of the base model (its LoRA weights, of the same
+    layers, rank and alpha): a teacher that searches improves on the adapter that copied the
+    rules from what that one knows, as expert iteration starts from an imitation policy. The
+    rules agree with the planner on 62% of the exam's choices (kappa 0.48), where an adapter
+    taught by the planner from the base model reached kappa 0.14 in 500 steps."""
 
 
 TARGETS = ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")
@@ -296,6 +302,9 @@ def main() -> None:
             b = torch.zeros(out_f, s.rank).requires_grad_()
             model.lora[(layer, name)] = (a, b)
     model.scale = s.alpha / s.rank
+    if s.init:
+        load_lora(model, s, Path(s.init))
+        log("init", adapter=s.init)
 
     # The layers below the adapter, run once: the shared prefix, then each example's rest.
     P = shared_prefix(examples)
@@ -405,6 +414,27 @@ def main() -> None:
     (work / "metrics.json").write_text(json.dumps({"settings": dataclasses.asdict(s), "examples": {"train": len(train), "held": len(held)}, "sharedPrefix": P, "lora": {"layers": top, "targets": list(TARGETS)}, "history": history, "seconds": seconds}, indent=1))
     ckpt.unlink(missing_ok=True)
     log("done", out=args.out, seconds=round(time.time() - started))
+
+
+def load_lora(model: Gemma3, s: Settings, path: Path) -> None:
+    """Copy an adapter's LoRA weights (written by write_adapter) into the model's, refusing one
+    of other layers, rank or alpha by name."""
+    if not path.exists():
+        raise SystemExit(f"--init {path}: no such adapter file")
+    reader = GGUFReader(str(path))
+    alpha = float(_field(reader, "adapter.lora.alpha"))
+    if alpha != s.alpha:
+        raise SystemExit(f"--init {path}: its alpha is {alpha}, this run's {s.alpha}: expected the same --alpha")
+    tensors = {t.name: t for t in reader.tensors}
+    with torch.no_grad():
+        for (layer, name), pair in model.lora.items():
+            for suffix, param in zip(("lora_a", "lora_b"), pair):
+                key = f"blk.{layer}.{name}.weight.{suffix}"
+                t = tensors.get(key)
+                if t is None or tuple(t.data.shape) != tuple(param.shape):
+                    found = "none" if t is None else "x".join(map(str, t.data.shape))
+                    raise SystemExit(f"--init {path}: {key} is {found}, expected {'x'.join(map(str, param.shape))} (an adapter of --layers {s.layers} and --rank {s.rank})")
+                param.copy_(torch.from_numpy(np.array(t.data, dtype=np.float32)))
 
 
 def write_adapter(model: Gemma3, s: Settings, out: Path) -> None:

@@ -3,7 +3,7 @@
  * stages run on (platforms, the base model's tokenizer, the tuner's Python) and calls
  * src/tune/pipeline.ts tuneAdapter, which says what each stage does.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAM_SET_PATH, llmSettingsOf, parseExamSet, withEngine } from '../llm';
 import { cardPathOf } from '../llm/node/adapterCard';
@@ -52,6 +52,9 @@ const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--w
                   a stopped run resumes its rounds from --work
   --play-rounds   rounds of learning from play, each playing with the adapter kept so far and
                   taught every round's lessons so far (default ${LLM_TUNE.playRounds})
+  --from          an adapter to start from instead of the base model (the same --layers and
+                  --rank): a teacher that searches improves on the adapter that copied the rules,
+                  e.g. --teacher planner --from models/strategist-gemma3-270m-rules.gguf
   --python        the Python that runs the tuner (default ${join(TUNE_VENV, 'bin', 'python')})
   --setup         install the tuner's packages into ${TUNE_VENV} and stop
   ${TUNE_SETUP_HELP}`;
@@ -84,6 +87,7 @@ runCli(async () => {
       'play-temperature': { type: 'string' },
       'play-labels': { type: 'string' },
       'play-rounds': { type: 'string' },
+      from: { type: 'string' },
       python: { type: 'string' },
       setup: { type: 'boolean' },
     },
@@ -107,6 +111,7 @@ runCli(async () => {
     rank: integerOption('rank', values.rank, DEFAULT_TUNER.rank, { min: 1, max: 256 }),
     lr: float('lr', values.lr, DEFAULT_TUNER.lr),
     threads: integerOption('threads', values.threads, DEFAULT_TUNER.threads, { min: 1, max: 256 }),
+    ...(values.from !== undefined ? { init: adapterToStartFrom(values.from) } : {}),
   };
   const format = values.format ?? LLM_TUNE.format;
   if (format !== 'terse' && format !== 'compact') throw new UsageError(`--format must be terse or compact (the answers the engine scores), got '${format}'`);
@@ -164,6 +169,13 @@ runCli(async () => {
   for (const g of card.games) console.log(`llm vs ${g.opponent}: ${g.wins}/${g.losses}/${g.draws} (wins/losses/draws)`);
   return 0;
 });
+
+/** --from: an adapter file that is there (the tuner runs in this folder, so the path stays as written, as the card records it). */
+function adapterToStartFrom(path: string): string {
+  if (!path.endsWith('.gguf')) throw new UsageError(`--from must be a .gguf LoRA adapter, got '${path}'`);
+  if (!existsSync(path)) throw new UsageError(`--from ${path}: no such file (a LoRA adapter npm run llm:tune wrote, e.g. models/strategist-gemma3-270m.gguf)`);
+  return path;
+}
 
 /** Progress on this terminal: log lines, teachers' status lines each over the last, and bars. */
 function terminalProgress(): TuneProgress {

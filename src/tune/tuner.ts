@@ -25,6 +25,8 @@ export interface TunerSettings {
   readonly lr: number;
   readonly seed: number;
   readonly threads: number;
+  /** An adapter to start from instead of the base model (the same layers, rank and alpha); absent: the base model. */
+  readonly init?: string;
 }
 
 
