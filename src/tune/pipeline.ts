@@ -18,7 +18,7 @@
  * (platforms, the engine's tokenizer, the tuner) and what the person sees are passed in.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { type AnswerFormat, EXAM_SET_PATH, type ExamSet, type LocalLlmSettings, SYSTEM_CLOCK, scoreExam, takeExam, withEngine, withLlmFlags } from '../llm';
 import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../llm/node/adapterCard';
 import { ggufModelName } from '../llm/localModels';
@@ -160,10 +160,24 @@ export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies):
 
   // 4. Judges: the exam, and games for the card, each on its own platform (closed after). An
   // adapter is asked in the format it was taught; the model alone as it runs untuned (compact).
+  // A stage's judgement is kept beside its adapter (judged.json), named by what decides it (the
+  // adapter's bytes, the format, the exam's situations, the games), so a run that goes on to a
+  // round of play does not examine and play the adapter it starts from again.
   const judge = async (adapter: string | null, games: number): Promise<Judged> => {
     const asked = adapter === null ? 'compact' : format;
+    const key = adapter === null ? null : JSON.stringify({ adapter: await deps.sha256File(adapter), format: asked, exam: options.exam.items.map((i) => i.id), games, seed: GAME_SEED });
+    const file = adapter === null ? null : join(dirname(adapter), 'judged.json');
+    if (file && existsSync(file)) {
+      const kept = JSON.parse(readFileSync(file, 'utf8')) as { key: string } & Judged;
+      if (kept.key === key) {
+        progress.log(`${basename(dirname(adapter!))}: judged by an earlier run (${file})`);
+        return { exam: kept.exam, games: kept.games };
+      }
+    }
     const judged: PlatformSpec = { ...spec, llm: withEngine(withLlmFlags(spec.llm, { format: asked }), { adapter, sequences: 1, threads: 1 }) };
-    return deps.withPlatform(judged, async (platform) => ({ exam: await examOf(platform, options.exam, asked, progress), games: games > 0 ? await gamesOf(platform, games, progress) : [] }));
+    const result: Judged = await deps.withPlatform(judged, async (platform) => ({ exam: await examOf(platform, options.exam, asked, progress), games: games > 0 ? await gamesOf(platform, games, progress) : [] }));
+    if (file) writeFileSync(file, JSON.stringify({ key, ...result }));
+    return result;
   };
 
   const imitation = await tune('imitation', lessons);

@@ -144,7 +144,14 @@ describe('tuneAdapter', () => {
     expect(stages.tuned).toEqual([]);
     expect(stages.log).toContain(`fixed: 2 lessons (kept from an earlier run in ${join(dir, 'work', 'lessons-fixed.json')})`);
     expect(stages.log).toContain(`imitation: tuned by an earlier run (${join(dir, 'work', 'imitation', 'adapter.gguf')})`);
+    // Its exam is kept too: only the untuned model is examined again.
+    expect(stages.log).toContain(`imitation: judged by an earlier run (${join(dir, 'work', 'imitation', 'judged.json')})`);
+    expect(stages.specs.map((s) => engineOf(s)?.adapter)).toEqual([null, null]);
     expect(existsSync(out)).toBe(true);
+    // Asked other games, it is judged again.
+    const again = fakeStages();
+    await tuneAdapter({ ...options(teacher), cardGames: 1 }, again);
+    expect(again.specs.map((s) => engineOf(s)?.adapter)).toContain(join(dir, 'work', 'imitation', 'adapter.gguf'));
   });
 
   it("with play labels 'planner', teaches the planner's choice at every situation the model asked about in its games, a stage of its own each round", async () => {
