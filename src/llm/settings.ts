@@ -28,8 +28,9 @@
  *   LLM_TEMPERATURE   default 0.1
  *   LLM_FORMAT        compact ("1,3"), json (skills and a rationale) or terse (the compact
  *                     answer to the state in one-token codes, for small local models); default
- *                     the format the local model's shipped adapter was taught in (terse for
- *                     gemma3-270m), else compact
+ *                     the format the local model's adapter was taught in (terse for
+ *                     gemma3-270m's; for LLM_ADAPTER=<file>, the format its card names, read
+ *                     by the Node engine: llm/node withTaughtFormat), else compact
  *   LLM_TIMEOUT_MS    per call, default 2000 (LIVE_TIMEOUT_MS), or 60000 where the game waits for answers
  *                     (LLM_TIMING lockstep or ticks:N: a slow answer costs time, not the decision)
  *   LLM_RATE_HZ       fixed decision rate, default 2 (0: events only)

@@ -39,6 +39,32 @@ describe('the shipped strategist adapter', () => {
   it('is what the pulled model runs with unless LLM_ADAPTER says otherwise', () => {
     expect(readLlmSettings({})).toMatchObject({ ok: true, settings: { adapter: ADAPTER } });
   });
+
+  it("another adapter (LLM_ADAPTER=<file>) is asked in the format its card says it was taught, unless LLM_FORMAT asks another", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hillmind-taught-'));
+    try {
+      const gguf = join(dir, 'model.gguf');
+      writeFileSync(gguf, 'not a model');
+      const other = join(dir, 'other.gguf');
+      copyFileSync(ADAPTER, other);
+      copyFileSync(cardPathOf(ADAPTER), cardPathOf(other));
+      const bare = join(dir, 'bare.gguf');
+      copyFileSync(ADAPTER, bare);
+      const formatOf = async (env: Record<string, string>) => {
+        const access = nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: gguf, LLM_SKILLS: 'scripted', ...env }) });
+        const available = await access.availability();
+        return available.ok ? available.settings.format : available.reason;
+      };
+      const taught = readAdapterCard(cardPathOf(ADAPTER)).prompt;
+      expect(taught).not.toBe('compact');
+      expect(await formatOf({ LLM_ADAPTER: other })).toBe(taught);
+      expect(await formatOf({ LLM_ADAPTER: other, LLM_FORMAT: 'compact' })).toBe('compact');
+      // Without a card nothing says how it was taught: the default format.
+      expect(await formatOf({ LLM_ADAPTER: bare })).toBe('compact');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 const set = parseExamSet(readFileSync('models/strategist-exam.v1.json', 'utf8'), 'exam');

@@ -17,7 +17,7 @@ import { LlamaChatClient } from './llamaClient';
 import { LocalEngine } from './localEngine';
 import { type AdapterCard, cardPathOf, readAdapterCard } from './adapterCard';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, adaptedModelName, engineFile, namedAdapterPath, shippedAdapterPaths } from '../localModels';
-import { systemPrompt } from '../prompt';
+import { type AnswerFormat, systemPrompt } from '../prompt';
 import { sdkTimeoutMs } from '../timing';
 import { isVerified } from './pull';
 import {
@@ -158,7 +158,7 @@ export interface NodeLlmOptions {
  * serves the default model); closing it closes them all.
  */
 export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
-  const defaults = llmSettingsOf(options.spec);
+  const defaults = withTaughtFormat(llmSettingsOf(options.spec), askedFormat(options.spec));
   const access = nodeLlmAccessOnce(options, defaults);
   const others = new Map<string, LlmAccess>();
   const ours: LlmAccess = {
@@ -185,6 +185,28 @@ export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
   return ours;
 }
 
+/** The format LLM_FORMAT (or a variant) asks, if it asks one. */
+function askedFormat(spec: LlmSpec): AnswerFormat | undefined {
+  return spec.asking.ok ? spec.asking.value.format : undefined;
+}
+
+/**
+ * An adapter is asked in the format it was taught, where none is asked: a shipped adapter's
+ * format is known (settings.ts), another's (LLM_ADAPTER=<file>) is its card's. Asked in
+ * another, a terse-taught adapter loses every game: it reads the prompt as noise.
+ */
+export function withTaughtFormat(result: SettingsResult, asked: AnswerFormat | undefined): SettingsResult {
+  if (asked !== undefined || !result.ok || result.settings.source !== 'local' || result.settings.adapter === null) return result;
+  const cardPath = cardPathOf(result.settings.adapter);
+  if (!existsSync(cardPath)) return result;
+  try {
+    return { ok: true, settings: { ...result.settings, format: readAdapterCard(cardPath).prompt } };
+  } catch {
+    // A card that does not parse makes the adapter unavailable, with the reason (localAvailability).
+    return result;
+  }
+}
+
 /** What decides the model a connection opens: its settings but the answer format, which the strategist sets per request. */
 function modelKey(result: SettingsResult): string {
   if (!result.ok) return JSON.stringify(result);
@@ -201,7 +223,7 @@ function modelKey(result: SettingsResult): string {
 function chosenSettings(spec: LlmSpec, choice: ModelChoice): SettingsResult {
   const asked = choice.format ? withLlmFlags(spec, { format: choice.format }) : spec;
   const { adapter } = choice;
-  if (adapter === undefined) return llmSettingsOf(asked, choice.model);
+  if (adapter === undefined) return withTaughtFormat(llmSettingsOf(asked, choice.model), askedFormat(asked));
   const refused = (error: string): SettingsResult => ({ ok: false, configured: true, error, help: LLM_SETUP_HELP });
   if (spec.server) {
     return refused(`adapter=${adapter} names a LoRA adapter of the local model (none: the model without one); a server's model has no adapter here`);
