@@ -89,7 +89,7 @@ export interface LlmAccess {
   /**
    * The same way to the model a variant asks for: another model (`llm:model=smollm2-135m`),
    * the local model without its adapter (`llm:adapter=none`) or with another one shipped for
-   * it (`llm:adapter=planner`), or the model that answers a
+   * it (`llm:adapter=rules`), or the model that answers a
    * format (`llm:format=json`: the local model alone where its adapter was taught another).
    * This access itself where the choice opens the same model. Absent where the model cannot
    * be chosen (the page's proxy serves the server's model only).

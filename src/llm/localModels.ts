@@ -65,7 +65,7 @@ export const LOCAL_MODELS: Readonly<Record<string, LocalModelSpec>> = {
     description: "Gemma 3 270M instruct, Q4_K_M (the study's model family), 253 MB; the engine runs it cut to the strategist's 2,223 tokens, 70 MB",
     adapter: 'strategist-gemma3-270m.gguf',
     adapterFormat: 'terse',
-    otherAdapters: { planner: 'strategist-gemma3-270m-planner.gguf' },
+    otherAdapters: { rules: 'strategist-gemma3-270m-rules.gguf' },
     derived: { file: 'gemma-3-270m-q4_k_m-strategist.gguf', sha256: '4167424a3106056bfe92a9da6b9434f17d3813c1bcab64dbf1d0b62fe791163b', bytes: 69_903_008 },
   },
   'smollm2-135m': {

@@ -62,7 +62,10 @@ function shippedAdapterLine(model: string): string | null {
   const card = readAdapterCard(cardPathOf(SHIPPED_ADAPTER));
   if (model !== adaptedModelName(EMBEDDED_MODEL, SHIPPED_ADAPTER, card.sha256)) return null;
   const teachers = card.teachers.map((t) => t.name).join(' and ');
-  return `  This is the embedded Gemma 3 270M with its shipped adapter (${SHIPPED_ADAPTER}), taught by ${teachers}: on its card's strategist exam (${card.exam.situations} situations) kappa with the rules ${kappaText(card.exam.kappa)}, ${kappaText(card.exam.heldOut.kappa)} where the current skill differs.`;
+  const init = card.training.settings.init;
+  const from = typeof init === 'string' && init ? ` from the adapter ${init}` : '';
+  const planner = card.exam.planner ? `; with the planner ${kappaText(card.exam.planner.kappa)}` : '';
+  return `  This is the embedded Gemma 3 270M with its shipped adapter (${SHIPPED_ADAPTER}), taught by ${teachers}${from}: on its card's strategist exam (${card.exam.situations} situations) kappa with the rules ${kappaText(card.exam.kappa)}, ${kappaText(card.exam.heldOut.kappa)} where the current skill differs${planner}.`;
 }
 
 const kappaText = (k: number | null) => (k === null ? 'n/a' : k.toFixed(2));

@@ -44,7 +44,7 @@ export function createLlmTeam(ctx: TeamContext, options: LlmTeamOptions, name = 
 /**
  * What an llm variant may set over the LLM settings: `llm:format=json:rate=0`,
  * `llm:events=elimination+respawn` (a '+' list, or all / none), `llm:persona=cautious`,
- * `llm:adapter=none` (the local model without its adapter), `llm:adapter=planner` (another
+ * `llm:adapter=none` (the local model without its adapter), `llm:adapter=rules` (another
  * adapter shipped for it).
  */
 export const LLM_VARIANT = z.object({
@@ -66,7 +66,7 @@ export const LLM_VARIANT = z.object({
   /** none: the local model alone, without the LoRA adapter it ships with (the untuned model); another name: an adapter shipped beside it. */
   adapter: z
     .string()
-    .regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "must be none (the local model without its adapter) or the name of an adapter shipped beside the model's own (lower-case letters, digits and -, e.g. planner)" })
+    .regex(/^[a-z][a-z0-9-]{0,31}$/, { message: "must be none (the local model without its adapter) or the name of an adapter shipped beside the model's own (lower-case letters, digits and -, e.g. rules)" })
     .optional(),
 });
 type LlmVariant = z.infer<typeof LLM_VARIANT>;

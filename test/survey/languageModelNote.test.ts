@@ -56,8 +56,11 @@ describe('the language-model note of survey create', () => {
     const card = readAdapterCard(cardPathOf(shippedAdapterPath(LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!)!));
     const lines = await languageModelNote(['llm'], platformWith(`${EMBEDDED_MODEL}+strategist-gemma3-270m@${card.sha256.slice(0, 8)}`, 'local llama.cpp (CPU, 1 thread)'), dir);
     const text = lines.join('\n');
-    expect(text).toContain('embedded Gemma 3 270M with its shipped adapter (models/strategist-gemma3-270m.gguf), taught by rules');
+    // Its teachers, and the adapter it started from where it did, as its card says.
+    const from = card.training.settings.init ? ` from the adapter ${String(card.training.settings.init)}` : '';
+    expect(text).toContain(`embedded Gemma 3 270M with its shipped adapter (models/strategist-gemma3-270m.gguf), taught by ${card.teachers.map((t) => t.name).join(' and ')}${from}:`);
     expect(text).toContain(`kappa with the rules ${card.exam.kappa!.toFixed(2)}, ${card.exam.heldOut.kappa!.toFixed(2)} where the current skill differs`);
+    if (card.exam.planner) expect(text).toContain(`with the planner ${card.exam.planner.kappa!.toFixed(2)}.`);
     expect(text).not.toMatch(/untuned/);
   });
 

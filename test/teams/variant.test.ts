@@ -181,8 +181,8 @@ describe('llm:adapter=none', () => {
         { adapter: null, format: 'compact' },
       ]);
       // A named adapter belongs to a pulled model, not to a GGUF file of one's own.
-      const named = await available('llm:adapter=planner', platform);
-      expect(named.ok ? '' : named.reason).toMatch(/adapter=planner names an adapter shipped for a pulled model, but HILLMIND_LLM_GGUF runs .*model\.gguf: set LLM_ADAPTER=/);
+      const named = await available('llm:adapter=rules', platform);
+      expect(named.ok ? '' : named.reason).toMatch(/adapter=rules names an adapter shipped for a pulled model, but HILLMIND_LLM_GGUF runs .*model\.gguf: set LLM_ADAPTER=/);
       await platform.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -205,17 +205,17 @@ describeWithLocalModel('llm:adapter=<name> on the local model')('llm:adapter=<na
     const { platform, opened } = await recordingPlatform({ LLM_SKILLS: 'scripted' });
     const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
     await createTeam('llm', ctx);
-    await createTeam('llm:adapter=planner', ctx);
-    await createTeam('llm:adapter=planner:format=terse', ctx);
+    await createTeam('llm:adapter=rules', ctx);
+    await createTeam('llm:adapter=rules:format=terse', ctx);
     expect(opened).toEqual([
       { adapter: expect.stringMatching(/strategist-gemma3-270m\.gguf$/), format: 'terse' },
-      { adapter: 'models/strategist-gemma3-270m-planner.gguf', format: 'terse' },
+      { adapter: 'models/strategist-gemma3-270m-rules.gguf', format: 'terse' },
     ]);
     const probe = await available('llm:adapter=teacher', platform);
-    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=teacher: the local model gemma3-270m ships no adapter of that name; llm:adapter= takes one of: none, planner/);
+    expect(probe.ok ? '' : probe.reason).toMatch(/adapter=teacher: the local model gemma3-270m ships no adapter of that name; llm:adapter= takes one of: none, rules/);
     // An adapter answers only in the format it was taught.
-    const json = await available('llm:adapter=planner:format=json', platform);
-    expect(json.ok ? '' : json.reason).toMatch(/adapter=planner was taught the terse format, and is asked json/);
+    const json = await available('llm:adapter=rules:format=json', platform);
+    expect(json.ok ? '' : json.reason).toMatch(/adapter=rules was taught the terse format, and is asked json/);
     await platform.close();
   });
 });

@@ -253,8 +253,8 @@ describe('the best constant plan', () => {
     const tuned = ablationRows(true);
     expect(tuned.find((r) => r.name.startsWith('compact vs json'))).toEqual({ name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none', second: 'llm:adapter=none:format=json' });
     expect(tuned.at(-1)).toMatchObject({ first: 'llm', second: 'llm:adapter=none' });
-    expect(ablationRows(true, ['planner']).at(-1)).toEqual({ name: 'the planner adapter vs the default one', first: 'llm:adapter=planner', second: 'llm' });
-    expect(ablationRows(false, ['planner']).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
+    expect(ablationRows(true, ['rules']).at(-1)).toEqual({ name: 'the rules adapter vs the default one', first: 'llm:adapter=rules', second: 'llm' });
+    expect(ablationRows(false, ['rules']).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
   });
 });
 
