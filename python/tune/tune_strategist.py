@@ -426,6 +426,10 @@ def load_lora(model: Gemma3, s: Settings, path: Path) -> None:
     if alpha != s.alpha:
         raise SystemExit(f"--init {path}: its alpha is {alpha}, this run's {s.alpha}: expected the same --alpha")
     tensors = {t.name: t for t in reader.tensors}
+    expected = {f"blk.{layer}.{name}.weight.{suffix}" for (layer, name) in model.lora for suffix in ("lora_a", "lora_b")}
+    extra = sorted(set(tensors) - expected)
+    if extra:
+        raise SystemExit(f"--init {path} has tensors this run does not tune ({', '.join(extra[:4])}{', ...' if len(extra) > 4 else ''}): expected an adapter of --layers {s.layers}")
     with torch.no_grad():
         for (layer, name), pair in model.lora.items():
             for suffix, param in zip(("lora_a", "lora_b"), pair):

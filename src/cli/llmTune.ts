@@ -21,7 +21,11 @@ import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar, StatusLine } from './progress';
 
 const DEFAULT_OUT = shippedAdapterPath(LOCAL_MODELS['gemma3-270m']!)!;
-/** The shipped adapter's teachers: the rules, and the personas, so a style in the prompt moves the choices. */
+/**
+ * The rules, and the personas (so a style in the prompt moves the choices): the rules-taught
+ * adapter (models/strategist-gemma3-270m-rules.gguf), which the shipped one was taught from by
+ * the planner (--from; its card's reproduce names the whole command).
+ */
 const DEFAULT_TEACHERS = ['rules', 'personas'];
 /** Where each adapter's stages keep their results, in a folder named after it. */
 const WORK_ROOT = join('.cache', 'tune');
@@ -31,14 +35,16 @@ const TUNER_OPTIONS = ['steps', 'batch', 'layers', 'rank', 'lr', 'threads'] as c
 const USAGE = `usage: npm run llm:tune [-- --teacher <t>]... [--out <file>] [--work <dir>] [options]
   teaches the local model (Gemma 3 270M) to choose skills as a teacher does: writes a LoRA
   adapter (GGUF) and its card (.json beside it), judged by the strategist exam and games.
-  --teacher       ${TEACHER_HELP} (default ${DEFAULT_TEACHERS.join(' and ')}, as the shipped adapter; repeat to mix)
+  --teacher       ${TEACHER_HELP} (default ${DEFAULT_TEACHERS.join(' and ')}, as the rules-taught adapter
+                  the shipped one starts from; repeat to mix)
   --format        the prompt it is taught: terse (the state in one-token codes, a quarter of the
                   tokens to read per decision) or compact (the state in words) (default ${LLM_TUNE.format})
   --size          situations the rules, personas and planner teachers take from real play (default ${LLM_TUNE.size})
   --seeds         matches per team pair they play (default ${LLM_TUNE.seeds})
   ${TUNER_OPTIONS.map((k) => `--${k}`).join(', ')}   the tuner's settings (python/tune/tune_strategist.py;
                   default ${TUNER_OPTIONS.map((k) => `${k} ${DEFAULT_TUNER[k]}`).join(', ')})
-  --out           the adapter to write (default ${DEFAULT_OUT}, the one the product loads)
+  --out           the adapter to write (default ${DEFAULT_OUT}, the one the product loads: a run
+                  without --out replaces it; the shipped card's reproduce names how it was made)
   --work          where the stages keep their results (default ${join(WORK_ROOT, "<out's name>")})
   --exam-limit    exam only the first n situations (default all)
   --games         games per opponent for the card (${CARD_OPPONENTS.join(', ')}; default ${LLM_TUNE.games})

@@ -17,7 +17,8 @@
  * checkpoint, so a stopped run goes on where it stopped. What runs outside this process
  * (platforms, the engine's tokenizer, the tuner) and what the person sees are passed in.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type AnswerFormat, EXAM_SET_PATH, type ExamSet, type LocalLlmSettings, SYSTEM_CLOCK, scoreExam, takeExam, withEngine, withLlmFlags } from '../llm';
 import { ADAPTER_CARD_FORMAT, ADAPTER_CARD_VERSION, type AdapterCard, type ExamSummary, type GameRow, cardPathOf } from '../llm/node/adapterCard';
@@ -115,6 +116,17 @@ interface Judged {
   readonly games: GameRow[];
 }
 
+const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A judgement kept by an earlier run, or null where the file does not parse (it is then judged again). */
+function keptJudgement(file: string): ({ readonly key: string } & Judged) | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { key: string } & Judged;
+  } catch {
+    return null;
+  }
+}
+
 /** Tune, judge and write the adapter and its card; returns the card and the untuned model's exam. */
 export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies): Promise<{ readonly card: AdapterCard; readonly untuned: ExamSummary }> {
   const { format, work, out, spec, play, progress } = { ...options, progress: deps.progress };
@@ -131,14 +143,26 @@ export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies):
 
   // 2. The tuning set in the model's tokens, 3. the tuner.
   const baseInfo = { path: settings.gguf, sha256: options.base.sha256 };
+  // A stage tuned before is taken only where what decides it is the same (stage.json): the
+  // base model, the format, the tuner's settings, the adapter it starts from and the lessons.
+  const stageKey = async (all: readonly Lesson[]) =>
+    JSON.stringify({ base: options.base.sha256, format, tuner: options.tuner, from: options.tuner.init ? await deps.sha256File(options.tuner.init) : null, lessons: sha256Of(JSON.stringify(all)) });
   const tune = async (name: string, all: readonly Lesson[]): Promise<Tuned> => {
     const dir = join(work, name);
     const adapter = join(dir, 'adapter.gguf');
     const metricsFile = join(dir, 'metrics.json');
+    const keyFile = join(dir, 'stage.json');
+    const key = await stageKey(all);
     if (existsSync(adapter) && existsSync(metricsFile)) {
+      const kept = existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : null;
+      if (kept !== key) {
+        throw new Error(`${dir} holds an adapter tuned ${kept === null ? 'by a run that did not record its settings' : 'with other lessons or settings'} (base model, format, tuner settings, --from adapter, lessons): delete the folder to tune it again, or give another --work`);
+      }
       progress.log(`${name}: tuned by an earlier run (${adapter})`);
       return { adapter, metrics: JSON.parse(readFileSync(metricsFile, 'utf8')) as TunerMetrics };
     }
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(keyFile, key);
     const tokenizer = await deps.loadTokenizer(settings);
     try {
       const counts = writeTuningSet(dir, tuningRows(all, tokenizer, { format }), tokenizer, baseInfo);
@@ -165,18 +189,22 @@ export async function tuneAdapter(options: TuneOptions, deps: TuneDependencies):
   // round of play does not examine and play the adapter it starts from again.
   const judge = async (adapter: string | null, games: number): Promise<Judged> => {
     const asked = adapter === null ? 'compact' : format;
-    const key = adapter === null ? null : JSON.stringify({ adapter: await deps.sha256File(adapter), format: asked, exam: options.exam.items.map((i) => i.id), games, seed: GAME_SEED });
+    const key =
+      adapter === null
+        ? null
+        : JSON.stringify({ adapter: await deps.sha256File(adapter), base: options.base.sha256, format: asked, exam: sha256Of(JSON.stringify(options.exam.items)), games, opponents: CARD_OPPONENTS, seed: GAME_SEED });
     const file = adapter === null ? null : join(dirname(adapter), 'judged.json');
-    if (file && existsSync(file)) {
-      const kept = JSON.parse(readFileSync(file, 'utf8')) as { key: string } & Judged;
-      if (kept.key === key) {
-        progress.log(`${basename(dirname(adapter!))}: judged by an earlier run (${file})`);
-        return { exam: kept.exam, games: kept.games };
-      }
+    const kept = file && existsSync(file) ? keptJudgement(file) : null;
+    if (kept && kept.key === key) {
+      progress.log(`${basename(dirname(adapter!))}: judged by an earlier run (${file})`);
+      return { exam: kept.exam, games: kept.games };
     }
     const judged: PlatformSpec = { ...spec, llm: withEngine(withLlmFlags(spec.llm, { format: asked }), { adapter, sequences: 1, threads: 1 }) };
     const result: Judged = await deps.withPlatform(judged, async (platform) => ({ exam: await examOf(platform, options.exam, asked, progress), games: games > 0 ? await gamesOf(platform, games, progress) : [] }));
-    if (file) writeFileSync(file, JSON.stringify({ key, ...result }));
+    if (file) {
+      writeFileSync(`${file}.tmp`, JSON.stringify({ key, ...result }));
+      renameSync(`${file}.tmp`, file);
+    }
     return result;
   };
 

@@ -152,6 +152,12 @@ describe('tuneAdapter', () => {
     const again = fakeStages();
     await tuneAdapter({ ...options(teacher), cardGames: 1 }, again);
     expect(again.specs.map((s) => engineOf(s)?.adapter)).toContain(join(dir, 'work', 'imitation', 'adapter.gguf'));
+    // Asked to tune otherwise (more steps, or from an adapter), the kept stage is refused by what decides it, not taken.
+    for (const tuner of [{ ...DEFAULT_TUNER, steps: 4 }, { ...DEFAULT_TUNER, steps: 3, init: out }]) {
+      const other = fakeStages();
+      await expect(tuneAdapter({ ...options(teacher), tuner }, other)).rejects.toThrow(/imitation holds an adapter tuned with other lessons or settings .*delete the folder to tune it again/);
+      expect(other.tuned).toEqual([]);
+    }
   });
 
   it("with play labels 'planner', teaches the planner's choice at every situation the model asked about in its games, a stage of its own each round", async () => {
