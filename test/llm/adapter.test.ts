@@ -72,7 +72,7 @@ const set = parseExamSet(readFileSync('models/strategist-exam.v1.json', 'utf8'),
 const ENV = { LLM_CACHE: 'off', LLM_SEQUENCES: '1', LLM_THREADS: '1', LLM_TIMING: 'lockstep', LLM_TIMEOUT_MS: '120000' };
 /**
  * Exam situations asked of each model: some thirty living agents each. The adapter agrees
- * with the rules on 88% of the card's exam and the model alone on 37%, so a gap of 0.2
+ * with the rules on 90% of its card's exam and the model alone on 31%, so a gap of 0.2
  * is several standard errors (about 0.09 each at this size) either way.
  */
 const ASKED = 16;

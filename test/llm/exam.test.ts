@@ -18,7 +18,7 @@ import { describeWithLocalModel } from '../helpers/localModel';
 
 const SHIPPED = EXAM_SET_PATH;
 const shipped = parseExamSet(readFileSync(SHIPPED, 'utf8'), SHIPPED);
-/** The first set, with the rules' labels only: still read (the shipped adapter's card was examined on it). */
+/** The first set, with the rules' labels only: still read (the rules-taught adapter's card was examined on it). */
 const V1 = 'models/strategist-exam.v1.json';
 const dir = mkdtempSync(join(tmpdir(), 'hillmind-exam-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
