@@ -217,23 +217,15 @@ describe('agreement with the study', () => {
   });
 });
 
+/** A row's result from its counts, each rate its share of the episodes (no interval). */
+function matchupRow(kind: MatchupResult['kind'], first: string, second: string, firstWins: number, secondWins: number, draws: number): MatchupResult {
+  const episodes = firstWins + secondWins + draws;
+  const share = (n: number) => ({ estimate: n / episodes, lower: n / episodes, upper: n / episodes });
+  return { name: `${first} vs ${second}`, kind, first, second, episodes, firstWins, secondWins, draws, aRate: share(firstWins), bRate: share(secondWins), drawRate: share(draws), pDecisive: null, pTwoProportion: null };
+}
+
 describe('the best constant plan', () => {
-  const interval = (estimate: number) => ({ estimate, lower: estimate, upper: estimate });
-  const row = (second: string, firstWins: number, secondWins: number, draws: number): MatchupResult => ({
-    name: `bt vs ${second}`,
-    kind: 'plan',
-    first: 'bt',
-    second,
-    episodes: firstWins + secondWins + draws,
-    firstWins,
-    secondWins,
-    draws,
-    aRate: interval(firstWins / 100),
-    bRate: interval(secondWins / 100),
-    drawRate: interval(draws / 100),
-    pDecisive: null,
-    pTwoProportion: null,
-  });
+  const row = (second: string, firstWins: number, secondWins: number, draws: number) => matchupRow('plan', 'bt', second, firstWins, secondWins, draws);
   it('ranks the plans by points against the tree (a draw half a win), then wins, then their order', () => {
     const plans = [row('fixed:skills=a+a', 50, 20, 30), row('fixed:skills=b+b', 40, 25, 35), row('fixed:skills=c+c', 45, 30, 25), row('fixed:skills=d+d', 40, 30, 30)];
     // Points: a 35, b 42.5, c 42.5 (more wins than b), d 45.
@@ -259,22 +251,7 @@ describe('the best constant plan', () => {
 });
 
 describe('the targets', () => {
-  const interval = (estimate: number) => ({ estimate, lower: estimate, upper: estimate });
-  const row = (first: string, second: string, firstWins: number, secondWins: number, draws: number): MatchupResult => ({
-    name: `${first} vs ${second}`,
-    kind: 'study',
-    first,
-    second,
-    episodes: firstWins + secondWins + draws,
-    firstWins,
-    secondWins,
-    draws,
-    aRate: interval(firstWins / (firstWins + secondWins + draws)),
-    bRate: interval(secondWins / (firstWins + secondWins + draws)),
-    drawRate: interval(draws / (firstWins + secondWins + draws)),
-    pDecisive: null,
-    pTwoProportion: null,
-  });
+  const row = (first: string, second: string, firstWins: number, secondWins: number, draws: number) => matchupRow('study', first, second, firstWins, secondWins, draws);
   const [planner, llmVsBt, llmVsFlat] = TARGETS;
   it("reads a side's share of the decisive games, or of all games, from the side the target names", () => {
     // bt vs llm: llm is second; 30 bt wins, 45 llm wins, 25 draws: llm has 60% of the decisive games.
