@@ -1,7 +1,7 @@
 /**
  * npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir>
  *                       [--workers N] [--seed S] [--resume] [--llm-concurrency N]
- *                       [--queue redis://host:port [--episodes-per-job N]]
+ *                       [--queue redis://host:port [--episodes-per-job N]] [--same-as <dir>]
  *
  * With --queue this process coordinates: workers (npm run worker) on any machine play the
  * episodes, and it plays none itself unless --workers asks for threads here too.
@@ -12,20 +12,24 @@ import { teamName } from '../teams';
 import { type RedisAddress, parseRedisAddress } from '../tournament/redis';
 import { DEFAULT_EPISODES_PER_JOB } from '../tournament/jobs';
 import { DEFAULT_LLM_CONCURRENCY, describeSettings, reportText, runTournament, tournamentSpec } from '../tournament/run';
+import { readComparedRecords, sameAs, sameAsText } from '../tournament/sameAs';
 import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
 import { TOURNAMENT } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
 import { ProgressBar } from './progress';
 import { countOf } from '../sim';
 
-const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N] [--queue redis://host:port [--episodes-per-job N]]
+const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per matchup> --out <dir> [--workers N] [--seed S] [--resume] [--llm-concurrency N] [--queue redis://host:port [--episodes-per-job N]] [--same-as <dir>]
 
   --queue              coordinate over this Redis: workers started with npm run worker play the
                        episodes (rediss:// for TLS; the password in the URL or HILLMIND_REDIS_PASSWORD)
   --workers            threads on this machine (default: one per core; with --queue, ${TOURNAMENT.queuedWorkers})
   --seed               the tournament's seed: each episode's is derived from it (default ${TOURNAMENT.seed})
   --llm-concurrency    episodes with a language model in flight at once (default ${DEFAULT_LLM_CONCURRENCY})
-  --episodes-per-job   episodes in one queue job (default ${DEFAULT_EPISODES_PER_JOB}; 1 when a team talks to a language model)`;
+  --episodes-per-job   episodes in one queue job (default ${DEFAULT_EPISODES_PER_JOB}; 1 when a team talks to a language model)
+  --same-as            another run's folder (or its episodes.jsonl): after playing, check that every
+                       episode both recorded ended in the same state (its state hash), e.g. played on
+                       another machine or with LLM_CACHE=off; exits 1 naming those that differ`;
 
 /** "host:1 412 (51%), host:2 388 (49%)" */
 function sharesText(shares: Readonly<Record<string, number>>): string {
@@ -49,6 +53,7 @@ runCli(async () => {
       'llm-concurrency': { type: 'string' },
       queue: { type: 'string' },
       'episodes-per-job': { type: 'string' },
+      'same-as': { type: 'string' },
     },
     USAGE,
   );
@@ -77,6 +82,9 @@ runCli(async () => {
   if (perJob === 0) throw new UsageError('--episodes-per-job must be at least 1');
   const settings = { teams, episodes, seed: integerOption('seed', values.seed, TOURNAMENT.seed, SEED_RANGE) };
   const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, CONCURRENCY_RANGE);
+  // Read before playing too, so a wrong path is said at once rather than after the run.
+  const sameAsPath = values['same-as'];
+  if (sameAsPath !== undefined) readComparedRecords(sameAsPath);
   let redis: RedisAddress | undefined;
   if (queued) {
     try {
@@ -122,4 +130,9 @@ runCli(async () => {
   console.log(`\n${describeSettings(settings)}\n`);
   console.log(reportText(result.summary));
   console.log(`\nrecords: ${join(values.out, 'episodes.jsonl')}\nreports: ${join(values.out, 'report.md')}, ${join(values.out, 'report.html')}`);
+  if (sameAsPath !== undefined) {
+    const report = sameAs(result.records, readComparedRecords(sameAsPath));
+    console.log(`\n${sameAsText(report, sameAsPath)}`);
+    if (report.compared === 0 || report.different.length > 0) return 1;
+  }
 });

@@ -1,0 +1,98 @@
+/**
+ * Whether two runs played the same episodes the same way: every episode both recorded (the
+ * same key and seed) ended in the same final state (its state hash). The same seed gives the
+ * same match on any machine, whatever its core count and whether or not the decision cache
+ * answered; this is how a run shows it (`npm run tournament -- ... --same-as <dir>`), for
+ * example that the reproduction's rows played with the cache on are the rows the cache-off
+ * play gives.
+ *
+ * The other run's records are only read, never repaired: it may still be writing them (a
+ * torn last line is skipped, not cut off its file). Each line read is checked for what the
+ * comparison needs, and one that lacks it stops the comparison naming the line.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** What a comparison reads of a record. */
+const comparedRecord = z.object({
+  key: z.string(),
+  seed: z.number(),
+  hash: z.string(),
+  winner: z.string().nullable(),
+});
+type ComparedRecord = z.infer<typeof comparedRecord>;
+
+/** One episode both runs recorded whose final states differ. */
+export interface DifferentEpisode {
+  readonly key: string;
+  readonly seed: number;
+  readonly ours: { readonly hash: string; readonly winner: string | null };
+  readonly theirs: { readonly hash: string; readonly winner: string | null };
+}
+
+export interface SameAsReport {
+  /** Episodes both runs recorded. */
+  readonly compared: number;
+  /** Of those, the ones that ended in the same state. */
+  readonly same: number;
+  /** The rest, in our records' order. */
+  readonly different: readonly DifferentEpisode[];
+  /** Keys both hold whose seeds differ: not the same episode (another tournament seed). */
+  readonly otherSeeds: number;
+  /** Our episodes the other run has not recorded (yet). */
+  readonly onlyOurs: number;
+}
+
+/** The complete records of a run's episodes.jsonl (a folder or the file), read-only and checked line by line. */
+export function readComparedRecords(path: string): ComparedRecord[] {
+  const file = existsSync(path) && statSync(path).isDirectory() ? join(path, 'episodes.jsonl') : path;
+  if (!existsSync(file)) throw new Error(`${file} does not exist: --same-as expects a tournament's folder or its episodes.jsonl`);
+  const text = readFileSync(file, 'utf8');
+  // A line still being written (no newline yet) is not read.
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  return complete.split('\n').flatMap((line, i) => {
+    if (!line) return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw new Error(`${file} line ${i + 1} is not JSON: expected one episode record per line`);
+    }
+    const record = comparedRecord.safeParse(parsed);
+    if (!record.success) throw new Error(`${file} line ${i + 1} is not an episode record: expected key, seed, hash and winner (${record.error.issues[0]!.path.join('.')}: ${record.error.issues[0]!.message})`);
+    return [record.data];
+  });
+}
+
+/** Compare our records with theirs, episode by episode. */
+export function sameAs(ours: readonly ComparedRecord[], theirs: readonly ComparedRecord[]): SameAsReport {
+  const byKey = new Map(theirs.map((r) => [r.key, r]));
+  const different: DifferentEpisode[] = [];
+  let compared = 0;
+  let otherSeeds = 0;
+  let onlyOurs = 0;
+  for (const record of ours) {
+    const other = byKey.get(record.key);
+    if (!other) onlyOurs++;
+    else if (other.seed !== record.seed) otherSeeds++;
+    else {
+      compared++;
+      if (other.hash !== record.hash) different.push({ key: record.key, seed: record.seed, ours: { hash: record.hash, winner: record.winner }, theirs: { hash: other.hash, winner: other.winner } });
+    }
+  }
+  return { compared, same: compared - different.length, different, otherSeeds, onlyOurs };
+}
+
+/** The report as the command prints it; the first few differing episodes by name. */
+export function sameAsText(report: SameAsReport, theirs: string, shown = 10): string {
+  const lines = [`${report.same} of ${report.compared} episodes recorded in both ended in the same state as ${theirs}`];
+  if (report.onlyOurs) lines.push(`${report.onlyOurs} not recorded there (yet)`);
+  if (report.otherSeeds) lines.push(`${report.otherSeeds} recorded there with another seed (another tournament seed): not compared`);
+  const winner = (w: string | null) => w ?? 'draw';
+  for (const d of report.different.slice(0, shown)) {
+    lines.push(`  ${d.key} (seed ${d.seed}): here ${d.ours.hash}, ${winner(d.ours.winner)}; there ${d.theirs.hash}, ${winner(d.theirs.winner)}`);
+  }
+  if (report.different.length > shown) lines.push(`  and ${report.different.length - shown} more`);
+  return lines.join('\n');
+}

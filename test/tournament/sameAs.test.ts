@@ -1,0 +1,62 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readComparedRecords, sameAs, sameAsText } from '../../src/tournament/sameAs';
+import { runCommand } from '../cli/command';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'hillmind-same-as-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const record = (key: string, seed: number, hash: string, winner: string | null = 'bt') => ({ key, seed, hash, winner });
+
+describe('sameAs', () => {
+  it('compares the episodes both recorded by key and seed, and names each that ended elsewhere', () => {
+    const ours = [record('a|b|0', 1, 'h0'), record('a|b|1', 2, 'h1'), record('a|b|2', 3, 'h2'), record('a|b|3', 4, 'h3')];
+    const theirs = [record('a|b|0', 1, 'h0'), record('a|b|1', 2, 'other', null), record('a|b|2', 99, 'h2')];
+    const report = sameAs(ours, theirs);
+    expect(report).toMatchObject({ compared: 2, same: 1, otherSeeds: 1, onlyOurs: 1 });
+    expect(report.different).toEqual([{ key: 'a|b|1', seed: 2, ours: { hash: 'h1', winner: 'bt' }, theirs: { hash: 'other', winner: null } }]);
+    const text = sameAsText(report, 'there/');
+    expect(text).toContain('1 of 2 episodes recorded in both ended in the same state as there/');
+    expect(text).toContain('a|b|1 (seed 2): here h1, bt; there other, draw');
+  });
+
+  it('reads a run still being written without cutting its torn last line, and refuses a line that is no record', () => {
+    const dir = tempDir();
+    const file = join(dir, 'episodes.jsonl');
+    const torn = `${JSON.stringify(record('a|b|0', 1, 'h0'))}\n{"key":"a|b|1","se`;
+    writeFileSync(file, torn);
+    expect(readComparedRecords(dir)).toEqual([record('a|b|0', 1, 'h0')]);
+    expect(readFileSync(file, 'utf8')).toBe(torn);
+    writeFileSync(file, `${JSON.stringify({ key: 'a|b|0', seed: 1 })}\n`);
+    expect(() => readComparedRecords(file)).toThrow(/line 1 is not an episode record: expected key, seed, hash and winner \(hash/);
+    expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: --same-as expects a tournament's folder/);
+  });
+});
+
+describe('npm run tournament -- --same-as', () => {
+  it('passes where the same seeds ended in the same states, and exits 1 naming an episode that did not', async () => {
+    const first = join(tempDir(), 'first');
+    const played = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '3', '--out', first, '--workers', '1']);
+    expect(played.code).toBe(0);
+    const again = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '4', '--out', join(tempDir(), 'again'), '--workers', '1', '--same-as', first]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`3 of 3 episodes recorded in both ended in the same state as ${first}`);
+    expect(again.stdout).toContain('1 not recorded there (yet)');
+
+    // Another final state for episode 1: the check names it and fails.
+    const lines = readFileSync(join(first, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string });
+    const changed = lines.find((r) => r.key.endsWith('|1'))!;
+    appendFileSync(join(first, 'other.jsonl'), lines.map((r) => JSON.stringify(r === changed ? { ...r, hash: '0000000000000000' } : r)).join('\n') + '\n');
+    const differs = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '3', '--out', join(tempDir(), 'third'), '--workers', '1', '--same-as', join(first, 'other.jsonl')]);
+    expect(differs.code).toBe(1);
+    expect(differs.stdout).toContain('2 of 3 episodes recorded in both ended in the same state');
+    expect(differs.stdout).toContain(`${changed.key} (seed`);
+  });
+});
