@@ -42,7 +42,8 @@ export const WORKER = { jobsPerThread: 2 } as const;
 export const BENCH = { seconds: 3 } as const;
 
 /** npm run llm:exam (size and seeds: of --build-set's set, as the shipped one was built). */
-export const LLM_EXAM = { out: join('results', 'exam'), size: 600, seeds: 12 } as const;
+/** consistencyRollouts: the rollouts an option of the costlier planner --planner-consistency asks (the default planner's 1, eight times over). */
+export const LLM_EXAM = { out: join('results', 'exam'), size: 600, seeds: 12, consistencyRollouts: 8 } as const;
 
 /** npm run llm:tune */
 export const LLM_TUNE = {

@@ -2,12 +2,14 @@
  * npm run llm:exam: the strategist exam (src/llm/exam.ts) for the configured model (the
  * local engine, or a server via OPENAI_BASE_URL), a markdown table and JSON in --out.
  * npm run llm:exam -- --build-set: build the exam's set again from real matches.
+ * npm run llm:exam -- --planner-consistency: how far the planner agrees with itself there.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANSWER_FORMATS, type AnswerFormat, EXAM_SET_PATH, type ExamReport, SYSTEM_CLOCK, choiceDivergence, examMarkdown, parseExamSet, referenceRows, scoreExam, takeExam } from '../llm';
 import { EXAM_PAIRS, buildExamSet, plannerLabeller } from '../match';
 import { PERSONAS, personaByName } from '../teams';
+import { consistencyMarkdown, plannerConsistency } from '../tune/consistency';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { LLM_EXAM } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
@@ -32,7 +34,13 @@ const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_F
   plays the exam's matches and writes the set again, each situation labelled by the rules
   and by the planner at its world (the same options give the same file).
   --size     situations in the set (default ${LLM_EXAM.size})
-  --seeds    matches per pair of teams (default ${LLM_EXAM.seeds})`;
+  --seeds    matches per pair of teams (default ${LLM_EXAM.seeds})
+       npm run llm:exam -- --planner-consistency [--rollouts <n>] [--size <n>] [--seeds <n>] [--set <file>] [--out <dir>]
+  plays the exam's matches again and asks the planner at each situation's world once more:
+  with another seed (the most a student of its labels can agree with them), and with more
+  rollouts an option under two seeds (a steadier, costlier teacher); no language model needed.
+  --rollouts the costlier planner's rollouts an option (default ${LLM_EXAM.consistencyRollouts})
+  --size, --seeds as the set was built (the defaults above); the matches must give its situations back`;
 
 runCli(async () => {
   const { values } = parseCommandLine(
@@ -44,6 +52,8 @@ runCli(async () => {
       set: { type: 'string' },
       out: { type: 'string' },
       'build-set': { type: 'boolean' },
+      'planner-consistency': { type: 'boolean' },
+      rollouts: { type: 'string' },
       size: { type: 'string' },
       seeds: { type: 'string' },
     },
@@ -73,16 +83,34 @@ runCli(async () => {
     return 0;
   }
 
+  if (values['planner-consistency']) {
+    const set = parseExamSet(readSet(setPath), setPath);
+    if (set.items.some((i) => !i.planner)) throw new UsageError(`${setPath} is a v1 set without the planner's labels: ${BUILD_COMMAND} builds a v2 set`);
+    const seeds = integerOption('seeds', values.seeds, LLM_EXAM.seeds, { min: 1, max: 1000 });
+    const bar = new ProgressBar(EXAM_PAIRS.length * seeds, 'matches');
+    let labels: ProgressBar | null = null;
+    const consistency = await withPlatform(commandPlatformSpec(), (platform) =>
+      plannerConsistency(platform, set, {
+        size: integerOption('size', values.size, LLM_EXAM.size, { min: 10, max: 100_000 }),
+        seeds,
+        rollouts: integerOption('rollouts', values.rollouts, LLM_EXAM.consistencyRollouts, { min: 1, max: 64 }),
+        onMatch: (done, total) => bar.update(done, `${done} of ${total} matches`),
+        onLabel: (done, total) => (labels ??= new ProgressBar(total, 'situations')).update(done, `the planner, three more times: ${done} of ${total} situations`),
+      }),
+    );
+    const out = values.out ?? LLM_EXAM.out;
+    mkdirSync(out, { recursive: true });
+    const markdown = consistencyMarkdown(consistency);
+    writeFileSync(join(out, 'planner-consistency.md'), `${markdown}\n`);
+    writeFileSync(join(out, 'planner-consistency.json'), `${JSON.stringify(consistency, null, 1)}\n`);
+    console.log(`${markdown}\n\nwritten to ${join(out, 'planner-consistency.md')} and planner-consistency.json`);
+    return 0;
+  }
+
   if (values.format !== undefined && !(ANSWER_FORMATS as readonly string[]).includes(values.format)) {
     throw new UsageError(`--format must be one of ${ANSWER_FORMATS.join(', ')}, got '${values.format}'`);
   }
-  let text: string;
-  try {
-    text = readFileSync(setPath, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read the exam set ${setPath}: ${(err as Error).message} (${BUILD_COMMAND} builds it)`);
-  }
-  const full = parseExamSet(text, setPath);
+  const full = parseExamSet(readSet(setPath), setPath);
   const limit = integerOption('limit', values.limit, full.items.length, { min: 1, max: full.items.length });
   const set = { ...full, items: full.items.slice(0, limit) };
 
@@ -137,3 +165,11 @@ runCli(async () => {
   }
   return 0;
 });
+
+function readSet(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read the exam set ${path}: ${(err as Error).message} (${BUILD_COMMAND} builds it)`);
+  }
+}

@@ -66,7 +66,7 @@ describe.concurrent('the defaults each usage states', () => {
   });
   describeStatedDefaults('worker.ts', { '--concurrency': [WORKER.jobsPerThread], '--lock-seconds': [DEFAULT_LOCK_SECONDS] });
   describeStatedDefaults('bench.ts', { '--seconds': [BENCH.seconds] });
-  describeStatedDefaults('llmExam.ts', { '--set': [EXAM_SET_PATH], '--out': [LLM_EXAM.out], '--size': [LLM_EXAM.size], '--seeds': [LLM_EXAM.seeds] });
+  describeStatedDefaults('llmExam.ts', { '--set': [EXAM_SET_PATH], '--out': [LLM_EXAM.out], '--size': [LLM_EXAM.size], '--seeds': [LLM_EXAM.seeds], '--rollouts': [LLM_EXAM.consistencyRollouts] });
   describeStatedDefaults('llmPull.ts', { fetches: [DEFAULT_LOCAL_MODEL, DEFAULT_LOCAL_MODEL_DIR] });
   describeStatedDefaults('serve.ts', {
     'PORT, HOST': [SERVE.port, SERVE.host],
