@@ -36,9 +36,9 @@ const USAGE = `usage: npm run llm:exam [-- --model <name>] [--format <${ANSWER_F
   --size     situations in the set (default ${LLM_EXAM.size})
   --seeds    matches per pair of teams (default ${LLM_EXAM.seeds})
        npm run llm:exam -- --planner-consistency [--rollouts <n>] [--size <n>] [--seeds <n>] [--set <file>] [--out <dir>]
-  plays the exam's matches again and asks the planner at each situation's world once more:
-  with another seed (the most a student of its labels can agree with them), and with more
-  rollouts an option under two seeds (a steadier, costlier teacher); no language model needed.
+  plays the exam's matches again and asks the planner at each situation's world three more
+  times: with another seed (how often a second draw of the teacher gives its label), and with
+  more rollouts an option under two seeds (a steadier, costlier teacher); no language model.
   --rollouts the costlier planner's rollouts an option (default ${LLM_EXAM.consistencyRollouts})
   --size, --seeds as the set was built (the defaults above); the matches must give its situations back`;
 
@@ -60,6 +60,8 @@ runCli(async () => {
     USAGE,
   );
   const setPath = values.set ?? EXAM_SET_PATH;
+  if (values.rollouts !== undefined && !values['planner-consistency']) throw new UsageError('--rollouts goes with --planner-consistency');
+  if (values['planner-consistency'] && values['build-set']) throw new UsageError('--planner-consistency and --build-set are two runs: give one');
   if (values['build-set']) {
     const size = integerOption('size', values.size, LLM_EXAM.size, { min: 10, max: 100_000 });
     const seeds = integerOption('seeds', values.seeds, LLM_EXAM.seeds, { min: 1, max: 1000 });

@@ -1,10 +1,10 @@
 /**
  * Whether two runs played the same episodes the same way: every episode both recorded (the
  * same key and seed) ended in the same final state (its state hash). The same seed gives the
- * same match on any machine, whatever its core count and whether or not the decision cache
- * answered; this is how a run shows it (`npm run tournament -- ... --same-as <dir>`), for
- * example that the reproduction's rows played with the cache on are the rows the cache-off
- * play gives.
+ * same match on any machine, whatever its core count, and with a language model in lockstep
+ * whether or not the decision cache answered; this is how a run shows it (`npm run
+ * tournament -- ... --same-as <dir>`), for example that episodes played with the cache on
+ * are the ones a cache-off run of the same model played.
  *
  * The other run's records are only read, never repaired: it may still be writing them (a
  * torn last line is skipped, not cut off its file). Each line read is checked for what the
@@ -67,7 +67,9 @@ export function readComparedRecords(path: string): ComparedRecord[] {
 
 /** Compare our records with theirs, episode by episode. */
 export function sameAs(ours: readonly ComparedRecord[], theirs: readonly ComparedRecord[]): SameAsReport {
-  const byKey = new Map(theirs.map((r) => [r.key, r]));
+  // A record found twice (two writers once shared a folder) counts as its first, as a resumed run keeps it (existing.ts).
+  const byKey = new Map<string, ComparedRecord>();
+  for (const r of theirs) if (!byKey.has(r.key)) byKey.set(r.key, r);
   const different: DifferentEpisode[] = [];
   let compared = 0;
   let otherSeeds = 0;
@@ -86,7 +88,11 @@ export function sameAs(ours: readonly ComparedRecord[], theirs: readonly Compare
 
 /** The report as the command prints it; the first few differing episodes by name. */
 export function sameAsText(report: SameAsReport, theirs: string, shown = 10): string {
-  const lines = [`${report.same} of ${report.compared} episodes recorded in both ended in the same state as ${theirs}`];
+  const lines = [
+    report.compared === 0
+      ? `no episode recorded in both here and in ${theirs}: nothing to compare (the same teams and --seed play the same episodes)`
+      : `${report.same} of ${report.compared} episodes recorded in both ended in the same state as ${theirs}`,
+  ];
   if (report.onlyOurs) lines.push(`${report.onlyOurs} not recorded there (yet)`);
   if (report.otherSeeds) lines.push(`${report.otherSeeds} recorded there with another seed (another tournament seed): not compared`);
   const winner = (w: string | null) => w ?? 'draw';

@@ -1,16 +1,17 @@
 /**
- * How far the planner agrees with itself: the most a student of its labels can agree with
- * them. The planner plays a few noisy rollouts per option (weapon spread draws from a stream
- * seeded per planner), so at one world two planners with other seeds may choose otherwise; a
- * label is then part choice, part chance, and no model reading the state can agree with the
- * exam's planner labels more than another planner does.
+ * How far the planner agrees with itself, and so how far a student of its labels can be
+ * expected to agree with them. The planner plays a few noisy rollouts per option (weapon
+ * spread draws from a stream seeded per planner), so at one world two planners with other
+ * seeds may choose otherwise: a label is part choice, part chance.
  *
  * The exam's matches are played again (match/examSet.ts buildExamSet, the set's own options),
  * and at each situation's world the planner is asked again:
- *   - with its own settings and another seed: its agreement with the set's label is the
- *     teacher's own ceiling for a student of those labels;
+ *   - with its own settings and another seed: how often a second draw of the same teacher
+ *     gives the set's label;
  *   - with more rollouts per option, under two seeds: whether a costlier teacher is steadier
- *     (agreement of the two), and how far its choice lies from the set's label.
+ *     (agreement of the two), and how often its choice, nearer the planner's most likely one,
+ *     is the set's label. A student that read the world as well as that planner would agree
+ *     about as often; one that reads the prompt's bands has less to go on.
  * Scored as the exam scores a model: every living agent's choice, agreement and Cohen's kappa.
  */
 import { type ExamItem, type ExamSet } from '../llm';
@@ -57,6 +58,16 @@ interface Asked {
 
 const LABEL = "the set's planner label";
 
+const notTheSet = (which: string) =>
+  new Error(`the exam's matches played again do not give its set (${which}): the set was built with other options or by other code; build it again (npm run llm:exam -- --build-set) or pass its --size and --seeds`);
+
+/** The set's sampling interval, as its \`built.every\` says it ("25 ticks"). */
+function ticksBetweenSamples(set: ExamSet): number {
+  const every = /^(\d+) ticks$/.exec(set.built.every);
+  if (!every) throw new Error(`the exam set says it sampled every '${set.built.every}': expected "<n> ticks"`);
+  return Number(every[1]);
+}
+
 /** The planner's own seeds for the labels asked again: derived from the match seed like the set's, under other names. */
 const otherSeed = (m: PlayedMoment, name: string) => sideSeed(m.seed, TEAM_NAMES[m.team], name);
 
@@ -69,20 +80,22 @@ export async function plannerConsistency(platform: Platform, set: ExamSet, optio
   const again = await buildExamSet(platform, {
     size: options.size,
     seeds: options.seeds,
-    every: 25,
+    every: ticksBetweenSamples(set),
     command: set.built.command,
     planner: async (m) => {
+      // The set's own label, as the set was built: a set these matches do not give is refused at its first label.
+      const label = await setLabel(m);
+      const item = set.items[asked.length];
+      if (item && JSON.stringify(item.planner) !== JSON.stringify(label)) throw notTheSet(`situation ${item.id}'s planner label came back otherwise`);
       asked.push({ again: await ask(m, 'planner-again', PLANNER_DEFAULTS), costly: await ask(m, 'planner-costly', costly), costlyAgain: await ask(m, 'planner-costly-again', costly) });
-      // The set's own label, as the set was built: the check below holds it to the shipped one.
-      return setLabel(m);
+      return label;
     },
     ...(options.onMatch ? { onMatch: options.onMatch } : {}),
     ...(options.onLabel ? { onLabel: options.onLabel } : {}),
   });
   const differs = again.items.findIndex((item, i) => JSON.stringify(item) !== JSON.stringify(set.items[i]));
   if (again.items.length !== set.items.length || differs >= 0) {
-    const which = differs >= 0 ? `situation ${set.items[differs]?.id ?? differs + 1} came back otherwise` : `${again.items.length} situations came back, the set holds ${set.items.length}`;
-    throw new Error(`the exam's matches played again do not give its set (${which}): the set was built with other options or by other code; build it again (npm run llm:exam -- --build-set) or pass its --size and --seeds`);
+    throw notTheSet(differs >= 0 ? `situation ${set.items[differs]?.id ?? differs + 1} came back otherwise` : `${again.items.length} situations came back, the set holds ${set.items.length}`);
   }
   const rows: Asked[] = again.items.map((item, i) => ({ item, ...asked[i]! }));
   const labels = rows.map((r) => r.item.planner!);

@@ -27,6 +27,14 @@ describe('sameAs', () => {
     expect(text).toContain('a|b|1 (seed 2): here h1, bt; there other, draw');
   });
 
+  it('holds a record found twice at its first, and says when nothing was recorded in both', () => {
+    const report = sameAs([record('a|b|0', 1, 'h0')], [record('a|b|0', 1, 'h0'), record('a|b|0', 1, 'later')]);
+    expect(report).toMatchObject({ compared: 1, same: 1 });
+    const none = sameAs([record('a|b|0', 1, 'h0')], []);
+    expect(none).toMatchObject({ compared: 0, onlyOurs: 1 });
+    expect(sameAsText(none, 'there/')).toContain('no episode recorded in both here and in there/: nothing to compare');
+  });
+
   it('reads a run still being written without cutting its torn last line, and refuses a line that is no record', () => {
     const dir = tempDir();
     const file = join(dir, 'episodes.jsonl');

@@ -28,7 +28,7 @@ describe('plannerConsistency', () => {
     const first = set.items[0]!;
     const other = first.planner!.map((s) => (s === 'combat' ? 'retreat' : 'combat'));
     const changed = { ...set, items: [{ ...first, planner: other }, ...set.items.slice(1)] };
-    await expect(plannerConsistency(TEST_PLATFORM, changed, { ...OPTIONS, rollouts: 1 })).rejects.toThrow(`situation ${first.id} came back otherwise`);
+    await expect(plannerConsistency(TEST_PLATFORM, changed, { ...OPTIONS, rollouts: 1 })).rejects.toThrow(`situation ${first.id}'s planner label came back otherwise`);
     await expect(plannerConsistency(TEST_PLATFORM, set, { size: 12, seeds: 1, rollouts: 1 })).rejects.toThrow(/built with other options or by other code/);
   });
 });
