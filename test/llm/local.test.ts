@@ -5,7 +5,7 @@
  * sharing the model, and aborts. Never skipped in CI (it fails there without the model).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type ChatRequest, ChatError, type LlmConnection, buildRequest, parseAnswer, systemPrompt } from '../../src/llm';
+import { type AnswerFormat, type ChatRequest, ChatError, type LlmConnection, buildRequest, parseAnswer, systemPrompt } from '../../src/llm';
 import { type LlamaChatClient, PROMPT_PIECE_TOKENS } from '../../src/llm/node/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
@@ -21,7 +21,7 @@ import { threePerTeam } from '../helpers/world';
 const ENV = { LLM_TIMING: 'lockstep', LLM_CACHE: 'off', LLM_TIMEOUT_MS: '60000', LLM_SEQUENCES: '2', LLM_THREADS: '1' };
 
 /** Situations from a few moments of play, to ask about. */
-function requests(format: 'compact' | 'json', count: number, config: GameConfig = DEFAULT_CONFIG, seed = 7): ChatRequest[] {
+function requests(format: AnswerFormat, count: number, config: GameConfig = DEFAULT_CONFIG, seed = 7): ChatRequest[] {
   const world = createWorld(seed, config);
   const out: ChatRequest[] = [];
   const current: SkillId[] = Array.from({ length: config.agent.perTeam }, () => 'navigate');
@@ -190,6 +190,45 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
       engine.acquire = acquire;
       engine.release = release;
       engine.step = step;
+    }
+  }, 300_000);
+
+  it('a prompt reads the same probabilities on every sequence, warmed at loading or not, bit for bit', async () => {
+    // Loading warms two sequences; a third evaluates the system prompt first with a decision.
+    const access = nodeLlmAccess({ spec: parseLlmSpec({ ...ENV, LLM_SEQUENCES: '3' }) });
+    const three = (await access.connect()).client as LlamaChatClient;
+    const engine = three.engine as unknown as { slots: { busy: boolean }[] };
+    const scoring = three as unknown as { numberProbabilities: (...args: unknown[]) => Promise<number[]> };
+    const numberProbabilities = scoring.numberProbabilities.bind(three);
+    let reads: number[][] = [];
+    scoring.numberProbabilities = async (...args) => {
+      const probabilities = await numberProbabilities(...args);
+      reads.push(probabilities);
+      return probabilities;
+    };
+    /** The reads of `request` evaluated on sequence `k` (the others held busy meanwhile). */
+    const readOn = async (k: number, request: ChatRequest) => {
+      const others = engine.slots.filter((_, i) => i !== k);
+      for (const s of others) s.busy = true;
+      reads = [];
+      try {
+        await three.complete(request, signal());
+      } finally {
+        for (const s of others) s.busy = false;
+      }
+      return reads;
+    };
+    try {
+      expect(engine.slots).toHaveLength(3);
+      // The shipped adapter's terse format, where the warm-up's prompt ran past the system prompt in a longer piece than a decision's.
+      for (const request of requests('terse', 4, DEFAULT_CONFIG, 13)) {
+        const onWarmed = await readOn(0, request);
+        expect(onWarmed.length).toBeGreaterThan(0);
+        expect(await readOn(2, request)).toEqual(onWarmed);
+        expect(await readOn(1, request)).toEqual(onWarmed);
+      }
+    } finally {
+      await access.close();
     }
   }, 300_000);
 

@@ -129,6 +129,26 @@ function seedOf(request: ChatRequest): number {
 const aborted = () => new ChatError('aborted', 'the call was aborted');
 
 /**
+ * What a sequence's evaluation of a prompt keeps of what it holds: the fixed part (fixedPrefix)
+ * where it holds all of it, else nothing. llama.cpp's sums for a token depend on the batch it
+ * was evaluated in, not only on the tokens before it: the fixed part reused from another
+ * system prompt's evaluation, or from one cut short, was evaluated in other pieces, and a
+ * prompt read other probabilities on that sequence than on a fresh one. The last token is
+ * always evaluated (generation starts from it).
+ */
+function reusedTokens(slot: EngineSlot, prompt: Token[], fixed: number): number {
+  const held = slot.sequence.compareContextTokens(prompt).firstDifferentIndex;
+  return held >= fixed ? Math.min(fixed, prompt.length - 1) : 0;
+}
+
+/** How many first tokens two prompts share. */
+function commonStart(a: readonly Token[], b: readonly Token[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
  * Prompt tokens evaluated between two looks at the caller's signal. node-llama-cpp evaluates
  * a prompt given at once to its end, whoever still waits for it (a 24 KB prompt held the
  * model 93 s after its caller left); in pieces, a call given up stops within one piece.
@@ -150,8 +170,8 @@ export class LlamaChatClient implements ChatClient {
   private readonly calibrate: boolean;
   /** The number priors of a system prompt: index 0 the first agent's, then one per earlier numbers ('1', '1,3', ...). */
   private readonly priors = new Map<string, Map<string, number[]>>();
-  /** Each system prompt's content-free prompt, in tokens (fixedPrefix). */
-  private readonly freePrompts = new Map<string, Token[]>();
+  /** Per system prompt, its content-free prompt in tokens and how many first tokens its prompts share over any situation (fixedPrefix). */
+  private readonly fixedPrefixes = new Map<string, { readonly free: readonly Token[]; readonly length: number }>();
 
   constructor(
     readonly engine: LocalEngine,
@@ -258,7 +278,7 @@ export class LlamaChatClient implements ChatClient {
     // same probabilities whatever the sequence held before (llama.cpp's sums depend on the
     // batch: reusing more made one situation's answer flip between 1,2 and 3,3).
     const fixed = this.fixedPrefix(slot, request, prompt);
-    const reused = Math.min(slot.sequence.compareContextTokens(prompt).firstDifferentIndex, fixed, prompt.length - 1);
+    const reused = reusedTokens(slot, prompt, fixed);
     // Whatever happens next, the sequence no longer holds what it held.
     slot.held = null;
     await this.evaluatePrompt(slot, prompt, reused, signal, fixed);
@@ -302,18 +322,29 @@ export class LlamaChatClient implements ChatClient {
     if (signal.aborted) throw aborted();
   }
 
-  /** Tokens the prompt shares with the same system prompt over any situation (its content-free form). */
+  /**
+   * Tokens of the prompt that are the same for its system prompt over any situation: up to
+   * where a situation's text begins. Every sequence evaluates them apart from the rest and in
+   * the same pieces, so each holds the same sums for them whatever it evaluated first. Measured
+   * against the content-free state alone, the part ran into the text the state shares with a
+   * prompt ("Agent 1:"), so the sequences warmed at loading had evaluated the system prompt's
+   * last piece three tokens longer than the others, and read a terse prompt's numbers up to
+   * 0.011 apart from them: 3 of 26 tournament episodes, their decisions spread over 16
+   * sequences, ended otherwise than when played again (test/llm/local.test.ts holds every
+   * sequence to the same reads).
+   */
   private fixedPrefix(slot: EngineSlot, request: ChatRequest, prompt: readonly Token[]): number {
     const system = request.messages[0];
     if (!system || system.role !== 'system') return 0;
-    let free = this.freePrompts.get(system.content);
-    if (!free) {
-      free = this.tokenizePrompt(slot.chat.chatWrapper, toHistory([system, { role: 'user', content: contentFreeState(1) }]));
-      this.freePrompts.set(system.content, free);
+    let known = this.fixedPrefixes.get(system.content);
+    if (!known) {
+      // Two content-free states that begin with other words: their common start ends before any situation's text.
+      const state = (content: string) => this.tokenizePrompt(slot.chat.chatWrapper, toHistory([system, { role: 'user', content }]));
+      const free = state(contentFreeState(1));
+      known = { free, length: commonStart(free, state(contentFreeState(0))) };
+      this.fixedPrefixes.set(system.content, known);
     }
-    let i = 0;
-    while (i < free.length && i < prompt.length && free[i] === prompt[i]) i++;
-    return i;
+    return Math.min(known.length, commonStart(prompt, known.free));
   }
 
   /**
@@ -458,7 +489,7 @@ export class LlamaChatClient implements ChatClient {
     const list = request.numberList!;
     const free = this.tokenizePrompt(slot.chat.chatWrapper, toHistory([request.messages[0]!, { role: 'user', content: contentFreeState(list.count) }]));
     const fixed = this.fixedPrefix(slot, request, free);
-    const reused = Math.min(slot.sequence.compareContextTokens(free).firstDifferentIndex, fixed, free.length - 1);
+    const reused = reusedTokens(slot, free, fixed);
     slot.held = null;
     await this.evaluatePrompt(slot, free, reused, signal, fixed);
     const priors = new Map<string, number[]>();
