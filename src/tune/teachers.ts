@@ -9,7 +9,8 @@
  *   personas          the same, each situation under one persona's play style (in the system
  *                     prompt) with the rules of that persona's tree, so a style moves choices
  *   planner           situations of real play labelled by the planner's choice at the world
- *                     they were taken from (teams/planner.ts plannerChoice: it looks ahead)
+ *                     they were taken from (teams/planner.ts plannerChoice: it looks ahead);
+ *                     planner:rollouts=8 and the like with the planner team's settings
  *   cache:<model>     the decisions a model made, read from the decision cache (a server's
  *                     27B model distilled into the 270M the product ships)
  *   replays:<dir>     the decisions of a strategist in replay files (the round of learning
@@ -27,7 +28,7 @@ import { type PlayedMoment, type ReplayFile, type WorldLabeller, buildExamSet, p
 import { type Action, OBS_SIZE, type Team, type TeamSituation, TEAM_NAMES, type World, createWorld, idleAction, observe, teamAgents, teamSituation } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillContext, type SkillId, skillContext } from '../skills';
 import { StudyStore } from '../survey/store';
-import { INITIAL_SKILL, PERSONAS, type Platform, plannerDefaultsText, resolveTeam, rulesChoice } from '../teams';
+import { INITIAL_SKILL, PERSONAS, PLANNER_DEFAULTS, type Platform, type PlannerSettings, plannerDefaultsText, plannerSettings, resolveTeam, rulesChoice } from '../teams';
 
 /** One example: the state words, the teacher's skill per agent, and how much it counts. */
 export interface Lesson {
@@ -58,7 +59,7 @@ export interface Teacher {
   lessons(ctx: TeacherContext): Promise<Lesson[]>;
 }
 
-export const TEACHER_HELP = 'rules, personas, planner, cache:<model>[@<cache dir>], replays:<dir of replay files>[:won][:rules|:planner] or study:<study database>';
+export const TEACHER_HELP = 'rules, personas, planner[:<setting>=<value>...] (the planner team\'s settings, e.g. planner:rollouts=8), cache:<model>[@<cache dir>], replays:<dir of replay files>[:won][:rules|:planner] or study:<study database>';
 
 const allTaught = (n: number) => Array.from({ length: n }, () => true);
 
@@ -125,18 +126,21 @@ export function personasTeacher(options: { readonly size: number; readonly seeds
 export const PLANNER_FIRST_SEED = 3001;
 
 /**
- * The planner's choice at the world of each situation (a fresh planner with its defaults,
- * the opponent's actual skills known: match/examSet.ts plannerLabeller). The situations are
- * sampled as the rules teacher's are, so the two teach on moments alike; the planner looks
- * ahead where the rules read the words, and beats the tree that follows them.
+ * The planner's choice at the world of each situation (a fresh planner, with its defaults or
+ * the settings a variant gives, `planner:rollouts=8`; the opponent's actual skills known:
+ * match/examSet.ts plannerLabeller). The situations are sampled as the rules teacher's are,
+ * so the two teach on moments alike; the planner looks ahead where the rules read the words,
+ * and beats the tree that follows them. More rollouts an option make a steadier teacher
+ * (npm run llm:exam -- --planner-consistency measures how steady), at their cost.
  */
-export function plannerTeacher(options: { readonly size: number; readonly seeds: number }): Teacher {
+export function plannerTeacher(options: { readonly size: number; readonly seeds: number }, planner: { readonly name: string; readonly settings: PlannerSettings } = { name: 'planner', settings: PLANNER_DEFAULTS }): Teacher {
+  const shown = planner.name === 'planner' ? plannerDefaultsText() : planner.name;
   return {
-    name: 'planner',
-    describe: `the planner's choice (${plannerDefaultsText()}) at the worlds of ${options.size} situations of real play (${options.seeds} seeds per team pair from ${PLANNER_FIRST_SEED})`,
+    name: planner.name,
+    describe: `the planner's choice (${shown}) at the worlds of ${options.size} situations of real play (${options.seeds} seeds per team pair from ${PLANNER_FIRST_SEED})`,
     async lessons(ctx) {
-      const set = await playedSituations(ctx, 'planner', PLANNER_FIRST_SEED, options, plannerLabeller(ctx.platform));
-      return set.items.map((item) => lessonOf(item.situation, item.current, item.planner!, `planner: ${item.from}`));
+      const set = await playedSituations(ctx, planner.name, PLANNER_FIRST_SEED, options, plannerLabeller(ctx.platform, planner.settings));
+      return set.items.map((item) => lessonOf(item.situation, item.current, item.planner!, `${planner.name}: ${item.from}`));
     },
   };
 }
@@ -426,6 +430,11 @@ export function parseTeacher(text: string, defaults: { readonly rulesSize: numbe
   if (name === 'rules') return rulesTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
   if (name === 'personas') return personasTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
   if (name === 'planner') return plannerTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
+  if (name.startsWith('planner:')) {
+    // planner:<setting>=<value>...: the planner team's own variant settings, checked as a team's are.
+    const { variant } = resolveTeam(name);
+    return plannerTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds }, { name: variant.name, settings: plannerSettings(variant) });
+  }
   const [kind, ...restParts] = name.split(':');
   const rest = restParts.join(':');
   if (kind === 'cache' && rest) {

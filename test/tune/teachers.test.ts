@@ -9,7 +9,7 @@ import { Match, type ReplayFile, buildExamSet, replayTicks, runMatch, sideSeed }
 import { DEFAULT_CONFIG, OBS_SIZE, idleAction, observe } from '../../src/sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillId, skillContext } from '../../src/skills';
 import { askedOf } from '../../src/tune/games';
-import { PERSONAS, personaByName, plannerChoice, rulesChoice } from '../../src/teams';
+import { PERSONAS, PLANNER_DEFAULTS, type PlannerSettings, personaByName, plannerChoice, rulesChoice } from '../../src/teams';
 import {
   type AskedDecision,
   PLANNER_FIRST_SEED,
@@ -183,6 +183,25 @@ describe('the personas teacher', () => {
 });
 
 describe('the planner teacher', () => {
+  /** The planner's choice at the world a lesson names: its match played again to that tick. */
+  async function plannerLabelOf(from: string, current: readonly SkillId[], settings?: PlannerSettings): Promise<SkillId[]> {
+    const [, blue, red, seed, tick, side] = from.match(/^planner(?::[^ ]+)?: (.+) vs (.+), seed (\d+), tick (\d+), (blue|red)$/)!;
+    const match = await Match.create({ blue: blue!, red: red!, seed: Number(seed) }, { platform: TEST_PLATFORM, record: false });
+    while (match.world.tick < Number(tick)) {
+      const pending = match.advance();
+      if (pending) await pending;
+    }
+    const team = side === 'blue' ? 0 : 1;
+    const opponent = match.controllers[1 - team]!.currentSkills;
+    const label = await plannerChoice(TEST_PLATFORM, match.world, team, current, {
+      seed: sideSeed(Number(seed), side as 'blue' | 'red', 'planner'),
+      ...(settings ? { settings } : {}),
+      opponentSkills: opponent.every((s) => s !== null) ? (opponent as SkillId[]) : null,
+    });
+    match.close();
+    return label;
+  }
+
   it("labels situations of real play from its own seeds, the same the rules would be taught on, with the planner's choice at each world", async () => {
     const lessons = await plannerTeacher({ size: 14, seeds: 1 }).lessons({ platform: TEST_PLATFORM });
     const situations = await buildExamSet(TEST_PLATFORM, { size: 14, seeds: 1, firstSeed: PLANNER_FIRST_SEED, every: 25, command: 'test' });
@@ -190,23 +209,21 @@ describe('the planner teacher', () => {
     expect(lessons[0]!.from).toMatch(new RegExp(`, seed ${PLANNER_FIRST_SEED}, tick \\d+, (blue|red)$`));
     // Somewhere the planner's choice is not the rules'.
     expect(lessons.some((l, k) => l.choice.join() !== rulesChoice(situations.items[k]!.situation, situations.items[k]!.current).join())).toBe(true);
-    // Each label is the planner's at the world named: the match played again to that tick.
-    for (const k of [0, 7]) {
-      const [, blue, red, seed, tick, side] = lessons[k]!.from.match(/^planner: (.+) vs (.+), seed (\d+), tick (\d+), (blue|red)$/)!;
-      const match = await Match.create({ blue: blue!, red: red!, seed: Number(seed) }, { platform: TEST_PLATFORM, record: false });
-      while (match.world.tick < Number(tick)) {
-        const pending = match.advance();
-        if (pending) await pending;
-      }
-      const team = side === 'blue' ? 0 : 1;
-      const opponent = match.controllers[1 - team]!.currentSkills;
-      const label = await plannerChoice(TEST_PLATFORM, match.world, team, situations.items[k]!.current, {
-        seed: sideSeed(Number(seed), side as 'blue' | 'red', 'planner'),
-        opponentSkills: opponent.every((s) => s !== null) ? (opponent as SkillId[]) : null,
-      });
-      match.close();
-      expect(lessons[k]!.choice, lessons[k]!.from).toEqual(label);
-    }
+    for (const k of [0, 7]) expect(lessons[k]!.choice, lessons[k]!.from).toEqual(await plannerLabelOf(lessons[k]!.from, situations.items[k]!.current));
+  }, 120_000);
+
+  it("with the planner team's settings (planner:rollouts=3), each label is that planner's", async () => {
+    const teacher = parseTeacher('planner:rollouts=3', { rulesSize: 6, rulesSeeds: 1, cacheDir: '.cache/llm' });
+    expect(teacher.name).toBe('planner:rollouts=3');
+    expect(teacher.describe).toContain("the planner's choice (planner:rollouts=3)");
+    const lessons = await teacher.lessons({ platform: TEST_PLATFORM });
+    const situations = await buildExamSet(TEST_PLATFORM, { size: 6, seeds: 1, firstSeed: PLANNER_FIRST_SEED, every: 25, command: 'test' });
+    expect(lessons.map((l) => l.from)).toEqual(situations.items.map((i) => `planner:rollouts=3: ${i.from}`));
+    // Not the default planner's labels: the settings reached the labeller.
+    const plain = await plannerTeacher({ size: 6, seeds: 1 }).lessons({ platform: TEST_PLATFORM });
+    expect(lessons.some((l, k) => l.choice.join() !== plain[k]!.choice.join())).toBe(true);
+    const settings = { ...PLANNER_DEFAULTS, rollouts: 3 };
+    for (const k of [0, 3]) expect(lessons[k]!.choice, lessons[k]!.from).toEqual(await plannerLabelOf(lessons[k]!.from, situations.items[k]!.current, settings));
   }, 120_000);
 });
 
@@ -228,7 +245,9 @@ describe('teacher names', () => {
     expect(parseTeacher('replays:runs/play:rules', defaults).describe).not.toContain('won');
     expect(() => parseTeacher('replays::rules', defaults)).toThrow('expected replays:<dir of replay files>[:won][:rules|:planner]');
     expect(parseTeacher('study:data/studies.sqlite', defaults).name).toBe('study:data/studies.sqlite');
-    expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, planner, cache:<model>");
+    expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, planner[:<setting>=<value>...]");
+    expect(() => parseTeacher('planner:rollouts=0', defaults)).toThrow(/rollouts/);
+    expect(() => parseTeacher('planner:depth=3', defaults)).toThrow(/depth/);
     expect(() => parseTeacher('cache:', defaults)).toThrow(/unknown teacher/);
   });
 });
