@@ -1,6 +1,7 @@
 /**
  * npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N]
  *                      [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache use|refresh|off] [--no-ablations]
+ *                      [--cache-sample <dir>]
  *
  * The study's three matchups, the planner against bt and flat, the best constant plan and the
  * ablations the study lacked, on the configured language model
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { DEFAULT_CACHE_MODE, llmSettingsOf, otherAdaptersOf, runsAdapter } from '../llm';
 import { pct } from '../report/format';
 import { allRows, reproduce } from '../tournament/reproduce';
+import { readComparedRecords } from '../tournament/sameAs';
 import { DEFAULT_LLM_CONCURRENCY, tournamentSpec } from '../tournament/run';
 import { UsageError, integerOption, parseCommandLine, runCli } from './args';
 import { REPRODUCE } from './defaults';
@@ -21,6 +23,7 @@ import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
                             [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache <use|refresh|off>] [--no-ablations]
+                            [--cache-sample <dir>]
 
   --episodes        episodes per study matchup (default ${REPRODUCE.episodes}, the study's)
   --ablation-episodes episodes per ablation row (default: --episodes)
@@ -31,6 +34,8 @@ const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N
   --llm-timing      when an answer applies (default ${REPRODUCE.timing.kind}: the study's, as if the model answered at once)
   --llm-cache       the decision cache (default ${DEFAULT_CACHE_MODE})
   --no-ablations    no ablations: the study's three matchups, the planner's two and the constant plans only
+  --cache-sample    a tournament folder of bt vs llm episodes played with LLM_CACHE=off (npm run tournament --
+                    --teams bt,llm --episodes 200 ...): the report says whether each ended as in the bt vs llm row
   -h, --help        this text`;
 
 /** The checkout's commit, with "+changes" where the working tree differs from it; undefined outside git. */
@@ -57,6 +62,7 @@ runCli(async () => {
       'llm-timing': { type: 'string' },
       'llm-cache': { type: 'string' },
       'no-ablations': { type: 'boolean' },
+      'cache-sample': { type: 'string' },
     },
     USAGE,
   );
@@ -72,6 +78,8 @@ runCli(async () => {
   const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, 256));
   // One platform for every row: one local engine, loaded once and freed at the end.
   const spec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, availableParallelism());
+  // The sample is read before anything plays, so a wrong folder is said at once.
+  if (values['cache-sample'] !== undefined) readComparedRecords(values['cache-sample']);
   const commit = sourceCommit();
   const settings = llmSettingsOf(spec.llm);
   const tuned = runsAdapter(settings);
@@ -88,6 +96,7 @@ runCli(async () => {
       workers,
       llmConcurrency,
       ablations: !values['no-ablations'],
+      ...(values['cache-sample'] !== undefined ? { cacheSample: values['cache-sample'] } : {}),
       command: ['npm run reproduce --', ...argv].join(' '),
       ...(commit ? { commit } : {}),
       // What the report says of the model is what the tournaments load.

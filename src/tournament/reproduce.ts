@@ -21,6 +21,7 @@ import { type ProportionInterval, decisiveShare } from '../stats/wilson';
 import type { EpisodeRecord } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
+import { type DifferentEpisode, readComparedRecords, sameAs } from './sameAs';
 import { type MatchupSummary, type TeamSummary, summarizeMatchup, summarizeTeam } from './summary';
 
 /** What the study reports (PAPER.md), for the report to stand beside. */
@@ -177,6 +178,45 @@ export interface ReproduceOptions {
   readonly reportEvery?: number;
   /** Each report once it is written: the report so far while the run goes on, then the whole. */
   readonly onReport?: (report: Reproduction) => void;
+  /**
+   * A tournament folder where episodes of the bt vs llm row were played again with the
+   * decision cache off (npm run tournament -- --teams bt,llm ... with LLM_CACHE=off): the
+   * report compares each with the row's own (cacheCheck).
+   */
+  readonly cacheSample?: string;
+}
+
+/** The row a cache-off sample is held to: the study's first, where llm answers every decision of its side. */
+export const CACHE_SAMPLE_ROW = STUDY_ROWS[0]!;
+
+/** Whether the decision cache moved the row: its episodes played again with the cache off, each compared with the row's. */
+export interface CacheCheck {
+  /** The sample's folder, as given. */
+  readonly sample: string;
+  readonly row: string;
+  /** The sample's episodes, and how many of them had any decision answered by the cache (0 in a cache-off sample). */
+  readonly sampled: number;
+  readonly sampledWithCacheHits: number;
+  /** Episodes in both the sample and the row, and of those the ones that ended in the same final state. */
+  readonly compared: number;
+  readonly same: number;
+  /** The first few that did not. */
+  readonly different: readonly DifferentEpisode[];
+}
+
+/** The cache check of `rowRecords` (the bt vs llm row's records so far) against the sample in `sample`. */
+export function cacheCheck(sample: string, rowRecords: readonly EpisodeRecord[]): CacheCheck {
+  const sampled = readComparedRecords(sample);
+  const report = sameAs(rowRecords, sampled);
+  return {
+    sample,
+    row: CACHE_SAMPLE_ROW.name,
+    sampled: sampled.length,
+    sampledWithCacheHits: sampled.filter((r) => r.cacheHits > 0).length,
+    compared: report.compared,
+    same: report.same,
+    different: report.different.slice(0, 10),
+  };
 }
 
 /**
@@ -239,6 +279,8 @@ export interface Reproduction {
   readonly pending?: readonly string[];
   /** The row in play when the report was written: its figures in the report are those of its first `episodes`. */
   readonly inPlay?: { readonly row: string; readonly episodes: number; readonly of: number };
+  /** Whether the decision cache moved the bt vs llm row, where a cache-off sample was given. */
+  readonly cacheCheck?: CacheCheck;
 }
 
 /** Where each stage's tournaments go under runs/: a plan plays the tree twice, once to be ranked and once as the best, apart. */
@@ -387,6 +429,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       agents: ['bt', 'llm', 'flat'].map((t) => summarizeTeam(studyRecords, t)),
       ...(pending.length ? { pending } : {}),
       ...(inPlay ? { inPlay: { row: inPlay.result.name, episodes: inPlay.records.length, of: inPlay.of } } : {}),
+      ...(options.cacheSample ? { cacheCheck: cacheCheck(options.cacheSample, studyRecords.filter((r) => r.a === CACHE_SAMPLE_ROW.first && r.b === CACHE_SAMPLE_ROW.second)) } : {}),
     };
   }
 
@@ -469,6 +512,7 @@ export function reproductionMarkdown(r: Reproduction): string {
         ]
       : []),
     ...targetsSection(r),
+    ...cacheSection(r),
     '## Per agent',
     '',
     table(
@@ -537,6 +581,27 @@ function targetsSection(r: Reproduction): string[] {
   });
   if (!rows.length) return [];
   return ['## Targets', '', table(['target', 'aim', 'measured', 'episodes', 'verdict'], rows), ''];
+}
+
+/** Whether the decision cache moved a row: the cache-off sample's episodes beside the row's. */
+function cacheSection(r: Reproduction): string[] {
+  const c = r.cacheCheck;
+  if (!c) return [];
+  const hitRate = (r.llm as { cacheHitRate?: number | null }).cacheHitRate;
+  const verdict =
+    c.sampledWithCacheHits > 0
+      ? `It is no cache-off sample: the cache answered decisions in ${c.sampledWithCacheHits} of its ${c.sampled} episodes, so it shows nothing of the cache; play it again with \`LLM_CACHE=off\`.`
+      : c.compared === 0
+        ? `None of its ${c.sampled} episodes is in the row yet.`
+        : c.same === c.compared
+          ? `All ${c.compared} that the row holds ended in the same final state as the row's (the same state hash): the cache moved no episode of them, so no figure.`
+          : `${c.same} of the ${c.compared} that the row holds ended in the same final state as the row's; these did not, and the row's figures are not the model's alone until the cause is found: ${c.different.map((d) => `${d.key} (seed ${d.seed}: row ${d.ours.winner ?? 'draw'}, sample ${d.theirs.winner ?? 'draw'})`).join(', ')}${c.compared - c.same > c.different.length ? ', ...' : ''}.`;
+  return [
+    '## The decision cache',
+    '',
+    `The cache answers a prompt it has seen before with the answer the model gave then (${hitRate === null || hitRate === undefined ? 'no llm decisions yet' : `${pct(hitRate)} of this run's decisions`}). It must not be part of the result: ${c.sampled} episodes of the ${c.row} row were played again with the cache off (\`${c.sample}\`). ${verdict}`,
+    '',
+  ];
 }
 
 /**

@@ -14,14 +14,18 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-/** What a comparison reads of a record. */
-const comparedRecord = z.object({
-  key: z.string(),
-  seed: z.number(),
-  hash: z.string(),
-  winner: z.string().nullable(),
-});
-type ComparedRecord = z.infer<typeof comparedRecord>;
+/** What a comparison reads of a record: its episode, final state and winner, and how many of its language-model decisions the cache answered. */
+const comparedRecord = z
+  .object({
+    key: z.string(),
+    seed: z.number(),
+    hash: z.string(),
+    winner: z.string().nullable(),
+    llm: z.record(z.string(), z.object({ cacheHits: z.number().int().min(0) })).optional(),
+  })
+  .transform(({ llm, ...r }) => ({ ...r, cacheHits: Object.values(llm ?? {}).reduce((n, side) => n + side.cacheHits, 0) }));
+export type ComparedRecord = z.input<typeof comparedRecord>;
+type ReadRecord = z.output<typeof comparedRecord>;
 
 /** One episode both runs recorded whose final states differ. */
 export interface DifferentEpisode {
@@ -45,7 +49,7 @@ export interface SameAsReport {
 }
 
 /** The complete records of a run's episodes.jsonl (a folder or the file), read-only and checked line by line. */
-export function readComparedRecords(path: string): ComparedRecord[] {
+export function readComparedRecords(path: string): ReadRecord[] {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, 'episodes.jsonl') : path;
   if (!existsSync(file)) throw new Error(`${file} does not exist: --same-as expects a tournament's folder or its episodes.jsonl`);
   const text = readFileSync(file, 'utf8');
@@ -60,15 +64,18 @@ export function readComparedRecords(path: string): ComparedRecord[] {
       throw new Error(`${file} line ${i + 1} is not JSON: expected one episode record per line`);
     }
     const record = comparedRecord.safeParse(parsed);
-    if (!record.success) throw new Error(`${file} line ${i + 1} is not an episode record: expected key, seed, hash and winner (${record.error.issues[0]!.path.join('.')}: ${record.error.issues[0]!.message})`);
+    if (!record.success) throw new Error(`${file} line ${i + 1} is not an episode record: expected key, seed, hash and winner, and llm sides with their cacheHits (${record.error.issues[0]!.path.join('.')}: ${record.error.issues[0]!.message})`);
     return [record.data];
   });
 }
 
+/** What the comparison needs of a record. */
+type Compared = Pick<ComparedRecord, 'key' | 'seed' | 'hash' | 'winner'>;
+
 /** Compare our records with theirs, episode by episode. */
-export function sameAs(ours: readonly ComparedRecord[], theirs: readonly ComparedRecord[]): SameAsReport {
+export function sameAs(ours: readonly Compared[], theirs: readonly Compared[]): SameAsReport {
   // A record found twice (two writers once shared a folder) counts as its first, as a resumed run keeps it (existing.ts).
-  const byKey = new Map<string, ComparedRecord>();
+  const byKey = new Map<string, Compared>();
   for (const r of theirs) if (!byKey.has(r.key)) byKey.set(r.key, r);
   const different: DifferentEpisode[] = [];
   let compared = 0;

@@ -4,11 +4,12 @@
  * the report and its JSON beside the study's figures, and a second run resumes instead of
  * playing again.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MatchupResult, type Reproduction, STUDY, TARGETS, ablationRows, agreement, rankPlans, reproduce, reproductionMarkdown, targetFigure } from '../../src/tournament/reproduce';
+import { readRecords } from '../../src/tournament/records';
+import { type MatchupResult, type Reproduction, STUDY, TARGETS, ablationRows, agreement, cacheCheck, rankPlans, reproduce, reproductionMarkdown, targetFigure } from '../../src/tournament/reproduce';
 import { decisiveShare } from '../../src/stats/wilson';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
@@ -180,7 +181,18 @@ describe('npm run reproduce', () => {
     // Run again: every episode is on disk, nothing is played (the model hears only each
     // row's one reachability probe), the figures are the same.
     const calls = fake.calls.length;
-    const again = await reproduce(options);
+    // A cache-off sample of the bt vs llm row: the row's own episodes, one ended otherwise.
+    const rowRecords = readRecords(join(out, 'runs', 'bt--vs--llm', 'episodes.jsonl'));
+    const sample = join(out, 'cache-off-sample');
+    mkdirSync(sample);
+    writeFileSync(join(sample, 'episodes.jsonl'), rowRecords.map((r, i) => JSON.stringify(i === 1 ? { ...r, hash: '0000000000000000' } : r)).join('\n') + '\n');
+    const again = await reproduce({ ...options, cacheSample: sample });
+    expect(again.cacheCheck).toMatchObject({ row: 'bt vs llm', sampled: 2, sampledWithCacheHits: 0, compared: 2, same: 1 });
+    expect(again.cacheCheck!.different.map((d) => d.key)).toEqual([rowRecords[1]!.key]);
+    expect(reproductionMarkdown(again)).toContain(`## The decision cache`);
+    expect(reproductionMarkdown(again)).toContain(`1 of the 2 that the row holds ended in the same final state as the row's; these did not`);
+    writeFileSync(join(sample, 'episodes.jsonl'), rowRecords.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    expect(reproductionMarkdown({ ...again, cacheCheck: cacheCheck(sample, rowRecords) })).toContain('All 2 that the row holds ended in the same final state');
     const llmRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     expect(fake.calls.length - calls).toBe(llmRows);
     expect(again.matchups).toEqual(first.matchups);

@@ -40,10 +40,13 @@ describe('sameAs', () => {
     const file = join(dir, 'episodes.jsonl');
     const torn = `${JSON.stringify(record('a|b|0', 1, 'h0'))}\n{"key":"a|b|1","se`;
     writeFileSync(file, torn);
-    expect(readComparedRecords(dir)).toEqual([record('a|b|0', 1, 'h0')]);
+    expect(readComparedRecords(dir)).toEqual([{ ...record('a|b|0', 1, 'h0'), cacheHits: 0 }]);
     expect(readFileSync(file, 'utf8')).toBe(torn);
+    // The cache's answers are counted over the llm sides.
+    writeFileSync(file, `${JSON.stringify({ ...record('a|b|0', 1, 'h0'), llm: { red: { cacheHits: 3, calls: 9 }, blue: { cacheHits: 1 } } })}\n`);
+    expect(readComparedRecords(file)[0]!.cacheHits).toBe(4);
     writeFileSync(file, `${JSON.stringify({ key: 'a|b|0', seed: 1 })}\n`);
-    expect(() => readComparedRecords(file)).toThrow(/line 1 is not an episode record: expected key, seed, hash and winner \(hash/);
+    expect(() => readComparedRecords(file)).toThrow(/line 1 is not an episode record: expected key, seed, hash and winner, and llm sides with their cacheHits \(hash/);
     expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: --same-as expects a tournament's folder/);
   });
 });
