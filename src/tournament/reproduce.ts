@@ -194,9 +194,11 @@ export interface CacheCheck {
   /** The sample's folder, as given. */
   readonly sample: string;
   readonly row: string;
-  /** The sample's episodes, and how many of them had any decision answered by the cache (0 in a cache-off sample). */
+  /** The sample's episodes of the row's matchup (others in its folder are left out), and how many had any decision answered by the cache (0 in a cache-off sample). */
   readonly sampled: number;
   readonly sampledWithCacheHits: number;
+  /** Of those, the ones the row holds with another seed: the sample was played with another tournament seed. */
+  readonly otherSeeds: number;
   /** Episodes in both the sample and the row, and of those the ones that ended in the same final state. */
   readonly compared: number;
   readonly same: number;
@@ -206,13 +208,16 @@ export interface CacheCheck {
 
 /** The cache check of `rowRecords` (the bt vs llm row's records so far) against the sample in `sample`. */
 export function cacheCheck(sample: string, rowRecords: readonly EpisodeRecord[]): CacheCheck {
-  const sampled = readComparedRecords(sample);
+  // The row's episodes only, by their keys (first|second|index): a folder of other matchups, or of llm,bt, has none.
+  const ofRow = `${CACHE_SAMPLE_ROW.first}|${CACHE_SAMPLE_ROW.second}|`;
+  const sampled = readComparedRecords(sample).filter((r) => r.key.startsWith(ofRow));
   const report = sameAs(rowRecords, sampled);
   return {
     sample,
     row: CACHE_SAMPLE_ROW.name,
     sampled: sampled.length,
     sampledWithCacheHits: sampled.filter((r) => r.cacheHits > 0).length,
+    otherSeeds: report.otherSeeds,
     compared: report.compared,
     same: report.same,
     different: report.different.slice(0, 10),
@@ -591,11 +596,15 @@ function cacheSection(r: Reproduction): string[] {
   const verdict =
     c.sampledWithCacheHits > 0
       ? `It is no cache-off sample: the cache answered decisions in ${c.sampledWithCacheHits} of its ${c.sampled} episodes, so it shows nothing of the cache; play it again with \`LLM_CACHE=off\`.`
-      : c.compared === 0
-        ? `None of its ${c.sampled} episodes is in the row yet.`
-        : c.same === c.compared
-          ? `All ${c.compared} that the row holds ended in the same final state as the row's (the same state hash): the cache moved no episode of them, so no figure.`
-          : `${c.same} of the ${c.compared} that the row holds ended in the same final state as the row's; these did not, and the row's figures are not the model's alone until the cause is found: ${c.different.map((d) => `${d.key} (seed ${d.seed}: row ${d.ours.winner ?? 'draw'}, sample ${d.theirs.winner ?? 'draw'})`).join(', ')}${c.compared - c.same > c.different.length ? ', ...' : ''}.`;
+      : c.sampled === 0
+        ? `It holds no episode of the row's matchup (played as \`--teams ${CACHE_SAMPLE_ROW.first},${CACHE_SAMPLE_ROW.second}\`), so it shows nothing.`
+        : c.otherSeeds > 0
+          ? `${c.otherSeeds} of its episodes have other seeds than the row's: it was played with another \`--seed\` than the row's (1), so it shows nothing.`
+          : c.compared === 0
+            ? `None of its ${c.sampled} episodes is in the row yet.`
+          : c.same === c.compared
+            ? `All ${c.compared} that the row holds ended in the same final state as the row's (the same state hash): the cache moved no episode of them, so no figure.`
+            : `${c.same} of the ${c.compared} that the row holds ended in the same final state as the row's; these did not, and the row's figures are not the model's alone until the cause is found: ${c.different.map((d) => `${d.key} (seed ${d.seed}: row ${d.ours.winner ?? 'draw'}, sample ${d.theirs.winner ?? 'draw'})`).join(', ')}${c.compared - c.same > c.different.length ? ', ...' : ''}.`;
   return [
     '## The decision cache',
     '',

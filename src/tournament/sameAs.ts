@@ -51,7 +51,7 @@ export interface SameAsReport {
 /** The complete records of a run's episodes.jsonl (a folder or the file), read-only and checked line by line. */
 export function readComparedRecords(path: string): ReadRecord[] {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, 'episodes.jsonl') : path;
-  if (!existsSync(file)) throw new Error(`${file} does not exist: --same-as expects a tournament's folder or its episodes.jsonl`);
+  if (!existsSync(file)) throw new Error(`${file} does not exist: expected a tournament's folder or its episodes.jsonl`);
   const text = readFileSync(file, 'utf8');
   // A line still being written (no newline yet) is not read.
   const complete = text.slice(0, text.lastIndexOf('\n') + 1);

@@ -28,7 +28,7 @@ import { type PlayedMoment, type ReplayFile, type WorldLabeller, buildExamSet, p
 import { type Action, OBS_SIZE, type Team, type TeamSituation, TEAM_NAMES, type World, createWorld, idleAction, observe, teamAgents, teamSituation } from '../sim';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillContext, type SkillId, skillContext } from '../skills';
 import { StudyStore } from '../survey/store';
-import { INITIAL_SKILL, PERSONAS, PLANNER_DEFAULTS, type Platform, type PlannerSettings, plannerDefaultsText, plannerSettings, resolveTeam, rulesChoice } from '../teams';
+import { INITIAL_SKILL, PERSONAS, PLANNER_DEFAULTS, type Platform, type PlannerSettings, type TeamVariant, plannerDefaultsText, plannerSettings, resolveTeam, rulesChoice } from '../teams';
 
 /** One example: the state words, the teacher's skill per agent, and how much it counts. */
 export interface Lesson {
@@ -432,7 +432,12 @@ export function parseTeacher(text: string, defaults: { readonly rulesSize: numbe
   if (name === 'planner') return plannerTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds });
   if (name.startsWith('planner:')) {
     // planner:<setting>=<value>...: the planner team's own variant settings, checked as a team's are.
-    const { variant } = resolveTeam(name);
+    let variant: TeamVariant;
+    try {
+      ({ variant } = resolveTeam(name));
+    } catch (err) {
+      throw new Error(`teacher '${text}': ${(err as Error).message} (expected planner:<setting>=<value>... with the planner team's settings)`);
+    }
     return plannerTeacher({ size: defaults.rulesSize, seeds: defaults.rulesSeeds }, { name: variant.name, settings: plannerSettings(variant) });
   }
   const [kind, ...restParts] = name.split(':');

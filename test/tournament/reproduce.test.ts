@@ -192,7 +192,18 @@ describe('npm run reproduce', () => {
     expect(reproductionMarkdown(again)).toContain(`## The decision cache`);
     expect(reproductionMarkdown(again)).toContain(`1 of the 2 that the row holds ended in the same final state as the row's; these did not`);
     writeFileSync(join(sample, 'episodes.jsonl'), rowRecords.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    expect(reproductionMarkdown({ ...again, cacheCheck: cacheCheck(sample, rowRecords) })).toContain('All 2 that the row holds ended in the same final state');
+    const verdict = () => reproductionMarkdown({ ...again, cacheCheck: cacheCheck(sample, rowRecords) });
+    expect(verdict()).toContain('All 2 that the row holds ended in the same final state');
+    // Each way a folder is no sample of the row is said: a cache hit, another matchup, another seed, nothing played yet.
+    const writeSample = (records: readonly object[]) => writeFileSync(join(sample, 'episodes.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeSample(rowRecords.map((r, i) => (i === 0 ? { ...r, llm: { red: { cacheHits: 2 } } } : r)));
+    expect(verdict()).toContain('It is no cache-off sample: the cache answered decisions in 1 of its 2 episodes');
+    writeSample(rowRecords.map((r) => ({ ...r, key: r.key.replace('bt|llm|', 'llm|bt|') })));
+    expect(verdict()).toContain("It holds no episode of the row's matchup (played as `--teams bt,llm`)");
+    writeSample(rowRecords.map((r) => ({ ...r, seed: r.seed + 1 })));
+    expect(verdict()).toContain('2 of its episodes have other seeds than the row\'s');
+    writeSample(rowRecords.map((r) => ({ ...r, key: r.key.replace(/\d+$/, (i) => String(Number(i) + 50)) })));
+    expect(verdict()).toContain('None of its 2 episodes is in the row yet.');
     const llmRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     expect(fake.calls.length - calls).toBe(llmRows);
     expect(again.matchups).toEqual(first.matchups);

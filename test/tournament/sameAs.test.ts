@@ -47,7 +47,7 @@ describe('sameAs', () => {
     expect(readComparedRecords(file)[0]!.cacheHits).toBe(4);
     writeFileSync(file, `${JSON.stringify({ key: 'a|b|0', seed: 1 })}\n`);
     expect(() => readComparedRecords(file)).toThrow(/line 1 is not an episode record: expected key, seed, hash and winner, and llm sides with their cacheHits \(hash/);
-    expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: --same-as expects a tournament's folder/);
+    expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: expected a tournament's folder or its episodes.jsonl/);
   });
 });
 

@@ -246,7 +246,7 @@ describe('teacher names', () => {
     expect(() => parseTeacher('replays::rules', defaults)).toThrow('expected replays:<dir of replay files>[:won][:rules|:planner]');
     expect(parseTeacher('study:data/studies.sqlite', defaults).name).toBe('study:data/studies.sqlite');
     expect(() => parseTeacher('teacher', defaults)).toThrow("unknown teacher 'teacher': expected rules, personas, planner[:<setting>=<value>...]");
-    expect(() => parseTeacher('planner:rollouts=0', defaults)).toThrow(/rollouts/);
+    expect(() => parseTeacher('planner:rollouts=0', defaults)).toThrow(/^teacher 'planner:rollouts=0': .*rollouts.*\(expected planner:<setting>=<value>\.\.\. with the planner team's settings\)$/);
     expect(() => parseTeacher('planner:depth=3', defaults)).toThrow(/depth/);
     expect(() => parseTeacher('cache:', defaults)).toThrow(/unknown teacher/);
   });

@@ -130,15 +130,16 @@ const aborted = () => new ChatError('aborted', 'the call was aborted');
 
 /**
  * What a sequence's evaluation of a prompt keeps of what it holds: the fixed part (fixedPrefix)
- * where it holds all of it, else nothing. llama.cpp's sums for a token depend on the batch it
- * was evaluated in, not only on the tokens before it: the fixed part reused from another
- * system prompt's evaluation, or from one cut short, was evaluated in other pieces, and a
- * prompt read other probabilities on that sequence than on a fresh one. The last token is
- * always evaluated (generation starts from it).
+ * where it holds all of it, cut from the rest where this prompt cuts it; else nothing.
+ * llama.cpp's sums for a token depend on the batch it was evaluated in, not only on the tokens
+ * before it: a fixed part reused from another system prompt's evaluation, from one cut short
+ * or cut elsewhere, was evaluated in other pieces, and a prompt read other probabilities on
+ * that sequence than on a fresh one. The last token is always evaluated (generation starts
+ * from it).
  */
 function reusedTokens(slot: EngineSlot, prompt: Token[], fixed: number): number {
   const held = slot.sequence.compareContextTokens(prompt).firstDifferentIndex;
-  return held >= fixed ? Math.min(fixed, prompt.length - 1) : 0;
+  return fixed > 0 && held >= fixed && slot.fixedEnd === fixed ? Math.min(fixed, prompt.length - 1) : 0;
 }
 
 /** How many first tokens two prompts share. */
@@ -273,10 +274,11 @@ export class LlamaChatClient implements ChatClient {
     }
     const scored = this.scores(request);
     const priors = scored ? (this.calibrate ? await this.priorsFor(slot, request, signal) : UNIFORM_PRIORS) : null;
-    // What the sequence already holds of the prompt's fixed part (the system prompt) is not
-    // evaluated again; the situation always is, in the same batches, so one prompt gives the
-    // same probabilities whatever the sequence held before (llama.cpp's sums depend on the
-    // batch: reusing more made one situation's answer flip between 1,2 and 3,3).
+    // The prompt's fixed part (the system prompt) is not evaluated again where the sequence
+    // holds all of it, evaluated alike (reusedTokens); the situation always is, in the same
+    // batches, so one prompt gives the same probabilities whatever the sequence held before
+    // (llama.cpp's sums depend on the batch: reusing more made one situation's answer flip
+    // between 1,2 and 3,3).
     const fixed = this.fixedPrefix(slot, request, prompt);
     const reused = reusedTokens(slot, prompt, fixed);
     // Whatever happens next, the sequence no longer holds what it held.
@@ -310,6 +312,7 @@ export class LlamaChatClient implements ChatClient {
     const held = slot.sequence.nextTokenIndex;
     if (reused < held) await this.engine.step(slot, 0, () => slot.sequence.eraseContextTokenRanges([{ start: reused, end: held }]), signal);
     // The fixed part and the rest are batched apart, so each is evaluated alike every time.
+    if (reused === 0) slot.fixedEnd = fixed;
     const end = prompt.length - 1;
     const parts = reused < fixed && fixed < end ? [[reused, fixed], [fixed, end]] : [[reused, end]];
     for (const [from, to] of parts) {

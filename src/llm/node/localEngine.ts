@@ -58,6 +58,8 @@ export interface EngineSlot extends TurnTaker {
   readonly chat: LlamaChat;
   /** The prompt it holds evaluated (its messages' texts, as promptKey gives); null when unknown. */
   held: string | null;
+  /** Where the system prompt's part it holds was cut from the rest when evaluated (llamaClient.ts fixedPrefix); null before any. */
+  fixedEnd: number | null;
   busy: boolean;
   lastUsed: number;
   /** When its request took it (TurnTaker). */
@@ -256,7 +258,7 @@ export class LocalEngine {
     const slots: EngineSlot[] = [];
     for (let i = 0; i < options.sequences; i++) {
       const sequence = context.getSequence();
-      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, busy: false, lastUsed: 0, served: 0, begun: 0 });
+      slots.push({ sequence, chat: new LlamaChat({ contextSequence: sequence }), held: null, fixedEnd: null, busy: false, lastUsed: 0, served: 0, begun: 0 });
     }
     return new LocalEngine(options, llama, model, context, slots, performance.now() - started, digestMs);
   }
