@@ -597,7 +597,7 @@ function cacheSection(r: Reproduction): string[] {
     c.sampledWithCacheHits > 0
       ? `It is no cache-off sample: the cache answered decisions in ${c.sampledWithCacheHits} of its ${c.sampled} episodes, so it shows nothing of the cache; play it again with \`LLM_CACHE=off\`.`
       : c.sampled === 0
-        ? `It holds no episode of the row's matchup (played as \`--teams ${CACHE_SAMPLE_ROW.first},${CACHE_SAMPLE_ROW.second}\`), so it shows nothing.`
+        ? `It holds no episode of the row's matchup yet (played as \`--teams ${CACHE_SAMPLE_ROW.first},${CACHE_SAMPLE_ROW.second}\`, the row's seed 1): nothing to compare.`
         : c.otherSeeds > 0
           ? `${c.otherSeeds} of its episodes have other seeds than the row's: it was played with another \`--seed\` than the row's (1), so it shows nothing.`
           : c.compared === 0

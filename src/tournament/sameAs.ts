@@ -48,10 +48,15 @@ export interface SameAsReport {
   readonly onlyOurs: number;
 }
 
-/** The complete records of a run's episodes.jsonl (a folder or the file), read-only and checked line by line. */
+/** The complete records of a run's episodes.jsonl (a folder or the file), read-only and checked line by line; none in a folder without one yet. */
 export function readComparedRecords(path: string): ReadRecord[] {
-  const file = existsSync(path) && statSync(path).isDirectory() ? join(path, 'episodes.jsonl') : path;
-  if (!existsSync(file)) throw new Error(`${file} does not exist: expected a tournament's folder or its episodes.jsonl`);
+  const folder = existsSync(path) && statSync(path).isDirectory();
+  const file = folder ? join(path, 'episodes.jsonl') : path;
+  if (!existsSync(file)) {
+    // A tournament's folder before its first episode ended: nothing recorded yet.
+    if (folder) return [];
+    throw new Error(`${file} does not exist: expected a tournament's folder or its episodes.jsonl`);
+  }
   const text = readFileSync(file, 'utf8');
   // A line still being written (no newline yet) is not read.
   const complete = text.slice(0, text.lastIndexOf('\n') + 1);

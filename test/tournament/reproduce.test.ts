@@ -199,7 +199,7 @@ describe('npm run reproduce', () => {
     writeSample(rowRecords.map((r, i) => (i === 0 ? { ...r, llm: { red: { cacheHits: 2 } } } : r)));
     expect(verdict()).toContain('It is no cache-off sample: the cache answered decisions in 1 of its 2 episodes');
     writeSample(rowRecords.map((r) => ({ ...r, key: r.key.replace('bt|llm|', 'llm|bt|') })));
-    expect(verdict()).toContain("It holds no episode of the row's matchup (played as `--teams bt,llm`)");
+    expect(verdict()).toContain("It holds no episode of the row's matchup yet (played as `--teams bt,llm`, the row's seed 1)");
     writeSample(rowRecords.map((r) => ({ ...r, seed: r.seed + 1 })));
     expect(verdict()).toContain('2 of its episodes have other seeds than the row\'s');
     writeSample(rowRecords.map((r) => ({ ...r, key: r.key.replace(/\d+$/, (i) => String(Number(i) + 50)) })));

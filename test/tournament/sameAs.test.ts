@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,9 @@ describe('sameAs', () => {
     writeFileSync(file, `${JSON.stringify({ key: 'a|b|0', seed: 1 })}\n`);
     expect(() => readComparedRecords(file)).toThrow(/line 1 is not an episode record: expected key, seed, hash and winner, and llm sides with their cacheHits \(hash/);
     expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: expected a tournament's folder or its episodes.jsonl/);
+    // A tournament's folder before its first episode ended holds none yet.
+    mkdirSync(join(dir, 'starting'));
+    expect(readComparedRecords(join(dir, 'starting'))).toEqual([]);
   });
 });
 
