@@ -5,6 +5,7 @@
  */
 import { describe } from 'vitest';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, engineFile, localModelDir, engineModelPath } from '../../src/llm/localModels';
+import type { LlamaChatClient } from '../../src/llm/node/llamaClient';
 import { isVerified } from '../../src/llm/node/pull';
 
 export const LOCAL_SPEC = LOCAL_MODELS[DEFAULT_LOCAL_MODEL]!;
@@ -24,4 +25,26 @@ export function describeWithLocalModel(what: string): typeof describe | typeof d
 /** Fails (in CI) where the model is missing: call it in beforeAll. */
 export function requireLocalModel(): void {
   if (!HAVE_LOCAL_MODEL) throw new Error(`the local model is not pulled (${LOCAL_MODEL_PATH}): CI must run npm run llm:pull (.ci/run does)`);
+}
+
+/**
+ * The number probabilities `client` reads from now on (its scored answers' reads, each agent's
+ * in order): take() hands over those read since the last take.
+ */
+export function watchNumberReads(client: LlamaChatClient): { take(): number[][] } {
+  const scoring = client as unknown as { numberProbabilities: (...args: unknown[]) => Promise<number[]> };
+  const numberProbabilities = scoring.numberProbabilities.bind(client);
+  let reads: number[][] = [];
+  scoring.numberProbabilities = async (...args) => {
+    const probabilities = await numberProbabilities(...args);
+    reads.push(probabilities);
+    return probabilities;
+  };
+  return {
+    take() {
+      const taken = reads;
+      reads = [];
+      return taken;
+    },
+  };
 }

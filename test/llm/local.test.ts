@@ -13,7 +13,7 @@ import { runMatch, verifyReplay } from '../../src/match';
 import { DEFAULT_CONFIG, type GameConfig, createWorld, idleAction, step, teamSituation } from '../../src/sim';
 import type { SkillId } from '../../src/skills';
 import { llmStrategistOf } from '../../src/teams';
-import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
+import { describeWithLocalModel, requireLocalModel, watchNumberReads } from '../helpers/localModel';
 import { testPlatform } from '../helpers/platform';
 import { threePerTeam } from '../helpers/world';
 
@@ -198,25 +198,18 @@ describeWithLocalModel('llm on the local model')('the llm team on the embedded l
     const access = nodeLlmAccess({ spec: parseLlmSpec({ ...ENV, LLM_SEQUENCES: '3' }) });
     const three = (await access.connect()).client as LlamaChatClient;
     const engine = three.engine as unknown as { slots: { busy: boolean }[] };
-    const scoring = three as unknown as { numberProbabilities: (...args: unknown[]) => Promise<number[]> };
-    const numberProbabilities = scoring.numberProbabilities.bind(three);
-    let reads: number[][] = [];
-    scoring.numberProbabilities = async (...args) => {
-      const probabilities = await numberProbabilities(...args);
-      reads.push(probabilities);
-      return probabilities;
-    };
+    const reads = watchNumberReads(three);
     /** The reads of `request` evaluated on sequence `k` (the others held busy meanwhile). */
     const readOn = async (k: number, request: ChatRequest) => {
       const others = engine.slots.filter((_, i) => i !== k);
       for (const s of others) s.busy = true;
-      reads = [];
+      reads.take();
       try {
         await three.complete(request, signal());
       } finally {
         for (const s of others) s.busy = false;
       }
-      return reads;
+      return reads.take();
     };
     try {
       expect(engine.slots).toHaveLength(3);

@@ -11,24 +11,17 @@ import type { LlamaChatClient } from '../../src/llm/node/llamaClient';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { parseLlmSpec } from '../../src/llm/settings';
 import { teamSituation } from '../../src/sim';
-import { describeWithLocalModel, requireLocalModel } from '../helpers/localModel';
+import { describeWithLocalModel, requireLocalModel, watchNumberReads } from '../helpers/localModel';
 
 /** Every number probability the model read for `requests`, in order, on an engine of `threads` threads. */
 async function reads(threads: number, requests: readonly ChatRequest[]): Promise<{ probabilities: number[][]; answers: string[] }> {
   const access = nodeLlmAccess({ spec: parseLlmSpec({ LLM_THREADS: String(threads), LLM_SEQUENCES: '1', LLM_CACHE: 'off' }) });
   try {
     const client = (await access.connect()).client as LlamaChatClient;
-    const scoring = client as unknown as { numberProbabilities: (...args: unknown[]) => Promise<number[]> };
-    const numberProbabilities = scoring.numberProbabilities.bind(client);
-    const probabilities: number[][] = [];
-    scoring.numberProbabilities = async (...args) => {
-      const read = await numberProbabilities(...args);
-      probabilities.push(read);
-      return read;
-    };
+    const watched = watchNumberReads(client);
     const answers: string[] = [];
     for (const request of requests) answers.push((await client.complete(request, new AbortController().signal)).text);
-    return { probabilities, answers };
+    return { probabilities: watched.take(), answers };
   } finally {
     await access.close();
   }
