@@ -14,12 +14,11 @@
  *     about as often; one that reads the prompt's bands has less to go on.
  * Scored as the exam scores a model: every living agent's choice, agreement and Cohen's kappa.
  */
-import { type ExamItem, type ExamSet } from '../llm';
+import { EXAM_FORMAT, EXAM_VERSION, type ExamItem, type ExamSet, scoreExam } from '../llm';
 import { type PlayedMoment, buildExamSet, plannerLabeller, sideSeed } from '../match';
 import { TEAM_NAMES } from '../sim';
 import type { SkillId } from '../skills';
 import { num, pct } from '../report/format';
-import { cohenKappa } from '../stats';
 import { PLANNER_DEFAULTS, type Platform, type PlannerSettings, plannerChoice } from '../teams';
 
 /** Agreement of two labellings over every living agent's choice. */
@@ -111,18 +110,14 @@ export async function plannerConsistency(platform: Platform, set: ExamSet, optio
   };
 }
 
-function agreementOf(name: string, against: string, rows: readonly Asked[], a: readonly (readonly SkillId[])[], b: readonly (readonly SkillId[])[]): LabelAgreement {
-  const left: string[] = [];
-  const right: string[] = [];
-  rows.forEach((r, i) =>
-    r.item.situation.agents.forEach((agent, slot) => {
-      if (!agent.alive) return;
-      left.push(a[i]![slot]!);
-      right.push(b[i]![slot]!);
-    }),
-  );
-  const agreed = left.filter((x, i) => x === right[i]).length;
-  return { name, against, choices: left.length, agreement: left.length ? agreed / left.length : 0, kappa: left.length ? cohenKappa(left, right) : null };
+/**
+ * How often `chosen` (per situation, a skill per agent) is `labels`' choice, scored as the exam
+ * scores a model against the planner (llm/exam.ts scoreExam: every living agent's choice).
+ */
+function agreementOf(name: string, against: string, rows: readonly Asked[], labels: readonly (readonly SkillId[])[], chosen: readonly (readonly SkillId[])[]): LabelAgreement {
+  const set: ExamSet = { format: EXAM_FORMAT, version: EXAM_VERSION, built: { command: '', matches: [], every: '' }, items: rows.map((r, i) => ({ ...r.item, planner: [...labels[i]!] })) };
+  const scores = scoreExam(set, chosen.map((skills) => ({ skills, text: skills.join(','), latencyMs: 0 })), false);
+  return { name, against, choices: scores.choices, agreement: scores.planner!.agreement, kappa: scores.planner!.kappa };
 }
 
 /** The rows as a markdown table. */
