@@ -4,17 +4,16 @@
  * folders reachable, and nothing lent where the model is not pulled or is not the pinned one.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type LendableFile, llmFilesSchema, lendableFiles, llmSettingsOf, parseLlmSpec } from '../../src/llm';
 import { llmFilesRoutes } from '../../src/server/llmFiles';
 import { createAppServer } from '../../src/server/server';
+import { tempDir } from '../helpers/tempDirs';
 
-const dir = mkdtempSync(join(tmpdir(), 'hillmind-llm-files-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('llm-files');
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const modelBytes = Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251));

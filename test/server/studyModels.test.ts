@@ -3,10 +3,9 @@
  * model and what is wrong (as match and tournament refuse the same folder), and an episode
  * whose AI side could not be checked is never stored as verified.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAppServer, listen } from '../../src/server/server';
 import { verificationModelNames } from '../../src/server/studyModels';
 import { studyRoutes } from '../../src/server/studyRoutes';
@@ -15,9 +14,9 @@ import { ModelLibrary } from '../../src/skills';
 import { nodeModelSource } from '../../src/skills/nodeModels';
 import { StudyStore, checkEpisode } from '../../src/survey';
 import { humanReplay } from '../survey/fixture';
+import { tempDir } from '../helpers/tempDirs';
 
-const dir = mkdtempSync(join(tmpdir(), 'hillmind-study-models-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('study-models');
 
 /** A copy of the shipped models (cards and ONNX files), changed by `damage`. */
 function modelFolder(name: string, damage: (folder: string) => void): ModelLibrary {

@@ -4,18 +4,17 @@
  * on arrival; the platform built from it closes what its language model opened, the local
  * engine above all, and opens nothing after.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ChatClient, type ChatRequest, type ChatResponse, type LocalLlmSettings, type ServerLlmSettings, llmSettingsOf, parseLlmSpec } from '../../src/llm';
 import { nodeLlmAccess } from '../../src/llm/node';
 import { createPlatform } from '../../src/teams';
 import { nodePlatform, parsePlatformSpec, readPlatformSpec } from '../../src/teams/nodePlatform';
 import { episodeWorkerDataSchema } from '../../src/tournament/workerData';
+import { tempDir } from '../helpers/tempDirs';
 
-const dir = mkdtempSync(join(tmpdir(), 'hillmind-platform-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('platform');
 
 /** A file the local engine's availability accepts (it is never loaded: the engine below is a double). */
 const gguf = join(dir, 'tiny.gguf');

@@ -4,14 +4,14 @@
  * process after a restart in a fresh pid namespace) is stale, while a live holder is refused.
  * These run against this machine's real /proc, as `npm run tournament` does.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCK_FILE, type LockEnvironment, TournamentLocked, lockTournament, probeProcess, tookOverMessage } from '../../src/tournament/lock';
+import { tempDir } from '../helpers/tempDirs';
 
-const root = mkdtempSync(join(tmpdir(), 'hillmind-lock-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('lock');
 let folders = 0;
 const folder = () => {
   const dir = join(root, `run-${folders++}`);

@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
@@ -21,18 +21,14 @@ import { type EpisodeRecord, readRecords } from '../../src/tournament/records';
 import { type RedisAddress, parseRedisAddress } from '../../src/tournament/redis';
 import { runTournament } from '../../src/tournament/run';
 import { nodeTestPlatform } from '../helpers/platform';
+import { tempDirs } from '../helpers/tempDirs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER = redisServerPath(process.env);
 const CI = process.env.CI === 'true';
 if (!SERVER && !CI) console.warn('skipping the queue tests: no redis-server here (apt-get install -y redis-server, or set REDIS_SERVER)');
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'hillmind-queue-'));
-  dirs.push(d);
-  return d;
-};
+const tempDir = tempDirs('queue');
 const children: ChildProcess[] = [];
 const stopChild = (child: ChildProcess) => {
   if (child.exitCode === null && child.signalCode === null) {
@@ -103,7 +99,6 @@ async function closedPort(): Promise<number> {
 const SETTINGS = { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 30, seed: 11 };
 const TOTAL = 3 * 30;
 
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   let redis: LocalRedis;

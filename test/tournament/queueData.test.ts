@@ -8,11 +8,10 @@
  * A real redis-server on a free loopback port, a worker in this process (one thread, a 2 s
  * lock). Skipped, with a message, only off CI when redis-server is missing.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { QUEUE_PREFIX, REGISTRY_KEY, queueName } from '../../src/tournament/jobs';
 import { type LocalRedis, redisServerPath, startLocalRedis } from '../../src/tournament/localRedis';
 import { tournamentId } from '../../src/tournament/manifest';
@@ -21,6 +20,7 @@ import { readRecords } from '../../src/tournament/records';
 import { parseRedisAddress } from '../../src/tournament/redis';
 import { runTournament } from '../../src/tournament/run';
 import { nodeTestPlatform } from '../helpers/platform';
+import { tempDirs } from '../helpers/tempDirs';
 
 const SERVER = redisServerPath(process.env);
 const CI = process.env.CI === 'true';
@@ -29,8 +29,7 @@ if (!SERVER && !CI) console.warn('skipping the queue data tests: no redis-server
 const SETTINGS = { teams: ['bt-scripted', 'heuristic'], episodes: 2, seed: 4 };
 const JOB = 'bt-scripted|heuristic|0-1';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = tempDirs('queue-data');
 
 /** Resolves with `promise`, or rejects naming `what` if it has not settled when `limitMs` pass: a hang fails the test instead of stalling it. */
 function unlessHung<T>(what: string, promise: Promise<T>, limitMs = 90_000): Promise<T> {
@@ -67,8 +66,7 @@ describe.skipIf(!SERVER && !CI)('damaged data in the queue', () => {
     if (!SERVER) throw new Error('CI=true but there is no redis-server: .ci/run installs it (apt-get install -y redis-server)');
     redis = await startLocalRedis(SERVER);
     const address = parseRedisAddress(redis.url);
-    const out = mkdtempSync(join(tmpdir(), 'hillmind-queue-data-'));
-    dirs.push(out);
+    const out = tempDir();
     const events: string[] = [];
     const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 2, onEvent: (m) => events.push(m) } });
     run.catch(() => {});

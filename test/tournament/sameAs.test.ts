@@ -1,17 +1,11 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readComparedRecords, sameAs, sameAsText } from '../../src/tournament/sameAs';
 import { runCommand } from '../cli/command';
+import { tempDirs } from '../helpers/tempDirs';
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'hillmind-same-as-'));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = tempDirs('same-as');
 
 const record = (key: string, seed: number, hash: string, winner: string | null = 'bt') => ({ key, seed, hash, winner });
 

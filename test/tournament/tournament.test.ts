@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMatch } from '../../src/match';
 import { LOCK_FILE, type LockEnvironment, TournamentLocked, lockTournament } from '../../src/tournament/lock';
 import { planEpisodes } from '../../src/tournament/plan';
@@ -11,14 +11,9 @@ import { reportText } from '../../src/tournament/report';
 import { runTournament } from '../../src/tournament/run';
 import { summarizeMatchup } from '../../src/tournament/summary';
 import { TEST_PLATFORM, nodeTestPlatform } from '../helpers/platform';
+import { tempDirs } from '../helpers/tempDirs';
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'hillmind-tournament-'));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = tempDirs('tournament');
 
 const settings = { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 6, seed: 3 };
 

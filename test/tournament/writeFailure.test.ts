@@ -4,16 +4,15 @@
  * whole files are written whole or not at all; resuming with another team list says the
  * teams changed.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RecordWriter, writeWholeFile } from '../../src/tournament/records';
 import { runTournament } from '../../src/tournament/run';
 import { nodeTestPlatform } from '../helpers/platform';
+import { tempDir } from '../helpers/tempDirs';
 
-const root = mkdtempSync(join(tmpdir(), 'hillmind-writes-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('writes');
 const FULL = '/dev/full';
 const record = { key: 'a', a: 'x', b: 'y' } as never;
 

@@ -2,17 +2,16 @@
  * The round's games (src/tune/games.ts): each game's replay and answers are kept, and a
  * stopped round resumes, taking a whole game's winner from its replay instead of playing it.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RuleChatClient } from '../../src/llm';
 import type { GameRow } from '../../src/llm/node/adapterCard';
 import { pairedGames, playSeries, shownBetter } from '../../src/tune/games';
 import { llmPlatform } from '../helpers/platform';
+import { tempDir } from '../helpers/tempDirs';
 
-const dir = mkdtempSync(join(tmpdir(), 'hillmind-series-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('series');
 
 describe('playSeries', () => {
   it('keeps every game with its answers, and plays again only the games not whole on disk', async () => {

@@ -5,10 +5,9 @@
  * adapter with its card; a second run takes every stage from the work folder.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ChatClient, EXAM_SET_PATH, type LocalLlmSettings, parseExamSet } from '../../src/llm';
 import { cardPathOf, readAdapterCard } from '../../src/llm/node/adapterCard';
 import { RuleChatClient } from '../../src/llm/ruleClient';
@@ -22,9 +21,9 @@ import { askedOf as answersOf } from '../../src/tune/games';
 import { type Lesson, type Teacher, askedPathOf, lessonOf, replayLabeller, replayLessons } from '../../src/tune/teachers';
 import { DEFAULT_TUNER, type TunerMetrics } from '../../src/tune/tuner';
 import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
+import { tempDir } from '../helpers/tempDirs';
 
-const dir = mkdtempSync(join(tmpdir(), 'hillmind-tune-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('tune');
 
 const shipped = parseExamSet(readFileSync(EXAM_SET_PATH, 'utf8'), EXAM_SET_PATH);
 const exam = { ...shipped, items: shipped.items.slice(0, 6) };
