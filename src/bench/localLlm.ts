@@ -12,8 +12,8 @@ import { type EngineSlot, GRAMMAR_CACHE_SIZE, collect } from '../llm/node/localE
 import { localThreads, openLocalClient } from '../llm/node';
 import { type AnswerFormat, buildRequest, systemPrompt } from '../llm/prompt';
 import type { LocalLlmSettings } from '../llm/settings';
-import { LOCAL_MODELS, ggufModelName, engineModelPath } from '../llm/localModels';
-import { dirname, join } from 'node:path';
+import { LOCAL_MODELS, ggufModelName, engineModelPath, namedAdapterPath, shippedAdapterPath } from '../llm/localModels';
+import { basename, dirname, join } from 'node:path';
 import { teamSituation } from '../sim';
 
 const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
@@ -183,11 +183,52 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
   return { rows, client };
 }
 
+/** A client of `alternately`'s runs; the first carries the product's targets. */
+interface AlternateRun {
+  readonly name: string;
+  readonly client: LlamaChatClient;
+}
+
+/**
+ * The same decisions (in `format`) asked of each client in turn, one request each, so all see
+ * the same load: each one's p50 and p95 latency and decisions per CPU-second of this process
+ * (one thread), the first beside the product's targets.
+ */
+async function alternately(format: AnswerFormat, runs: readonly AlternateRun[], budgetMs: number): Promise<LlmBenchRow[]> {
+  const timed = runs.map((run) => ({ ...run, ms: [] as number[], cpuMs: 0 }));
+  const requests = decisionRequests(format, 48);
+  // One decision each untimed: a client's first evaluates its system prompt where the engine's
+  // sequences hold another (after the matches, 1.4 CPU-seconds, which made the default adapter
+  // look a third dearer than the rules one over 24 decisions).
+  for (const run of timed) await run.client.complete(requests[0]!, new AbortController().signal);
+  const start = performance.now();
+  for (const request of requests) {
+    // At least 24 each: a p95 of 8 would be their largest.
+    if (timed[0]!.ms.length >= 24 && performance.now() - start > budgetMs) break;
+    for (const run of timed) {
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      await run.client.complete(request, new AbortController().signal);
+      run.ms.push(performance.now() - t);
+      const used = process.cpuUsage(cpu);
+      run.cpuMs += (used.user + used.system) / 1000;
+    }
+  }
+  return timed.flatMap((run, i) => {
+    const sorted = [...run.ms].sort((a, b) => a - b);
+    const target = i === 0;
+    return [
+      { name: `local decision ${format}, ${run.name}, p50 (${sorted.length})`, value: percentile(sorted, 50, 'nearest-rank'), unit: 'ms', ...(target ? { target: 100, lowerIsBetter: true } : {}) },
+      { name: `local decision ${format}, ${run.name}, p95`, value: percentile(sorted, 95, 'nearest-rank'), unit: 'ms', ...(target ? { target: 150, lowerIsBetter: true } : {}) },
+      { name: `local decisions per CPU-second, ${format}, ${run.name}`, value: sorted.length / (run.cpuMs / 1000), unit: 'decisions', ...(target ? { target: 8 } : {}) },
+    ];
+  });
+}
+
 /**
  * The decisions the product asks (the shipped adapter's format) on the file the engine runs
- * beside the same on the pulled model's whole vocabulary, one request each in turn so both
- * see the same load: latency, decisions per CPU-second of this process (one thread), and
- * the resident memory loading the whole one adds beside the engine.
+ * beside the same on the pulled model's whole vocabulary, alternately, and the resident
+ * memory loading the whole one adds beside the engine.
  */
 export async function vocabularyRows(settings: LocalLlmSettings, client: LlamaChatClient, budgetMs: number): Promise<LlmBenchRow[]> {
   const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
@@ -197,36 +238,38 @@ export async function vocabularyRows(settings: LocalLlmSettings, client: LlamaCh
   const wholeMiB = rssMiB() - before;
   try {
     const runs = [
-      { name: `the strategist's vocabulary (${mb(spec.derived.bytes)})`, client, ms: [] as number[], cpuMs: 0 },
-      { name: `the whole vocabulary (${mb(spec.bytes)})`, client: whole, ms: [] as number[], cpuMs: 0 },
+      { name: `the strategist's vocabulary (${mb(spec.derived.bytes)})`, client },
+      { name: `the whole vocabulary (${mb(spec.bytes)})`, client: whole },
     ];
-    const requests = decisionRequests(settings.format, 48);
-    const start = performance.now();
-    for (const request of requests) {
-      // At least 24 each: a p95 of 8 would be their largest.
-      if (runs[0]!.ms.length >= 24 && performance.now() - start > budgetMs) break;
-      for (const run of runs) {
-        const cpu = process.cpuUsage();
-        const t = performance.now();
-        await run.client.complete(request, new AbortController().signal);
-        run.ms.push(performance.now() - t);
-        const used = process.cpuUsage(cpu);
-        run.cpuMs += (used.user + used.system) / 1000;
-      }
-    }
     const memory: LlmBenchRow = { name: `local model resident memory added by loading ${runs[1]!.name}`, value: wholeMiB, unit: 'MiB' };
-    return [memory, ...runs.flatMap((run, i) => {
-      const sorted = [...run.ms].sort((a, b) => a - b);
-      const target = i === 0;
-      return [
-        { name: `local decision ${settings.format}, ${run.name}, p50 (${sorted.length})`, value: percentile(sorted, 50, 'nearest-rank'), unit: 'ms', ...(target ? { target: 100, lowerIsBetter: true } : {}) },
-        { name: `local decision ${settings.format}, ${run.name}, p95`, value: percentile(sorted, 95, 'nearest-rank'), unit: 'ms', ...(target ? { target: 150, lowerIsBetter: true } : {}) },
-        { name: `local decisions per CPU-second, ${settings.format}, ${run.name}`, value: sorted.length / (run.cpuMs / 1000), unit: 'decisions', ...(target ? { target: 8 } : {}) },
-      ];
-    })];
+    return [memory, ...(await alternately(settings.format, runs, budgetMs))];
   } finally {
     await whole.engine.dispose();
   }
+}
+
+/**
+ * The decisions the product asks with the default adapter beside the same with each adapter
+ * shipped beside it (llm:adapter=<name>), alternately on the same file: an adapter of the same
+ * rank and layers should cost the same, and these rows show whether it does.
+ */
+export async function adapterRows(settings: LocalLlmSettings, client: LlamaChatClient, budgetMs: number): Promise<LlmBenchRow[]> {
+  const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
+  if (!spec || settings.adapter === null || settings.adapter !== shippedAdapterPath(spec)) return [];
+  const rows: LlmBenchRow[] = [];
+  for (const name of Object.keys(spec.otherAdapters ?? {})) {
+    const other = await openLocalClient({ ...settings, adapter: namedAdapterPath(spec, name) });
+    try {
+      const runs = [
+        { name: `the default adapter (${basename(settings.adapter)})`, client },
+        { name: `adapter=${name} (${basename(namedAdapterPath(spec, name)!)})`, client: other },
+      ];
+      rows.push(...(await alternately(settings.format, runs, budgetMs)));
+    } finally {
+      await other.engine.dispose();
+    }
+  }
+  return rows;
 }
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;

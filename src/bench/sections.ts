@@ -84,7 +84,7 @@ export async function benchLlm(seconds: number): Promise<BenchRow[]> {
 export async function benchLocalModel(seconds: number, spec: LlmSpec, print: PrintLine): Promise<BenchRow[]> {
   const { fixedLlmAccess, llmSettingsOf, localLlmSpec, strategistSettingsOf } = await import('../llm');
   const { localAvailability } = await import('../llm/node');
-  const { benchLocalEngine, residentRow, vocabularyRows } = await import('./localLlm');
+  const { adapterRows, benchLocalEngine, residentRow, vocabularyRows } = await import('./localLlm');
   const { Match } = await import('../match');
   const { DEFAULT_CONFIG } = await import('../sim');
   const { llmStrategistOf } = await import('../teams');
@@ -127,7 +127,8 @@ export async function benchLocalModel(seconds: number, spec: LlmSpec, print: Pri
     rows.push({ name: `local decisions/s, ${matches} match${matches > 1 ? 'es' : ''} at once (lockstep)`, value: calls / ((performance.now() - start) / 1000), unit: 'decisions/s' });
   }
   rows.push(residentRow('after 4 matches at once'));
-  // Last: it loads the pulled model's whole vocabulary beside the engine, which the memory rows above must not count.
+  // Last: these load other engines beside this one (each other shipped adapter, the whole vocabulary), which the memory rows above must not count.
+  rows.push(...(await adapterRows(settings, client, (seconds * 1000) / 4)));
   rows.push(...(await vocabularyRows(settings, client, (seconds * 1000) / 4)));
   await platform.close();
   await client.engine.dispose();
