@@ -183,18 +183,24 @@ export async function benchLocalEngine(settings: LocalLlmSettings, seconds: numb
   return { rows, client };
 }
 
-/** A client of `alternately`'s runs; the first carries the product's targets. */
+/** A client `alternately` asks, by the name its rows give it. */
 interface AlternateRun {
   readonly name: string;
   readonly client: LlamaChatClient;
 }
 
+/** One client's decisions in `alternately`: their latencies (ms, ascending) and decisions per CPU-second. */
+interface AlternateTiming {
+  readonly name: string;
+  readonly sorted: readonly number[];
+  readonly perCpuSecond: number;
+}
+
 /**
  * The same decisions (in `format`) asked of each client in turn, one request each, so all see
- * the same load: each one's p50 and p95 latency and decisions per CPU-second of this process
- * (one thread), the first beside the product's targets.
+ * the same load, with the CPU-seconds of this process (one thread) each one's took.
  */
-async function alternately(format: AnswerFormat, runs: readonly AlternateRun[], budgetMs: number): Promise<LlmBenchRow[]> {
+async function alternately(format: AnswerFormat, runs: readonly AlternateRun[], budgetMs: number): Promise<AlternateTiming[]> {
   const timed = runs.map((run) => ({ ...run, ms: [] as number[], cpuMs: 0 }));
   const requests = decisionRequests(format, 48);
   // One decision each untimed: a client's first evaluates its system prompt where the engine's
@@ -214,15 +220,18 @@ async function alternately(format: AnswerFormat, runs: readonly AlternateRun[], 
       run.cpuMs += (used.user + used.system) / 1000;
     }
   }
-  return timed.flatMap((run, i) => {
-    const sorted = [...run.ms].sort((a, b) => a - b);
-    const target = i === 0;
-    return [
-      { name: `local decision ${format}, ${run.name}, p50 (${sorted.length})`, value: percentile(sorted, 50, 'nearest-rank'), unit: 'ms', ...(target ? { target: 100, lowerIsBetter: true } : {}) },
-      { name: `local decision ${format}, ${run.name}, p95`, value: percentile(sorted, 95, 'nearest-rank'), unit: 'ms', ...(target ? { target: 150, lowerIsBetter: true } : {}) },
-      { name: `local decisions per CPU-second, ${format}, ${run.name}`, value: sorted.length / (run.cpuMs / 1000), unit: 'decisions', ...(target ? { target: 8 } : {}) },
-    ];
-  });
+  return timed.map((run) => ({ name: run.name, sorted: [...run.ms].sort((a, b) => a - b), perCpuSecond: run.ms.length / (run.cpuMs / 1000) }));
+}
+
+const p50 = (t: AlternateTiming) => percentile(t.sorted, 50, 'nearest-rank');
+
+/** A client's rows of `alternately`: p50, p95 and decisions per CPU-second, beside the product's targets where `targets`. */
+function timingRows(format: AnswerFormat, t: AlternateTiming, targets: boolean): LlmBenchRow[] {
+  return [
+    { name: `local decision ${format}, ${t.name}, p50 (${t.sorted.length})`, value: p50(t), unit: 'ms', ...(targets ? { target: 100, lowerIsBetter: true } : {}) },
+    { name: `local decision ${format}, ${t.name}, p95`, value: percentile(t.sorted, 95, 'nearest-rank'), unit: 'ms', ...(targets ? { target: 150, lowerIsBetter: true } : {}) },
+    { name: `local decisions per CPU-second, ${format}, ${t.name}`, value: t.perCpuSecond, unit: 'decisions', ...(targets ? { target: 8 } : {}) },
+  ];
 }
 
 /**
@@ -237,34 +246,46 @@ export async function vocabularyRows(settings: LocalLlmSettings, client: LlamaCh
   const whole = await openLocalClient({ ...settings, gguf: join(dirname(settings.gguf), spec.file), model: ggufModelName(spec.file), pulled: null });
   const wholeMiB = rssMiB() - before;
   try {
+    const wholeName = `the whole vocabulary (${mb(spec.bytes)})`;
     const runs = [
       { name: `the strategist's vocabulary (${mb(spec.derived.bytes)})`, client },
-      { name: `the whole vocabulary (${mb(spec.bytes)})`, client: whole },
+      { name: wholeName, client: whole },
     ];
-    const memory: LlmBenchRow = { name: `local model resident memory added by loading ${runs[1]!.name}`, value: wholeMiB, unit: 'MiB' };
-    return [memory, ...(await alternately(settings.format, runs, budgetMs))];
+    const memory: LlmBenchRow = { name: `local model resident memory added by loading ${wholeName}`, value: wholeMiB, unit: 'MiB' };
+    return [memory, ...(await alternately(settings.format, runs, budgetMs)).flatMap((t, i) => timingRows(settings.format, t, i === 0))];
   } finally {
     await whole.engine.dispose();
   }
 }
 
+/** How much slower the default adapter's median decision may be than another's on the same file: the noise of a busy machine. */
+const ADAPTER_LATENCY_RATIO = 1.1;
+
 /**
  * The decisions the product asks with the default adapter beside the same with each adapter
- * shipped beside it (llm:adapter=<name>), alternately on the same file: an adapter of the same
- * rank and layers should cost the same, and these rows show whether it does.
+ * shipped beside it (llm:adapter=<name>), alternately on the same file: a newly taught adapter
+ * must decide no slower than the one it replaced, and the ratio of their medians says whether it does.
  */
 export async function adapterRows(settings: LocalLlmSettings, client: LlamaChatClient, budgetMs: number): Promise<LlmBenchRow[]> {
   const spec = settings.pulled ? LOCAL_MODELS[settings.pulled] : undefined;
   if (!spec || settings.adapter === null || settings.adapter !== shippedAdapterPath(spec)) return [];
   const rows: LlmBenchRow[] = [];
   for (const name of Object.keys(spec.otherAdapters ?? {})) {
-    const other = await openLocalClient({ ...settings, adapter: namedAdapterPath(spec, name) });
+    const path = namedAdapterPath(spec, name)!;
+    const other = await openLocalClient({ ...settings, adapter: path });
     try {
       const runs = [
-        { name: `the default adapter (${basename(settings.adapter)})`, client },
-        { name: `adapter=${name} (${basename(namedAdapterPath(spec, name)!)})`, client: other },
+        { name: `the default adapter (${basename(settings.adapter)}) beside adapter=${name}`, client },
+        { name: `adapter=${name} (${basename(path)})`, client: other },
       ];
-      rows.push(...(await alternately(settings.format, runs, budgetMs)));
+      const [mine, theirs] = await alternately(settings.format, runs, budgetMs);
+      rows.push(...timingRows(settings.format, mine!, false), ...timingRows(settings.format, theirs!, false), {
+        name: `local decision ${settings.format}, p50 of the default adapter over adapter=${name}'s`,
+        value: p50(mine!) / p50(theirs!),
+        unit: 'x',
+        target: ADAPTER_LATENCY_RATIO,
+        lowerIsBetter: true,
+      });
     } finally {
       await other.engine.dispose();
     }

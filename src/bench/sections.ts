@@ -127,9 +127,9 @@ export async function benchLocalModel(seconds: number, spec: LlmSpec, print: Pri
     rows.push({ name: `local decisions/s, ${matches} match${matches > 1 ? 'es' : ''} at once (lockstep)`, value: calls / ((performance.now() - start) / 1000), unit: 'decisions/s' });
   }
   rows.push(residentRow('after 4 matches at once'));
-  // Last: these load other engines beside this one (each other shipped adapter, the whole vocabulary), which the memory rows above must not count.
-  rows.push(...(await adapterRows(settings, client, (seconds * 1000) / 4)));
+  // Last: these load other engines beside this one (the whole vocabulary, then each other shipped adapter), which the memory rows above must not count.
   rows.push(...(await vocabularyRows(settings, client, (seconds * 1000) / 4)));
+  rows.push(...(await adapterRows(settings, client, (seconds * 1000) / 4)));
   await platform.close();
   await client.engine.dispose();
   return rows;

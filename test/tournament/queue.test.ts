@@ -28,7 +28,7 @@ const SERVER = redisServerPath(process.env);
 const CI = process.env.CI === 'true';
 if (!SERVER && !CI) console.warn('skipping the queue tests: no redis-server here (apt-get install -y redis-server, or set REDIS_SERVER)');
 
-const tempDir = tempDirs('queue');
+const freshDir = tempDirs('queue');
 const children: ChildProcess[] = [];
 const stopChild = (child: ChildProcess) => {
   if (child.exitCode === null && child.signalCode === null) {
@@ -99,7 +99,6 @@ async function closedPort(): Promise<number> {
 const SETTINGS = { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 30, seed: 11 };
 const TOTAL = 3 * 30;
 
-
 describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   let redis: LocalRedis;
   let address: RedisAddress;
@@ -110,7 +109,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     if (!SERVER) throw new Error('CI=true but there is no redis-server: .ci/run installs it (apt-get install -y redis-server)');
     redis = await startLocalRedis(SERVER);
     address = parseRedisAddress(redis.url);
-    const local = await runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out: tempDir(), workers: 2, resume: false });
+    const local = await runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out: freshDir(), workers: 2, resume: false });
     reference = new Map(local.records.map((r) => [r.key, r]));
   });
   /** Redis servers of single tests: stopped after each test, even one that never ended. */
@@ -147,7 +146,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const [a, b] = await Promise.all([startWorker(redis.url), startWorker(redis.url)]);
     // b is held until a has been killed, so a surely has jobs to lose.
     process.kill(b.child.pid!, 'SIGSTOP');
-    const out = tempDir();
+    const out = freshDir();
     const events: string[] = [];
     let settled = false;
     const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 1, onEvent: (m) => events.push(m) } });
@@ -185,14 +184,14 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   });
 
   it('with --workers the coordinator\'s own threads take jobs too', { timeout: 120_000 }, async () => {
-    const result = await runTournament({ settings: { ...SETTINGS, episodes: 4 }, platform: nodeTestPlatform(), out: tempDir(), workers: 1, resume: false, queue: { redis: address } });
+    const result = await runTournament({ settings: { ...SETTINGS, episodes: 4 }, platform: nodeTestPlatform(), out: freshDir(), workers: 1, resume: false, queue: { redis: address } });
     expect(result.queue!.shares).toEqual({ [`${hostname()}:${process.pid} (coordinator)`]: 12 });
     for (const r of result.records) expect(r.hash).toBe(reference.get(r.key)!.hash);
   });
 
   it('the coordinator killed with kill -9 and resumed: no episode lost or repeated', { timeout: 180_000 }, async () => {
     const worker = await startWorker(redis.url);
-    const out = tempDir();
+    const out = freshDir();
     const path = join(out, 'episodes.jsonl');
     const args = ['--teams', SETTINGS.teams.join(','), '--episodes', String(SETTINGS.episodes), '--seed', String(SETTINGS.seed), '--out', out, '--queue', redis.url, '--episodes-per-job', '1'];
     const coordinator = spawn(process.execPath, ['--import', 'tsx', 'src/cli/tournament.ts', ...args], { cwd: ROOT, stdio: 'ignore' });
@@ -227,7 +226,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   });
 
   it('a worker whose models differ refuses the tournament, naming the difference; the others play it', { timeout: 180_000 }, async () => {
-    const models = tempDir();
+    const models = freshDir();
     cpSync(join(ROOT, 'models'), models, { recursive: true });
     appendFileSync(join(models, 'flat.onnx'), Buffer.from([0]));
     // A model that is whole, just not the coordinator's: its card carries its own digest.
@@ -241,7 +240,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     const result = await runTournament({
       settings: { teams: ['flat', 'heuristic'], episodes: 4, seed: 2 },
       platform: nodeTestPlatform(),
-      out: tempDir(),
+      out: freshDir(),
       workers: 0,
       resume: false,
       queue: {
@@ -261,7 +260,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   });
 
   it('records that come back twice (a retried job, a job returning another job\'s episode) are appended once', { timeout: 120_000 }, async () => {
-    const out = tempDir();
+    const out = freshDir();
     const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 5 } });
     const { queue } = await queueOf(out);
     const first = reference.get(`${SETTINGS.teams[0]}|${SETTINGS.teams[1]}|0`)!;
@@ -282,7 +281,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
   });
 
   it('a job that fails on every attempt is reported with its error, and the run ends naming it', { timeout: 120_000 }, async () => {
-    const out = tempDir();
+    const out = freshDir();
     const events: string[] = [];
     const run = runTournament({
       settings: { teams: ['bt-scripted', 'heuristic'], episodes: 2, seed: 4 },
@@ -311,7 +310,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
     // A Redis of its own, restarted empty on the same port (no persistence: --save '' --appendonly no).
     let own = await startOwnRedis();
     const worker = await startWorker(own.url);
-    const out = tempDir();
+    const out = freshDir();
     const path = join(out, 'episodes.jsonl');
     const events: string[] = [];
     const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: parseRedisAddress(own.url), episodesPerJob: 1, onEvent: (m) => events.push(m) } });
@@ -330,7 +329,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
 
   it('a Redis that stays down ends the run within the silence bound, naming it, and frees the folder', { timeout: 120_000 }, async () => {
     const own = await startOwnRedis();
-    const out = tempDir();
+    const out = freshDir();
     let queued = false;
     const run = runTournament({
       settings: SETTINGS,
@@ -350,7 +349,7 @@ describe.skipIf(!SERVER && !CI)('tournaments over a Redis queue', () => {
 
   it('an unreachable Redis is a clear error at once, for the coordinator and for a worker', { timeout: 120_000 }, async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
-    const out = join(tempDir(), 'never');
+    const out = join(freshDir(), 'never');
     await expect(runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: parseRedisAddress(url) } })).rejects.toThrow(
       new RegExp(`cannot reach Redis at ${url.replace(/\./g, '\\.')}: connect ECONNREFUSED`),
     );

@@ -29,7 +29,7 @@ if (!SERVER && !CI) console.warn('skipping the queue data tests: no redis-server
 const SETTINGS = { teams: ['bt-scripted', 'heuristic'], episodes: 2, seed: 4 };
 const JOB = 'bt-scripted|heuristic|0-1';
 
-const tempDir = tempDirs('queue-data');
+const freshDir = tempDirs('queue-data');
 
 /** Resolves with `promise`, or rejects naming `what` if it has not settled when `limitMs` pass: a hang fails the test instead of stalling it. */
 function unlessHung<T>(what: string, promise: Promise<T>, limitMs = 90_000): Promise<T> {
@@ -66,7 +66,7 @@ describe.skipIf(!SERVER && !CI)('damaged data in the queue', () => {
     if (!SERVER) throw new Error('CI=true but there is no redis-server: .ci/run installs it (apt-get install -y redis-server)');
     redis = await startLocalRedis(SERVER);
     const address = parseRedisAddress(redis.url);
-    const out = tempDir();
+    const out = freshDir();
     const events: string[] = [];
     const run = runTournament({ settings: SETTINGS, platform: nodeTestPlatform(), out, workers: 0, resume: false, queue: { redis: address, episodesPerJob: 2, onEvent: (m) => events.push(m) } });
     run.catch(() => {});

@@ -5,7 +5,7 @@ import { readComparedRecords, sameAs, sameAsText } from '../../src/tournament/sa
 import { runCommand } from '../cli/command';
 import { tempDirs } from '../helpers/tempDirs';
 
-const tempDir = tempDirs('same-as');
+const freshDir = tempDirs('same-as');
 
 const record = (key: string, seed: number, hash: string, winner: string | null = 'bt') => ({ key, seed, hash, winner });
 
@@ -30,7 +30,7 @@ describe('sameAs', () => {
   });
 
   it('reads a run still being written without cutting its torn last line, and refuses a line that is no record', () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const file = join(dir, 'episodes.jsonl');
     const torn = `${JSON.stringify(record('a|b|0', 1, 'h0'))}\n{"key":"a|b|1","se`;
     writeFileSync(file, torn);
@@ -50,10 +50,10 @@ describe('sameAs', () => {
 
 describe('npm run tournament -- --same-as', () => {
   it('passes where the same seeds ended in the same states, and exits 1 naming an episode that did not', async () => {
-    const first = join(tempDir(), 'first');
+    const first = join(freshDir(), 'first');
     const played = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '3', '--out', first, '--workers', '1']);
     expect(played.code).toBe(0);
-    const again = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '4', '--out', join(tempDir(), 'again'), '--workers', '1', '--same-as', first]);
+    const again = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '4', '--out', join(freshDir(), 'again'), '--workers', '1', '--same-as', first]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`3 of 3 episodes recorded in both ended in the same state as ${first}`);
     expect(again.stdout).toContain('1 not recorded there (yet)');
@@ -62,7 +62,7 @@ describe('npm run tournament -- --same-as', () => {
     const lines = readFileSync(join(first, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string });
     const changed = lines.find((r) => r.key.endsWith('|1'))!;
     appendFileSync(join(first, 'other.jsonl'), lines.map((r) => JSON.stringify(r === changed ? { ...r, hash: '0000000000000000' } : r)).join('\n') + '\n');
-    const differs = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '3', '--out', join(tempDir(), 'third'), '--workers', '1', '--same-as', join(first, 'other.jsonl')]);
+    const differs = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '3', '--out', join(freshDir(), 'third'), '--workers', '1', '--same-as', join(first, 'other.jsonl')]);
     expect(differs.code).toBe(1);
     expect(differs.stdout).toContain('2 of 3 episodes recorded in both ended in the same state');
     expect(differs.stdout).toContain(`${changed.key} (seed`);

@@ -13,7 +13,7 @@ import { summarizeMatchup } from '../../src/tournament/summary';
 import { TEST_PLATFORM, nodeTestPlatform } from '../helpers/platform';
 import { tempDirs } from '../helpers/tempDirs';
 
-const tempDir = tempDirs('tournament');
+const freshDir = tempDirs('tournament');
 
 const settings = { teams: ['bt-scripted', 'heuristic', 'random'], episodes: 6, seed: 3 };
 
@@ -34,7 +34,7 @@ describe('tournament plan', () => {
 
 describe('runTournament', () => {
   it('records every episode once, each one replayable by npm run match with its seed', async () => {
-    const out = tempDir();
+    const out = freshDir();
     const result = await runTournament({ settings, platform: nodeTestPlatform(), out, workers: 2, resume: false });
     const records = readRecords(join(out, 'episodes.jsonl'));
     expect(records).toHaveLength(18);
@@ -56,14 +56,14 @@ describe('runTournament', () => {
   });
 
   it('refuses unknown or unavailable teams before playing anything', async () => {
-    const out = tempDir();
+    const out = freshDir();
     await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'nope'] }, platform: nodeTestPlatform(), out, workers: 1, resume: false })).rejects.toThrow(/unknown team id 'nope'/);
     await expect(runTournament({ settings: { ...settings, teams: ['heuristic', 'human'] }, platform: nodeTestPlatform(), out, workers: 1, resume: false })).rejects.toThrow(/not available/);
     expect(existsSync(join(out, 'episodes.jsonl'))).toBe(false);
   });
 
   it('resumes after a torn last line without losing or duplicating episodes, and refuses changed settings', async () => {
-    const out = tempDir();
+    const out = freshDir();
     await runTournament({ settings: { ...settings, episodes: 2 }, platform: nodeTestPlatform(), out: join(out, 'x'), workers: 1, resume: false }).catch(() => {});
     const first = await runTournament({ settings, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const path = join(out, 'episodes.jsonl');
@@ -82,7 +82,7 @@ describe('runTournament', () => {
   });
 
   it('a kill -9 of the command and --resume end with every planned episode exactly once; while it ran, a second run was refused naming it', async () => {
-    const out = tempDir();
+    const out = freshDir();
     const args = ['--import', 'tsx', 'src/cli/tournament.ts', '--teams', 'bt-scripted,heuristic,random', '--episodes', '60', '--out', out, '--workers', '2'];
     const child = spawn(process.execPath, args, { cwd: process.cwd(), stdio: 'ignore' });
     const path = join(out, 'episodes.jsonl');
@@ -143,7 +143,7 @@ describe('one tournament folder, one writer', () => {
   const small = { teams: ['bt-scripted', 'heuristic'], episodes: 4, seed: 1 };
 
   it('records found twice are kept once, counted, and summarised once', async () => {
-    const out = tempDir();
+    const out = freshDir();
     const first = await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const path = join(out, 'episodes.jsonl');
     const lines = readFileSync(path, 'utf8').trim().split('\n');
@@ -159,7 +159,7 @@ describe('one tournament folder, one writer', () => {
   });
 
   it('records carry the tournament id and seed; another tournament\'s records are refused on resume', async () => {
-    const out = tempDir();
+    const out = freshDir();
     const first = await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     for (const r of readRecords(join(out, 'episodes.jsonl'))) expect(r).toMatchObject({ tournament: manifest.id, tournamentSeed: 1 });
@@ -182,7 +182,7 @@ describe('one tournament folder, one writer', () => {
   });
 
   it('a damaged manifest is an error naming the file', async () => {
-    const out = tempDir();
+    const out = freshDir();
     await runTournament({ settings: small, platform: nodeTestPlatform(), out, workers: 1, resume: false });
     const path = join(out, 'manifest.json');
     writeFileSync(path, readFileSync(path, 'utf8').slice(0, 50));
@@ -190,7 +190,7 @@ describe('one tournament folder, one writer', () => {
   });
 
   it('a lock held by a live process, or by another host, is never taken over; a dead pid\'s is', () => {
-    const dir = tempDir();
+    const dir = freshDir();
     const at = (pid: number, host: string, alive: boolean): LockEnvironment => ({
       pid,
       host,
