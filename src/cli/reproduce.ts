@@ -77,35 +77,43 @@ runCli(async () => {
   const out = values.out ?? REPRODUCE.out;
   const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, 256));
   // One platform for every row: one local engine, loaded once and freed at the end.
-  const spec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, availableParallelism());
+  const cores = availableParallelism();
+  const spec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, cores);
+  // The rows that run two engines (an adapter against the model alone or another) give each
+  // half the cores where LLM_THREADS sets nothing: on 2 cores, two engines of 2 threads played
+  // about 16 episodes an hour, of 1 thread each about 2 a minute (docs/llm.md, LLM_THREADS).
+  const twoEngineSpec = tournamentSpec(commandPlatformSpec(flags), llmConcurrency, Math.max(1, Math.floor(cores / 2)));
   // The sample is read before anything plays, so a wrong folder is said at once.
   if (values['cache-sample'] !== undefined) readComparedRecords(values['cache-sample']);
   const commit = sourceCommit();
   const settings = llmSettingsOf(spec.llm);
   const tuned = runsAdapter(settings);
   let bar: ProgressBar | null = null;
-  const result = await withPlatform(spec, async (platform) =>
-    reproduce({
-      episodes,
-      ablationEpisodes,
-      planEpisodes,
-      tuned,
-      otherAdapters: otherAdaptersOf(settings),
-      out,
-      platform,
-      workers,
-      llmConcurrency,
-      ablations: !values['no-ablations'],
-      ...(values['cache-sample'] !== undefined ? { cacheSample: values['cache-sample'] } : {}),
-      command: ['npm run reproduce --', ...argv].join(' '),
-      ...(commit ? { commit } : {}),
-      // What the report says of the model is what the tournaments load.
-      llm: await platform.llm.availability(),
-      onProgress(done, total, row) {
-        bar ??= new ProgressBar(total, 'episodes');
-        bar.update(done, row);
-      },
-    }),
+  const result = await withPlatform(spec, (platform) =>
+    withPlatform(twoEngineSpec, async (twoEnginePlatform) =>
+      reproduce({
+        episodes,
+        ablationEpisodes,
+        planEpisodes,
+        tuned,
+        otherAdapters: otherAdaptersOf(settings),
+        out,
+        platform,
+        twoEnginePlatform,
+        workers,
+        llmConcurrency,
+        ablations: !values['no-ablations'],
+        ...(values['cache-sample'] !== undefined ? { cacheSample: values['cache-sample'] } : {}),
+        command: ['npm run reproduce --', ...argv].join(' '),
+        ...(commit ? { commit } : {}),
+        // What the report says of the model is what the tournaments load.
+        llm: await platform.llm.availability(),
+        onProgress(done, total, row) {
+          bar ??= new ProgressBar(total, 'episodes');
+          bar.update(done, row);
+        },
+      }),
+    ),
   );
   const rows = allRows(result);
   (bar as ProgressBar | null)?.done(`${rows.length} matchups`);

@@ -47,6 +47,8 @@ export interface Row {
   readonly name: string;
   readonly first: string;
   readonly second: string;
+  /** Its sides run two local engines (an adapter against the model alone, or against another adapter): played on ReproduceOptions.twoEnginePlatform. */
+  readonly twoEngines?: true;
 }
 
 export const STUDY_ROWS: readonly Row[] = STUDY.matchups.map((m) => ({ name: `${m.first} vs ${m.second}`, first: m.first, second: m.second }));
@@ -75,8 +77,8 @@ export function ablationRows(tuned: boolean, otherAdapters: readonly string[] = 
       : { name: 'default vs json answers', first: 'llm', second: 'llm:format=json' },
     { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },
     { name: 'two personas', first: 'llm:persona=aggressive', second: 'llm:persona=cautious' },
-    ...(tuned ? [{ name: 'the tuned model vs the model alone (each in its own format)', first: 'llm', second: 'llm:adapter=none' }] : []),
-    ...(tuned ? otherAdapters.map((name) => ({ name: `the ${name} adapter vs the default one`, first: `llm:adapter=${name}`, second: 'llm' })) : []),
+    ...(tuned ? [{ name: 'the tuned model vs the model alone (each in its own format)', first: 'llm', second: 'llm:adapter=none', twoEngines: true as const }] : []),
+    ...(tuned ? otherAdapters.map((name) => ({ name: `the ${name} adapter vs the default one`, first: `llm:adapter=${name}`, second: 'llm', twoEngines: true as const })) : []),
   ];
 }
 
@@ -156,6 +158,12 @@ export interface ReproduceOptions {
   readonly out: string;
   /** One platform for every row (tournamentSpec sizes its engine), so one local engine serves them all; the caller closes it. */
   readonly platform: NodePlatform;
+  /**
+   * The platform for the rows whose sides run two local engines (Row.twoEngines), its engines
+   * sized to share the cores (two engines of a thread per core spin against each other:
+   * docs/llm.md, LLM_THREADS); default `platform`. The caller closes it.
+   */
+  readonly twoEnginePlatform?: NodePlatform;
   readonly workers: number;
   readonly llmConcurrency?: number;
   readonly ablations: boolean;
@@ -184,6 +192,11 @@ export interface ReproduceOptions {
    * report compares each with the row's own (cacheCheck).
    */
   readonly cacheSample?: string;
+}
+
+/** The platform a row plays on: the two-engine one where its sides run two local engines and the caller gave one. */
+export function rowPlatform(row: Row, options: Pick<ReproduceOptions, 'platform' | 'twoEnginePlatform'>): NodePlatform {
+  return row.twoEngines && options.twoEnginePlatform ? options.twoEnginePlatform : options.platform;
 }
 
 /** The row a cache-off sample is held to: the study's first, where llm answers every decision of its side. */
@@ -397,7 +410,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     const result = await runTournament({
       onRecorded,
       settings: { teams: [row.first, row.second], episodes: stage.episodes, seed: stage.seed },
-      platform: options.platform,
+      platform: rowPlatform(row, options),
       out,
       workers: options.workers,
       // A killed reproduction resumes where it stopped; changed settings are refused by name.

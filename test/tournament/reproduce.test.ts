@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/tournament/records';
-import { type MatchupResult, type Reproduction, STUDY, TARGETS, ablationRows, agreement, cacheCheck, rankPlans, reproduce, reproductionMarkdown, targetFigure } from '../../src/tournament/reproduce';
+import { type MatchupResult, type Reproduction, STUDY, TARGETS, ablationRows, agreement, cacheCheck, rankPlans, reproduce, reproductionMarkdown, rowPlatform, targetFigure } from '../../src/tournament/reproduce';
 import { decisiveShare } from '../../src/stats/wilson';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
@@ -268,8 +268,21 @@ describe('the best constant plan', () => {
     const tuned = ablationRows(true);
     expect(tuned.find((r) => r.name.startsWith('compact vs json'))).toEqual({ name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none', second: 'llm:adapter=none:format=json' });
     expect(tuned.at(-1)).toMatchObject({ first: 'llm', second: 'llm:adapter=none' });
-    expect(ablationRows(true, ['rules']).at(-1)).toEqual({ name: 'the rules adapter vs the default one', first: 'llm:adapter=rules', second: 'llm' });
+    expect(ablationRows(true, ['rules']).at(-1)).toEqual({ name: 'the rules adapter vs the default one', first: 'llm:adapter=rules', second: 'llm', twoEngines: true });
     expect(ablationRows(false, ['rules']).some((r) => r.first.includes('adapter') || r.second.includes('adapter'))).toBe(false);
+  });
+
+  it('plays the rows whose sides run two local engines, and only those, on the platform sized for two', () => {
+    const rows = ablationRows(true, ['rules']);
+    // The model alone in two formats is one engine; an adapter against the model alone or another adapter is two.
+    expect(rows.filter((r) => r.twoEngines).map((r) => [r.first, r.second])).toEqual([
+      ['llm', 'llm:adapter=none'],
+      ['llm:adapter=rules', 'llm'],
+    ]);
+    const platform = { name: 'one engine' } as never;
+    const twoEnginePlatform = { name: 'two engines' } as never;
+    expect(rows.map((r) => rowPlatform(r, { platform, twoEnginePlatform }))).toEqual(rows.map((r) => (r.twoEngines ? twoEnginePlatform : platform)));
+    expect(rows.map((r) => rowPlatform(r, { platform }))).toEqual(rows.map(() => platform));
   });
 });
 
