@@ -1,18 +1,20 @@
 /**
  * npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N]
  *                      [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache use|refresh|off] [--no-ablations]
- *                      [--cache-sample <dir>]
+ *                      [--cache-sample <dir>] [--publish <dir>]
  *
  * The study's three matchups, the planner against bt and flat, the best constant plan and the
  * ablations the study lacked, on the configured language model
  * (src/tournament/reproduce.ts); writes reproduction.md, reproduction.json and the plots
  * to --out. A killed run resumes where it stopped when run again with the same options.
+ * --publish copies a finished run's report and records beside the docs (src/tournament/publish.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CACHE_MODE, llmSettingsOf, otherAdaptersOf, runsAdapter } from '../llm';
 import { pct } from '../report/format';
+import { NOTES_HEADING, RECORDS_DIR, checkPublishTarget, publishReproduction } from '../tournament/publish';
 import { allRows, reproduce } from '../tournament/reproduce';
 import { readComparedRecords } from '../tournament/sameAs';
 import { DEFAULT_LLM_CONCURRENCY, tournamentSpec } from '../tournament/run';
@@ -23,7 +25,7 @@ import { ProgressBar } from './progress';
 
 const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N] [--plan-episodes N] [--out <dir>] [--workers N] [--llm-concurrency N]
                             [--llm-timing <lockstep|ticks:N|realtime>] [--llm-cache <use|refresh|off>] [--no-ablations]
-                            [--cache-sample <dir>]
+                            [--cache-sample <dir>] [--publish <dir>]
 
   --episodes        episodes per study matchup (default ${REPRODUCE.episodes}, the study's)
   --ablation-episodes episodes per ablation row (default: --episodes)
@@ -36,6 +38,8 @@ const USAGE = `usage: npm run reproduce -- [--episodes N] [--ablation-episodes N
   --no-ablations    no ablations: the study's three matchups, the planner's two and the constant plans only
   --cache-sample    a tournament folder of bt vs llm episodes played with LLM_CACHE=off (npm run tournament --
                     --teams bt,llm --episodes 200 ...): the report says whether each ended as in the bt vs llm row
+  --publish         once the run is whole, its report into <dir>/reproduction.md (notes under "${NOTES_HEADING}"
+                    there kept), its plots beside it and its records, gzipped, into <dir>/${RECORDS_DIR} (e.g. docs)
   -h, --help        this text`;
 
 /** The checkout's commit, with "+changes" where the working tree differs from it; undefined outside git. */
@@ -63,6 +67,7 @@ runCli(async () => {
       'llm-cache': { type: 'string' },
       'no-ablations': { type: 'boolean' },
       'cache-sample': { type: 'string' },
+      publish: { type: 'string' },
     },
     USAGE,
   );
@@ -75,6 +80,8 @@ runCli(async () => {
   const workers = Math.max(1, integerOption('workers', values.workers, availableParallelism(), 64));
   const flags = llmFlagsOf(values, REPRODUCE.timing);
   const out = values.out ?? REPRODUCE.out;
+  const publish = values.publish;
+  if (publish !== undefined) checkPublishTarget(out, publish);
   const llmConcurrency = Math.max(1, integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, 256));
   // One platform for every row: one local engine, loaded once and freed at the end.
   const cores = availableParallelism();
@@ -122,5 +129,10 @@ runCli(async () => {
     console.log(`${m.name.padEnd(44)} ${share(m.firstWins).padStart(6)} / ${share(m.secondWins).padStart(6)} / draws ${share(m.draws).padStart(6)}${m.study ? `   (study ${pct(m.study.firstWins)} / ${pct(m.study.secondWins)} / ${pct(m.study.draws)})` : ''}`);
   }
   console.log(`\nreport: ${join(out, 'reproduction.md')}, ${join(out, 'reproduction.json')}`);
+  if (publish !== undefined) {
+    const published = publishReproduction(out, publish);
+    console.log(`published: ${published.report}, its records in ${published.records} (${published.episodeFiles} rows' episodes, gzipped)`);
+    if (published.keptNotes) console.log(`kept the notes under "${NOTES_HEADING}" of the report published before: read them against the new figures`);
+  }
   return 0;
 });

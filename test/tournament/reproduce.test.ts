@@ -4,12 +4,14 @@
  * the report and its JSON beside the study's figures, and a second run resumes instead of
  * playing again.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/tournament/records';
-import { type MatchupResult, type Reproduction, STUDY, TARGETS, ablationRows, agreement, cacheCheck, rankPlans, reproduce, reproductionMarkdown, rowPlatform, targetFigure } from '../../src/tournament/reproduce';
+import { RECORDS_DIR, publishReproduction } from '../../src/tournament/publish';
+import { type MatchupResult, type Reproduction, STUDY, TARGETS, allRows, ablationRows, agreement, cacheCheck, rankPlans, reproduce, reproductionMarkdown, rowPlatform, targetFigure } from '../../src/tournament/reproduce';
 import { decisiveShare } from '../../src/stats/wilson';
 import { FakeOpenAiServer } from '../llm/fakeOpenAiServer';
 import type { ServerLlmSettings } from '../../src/llm';
@@ -22,12 +24,14 @@ import { tournamentSpec } from '../../src/tournament/run';
 
 let fake: FakeOpenAiServer;
 const out = mkdtempSync(join(tmpdir(), 'hillmind-reproduce-'));
+const shelf = mkdtempSync(join(tmpdir(), 'hillmind-reproduce-shelf-'));
 beforeAll(async () => {
   fake = await FakeOpenAiServer.start();
 });
 afterAll(async () => {
   await fake.close();
   rmSync(out, { recursive: true, force: true });
+  rmSync(shelf, { recursive: true, force: true });
 });
 
 describe('npm run reproduce', () => {
@@ -207,6 +211,21 @@ describe('npm run reproduce', () => {
     const llmRows = rows.filter((m) => m.first.startsWith('llm') || m.second.startsWith('llm')).length;
     expect(fake.calls.length - calls).toBe(llmRows);
     expect(again.matchups).toEqual(first.matchups);
+
+    // Published beside the docs and unpacked elsewhere (docs/reproducing.md, "Its records"),
+    // the records are the run: checked against this checkout, nothing is played again.
+    const docs = join(shelf, 'docs');
+    publishReproduction(out, docs);
+    expect(readFileSync(join(docs, 'reproduction.md'), 'utf8')).toContain(`[rows.csv](${RECORDS_DIR}/rows.csv)`);
+    const unpacked = join(shelf, 'unpacked');
+    cpSync(join(docs, RECORDS_DIR), unpacked, { recursive: true });
+    const packed = readdirSync(unpacked, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl.gz'));
+    expect(packed).toHaveLength(rows.length);
+    for (const file of packed) writeFileSync(join(unpacked, file.replace(/\.gz$/, '')), gunzipSync(readFileSync(join(unpacked, file))));
+    const beforeUnpacked = fake.calls.length;
+    const fromDocs = await reproduce({ ...options, out: unpacked });
+    expect(fake.calls.length - beforeUnpacked).toBe(llmRows);
+    expect(allRows(fromDocs)).toEqual(allRows(first));
     expect(opened).toBe(1);
     await platform.close();
     // Fifteen small tournaments, each starting its worker thread.
