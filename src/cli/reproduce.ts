@@ -131,7 +131,7 @@ runCli(async () => {
   console.log(`\nreport: ${join(out, 'reproduction.md')}, ${join(out, 'reproduction.json')}`);
   if (publish !== undefined) {
     const published = publishReproduction(out, publish);
-    console.log(`published: ${published.report}, its records in ${published.records} (${published.episodeFiles} rows' episodes, gzipped)`);
+    console.log(`published: ${published.report}, and the records of its ${published.rows} rows, gzipped, in ${published.records}`);
     if (published.keptNotes) console.log(`kept the notes under "${NOTES_HEADING}" of the report published before: read them against the new figures`);
   }
   return 0;

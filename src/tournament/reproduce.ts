@@ -9,7 +9,7 @@
  * model's decisions and the cache's share of them), plots, and what the run was (model and
  * settings, cache hit rate, code version, fingerprints, date, command).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LlmAvailability, RulesAgreement } from '../llm';
 import { interval as ci, markdownTable as table, num, pValue as p, pct } from '../report/format';
@@ -18,7 +18,7 @@ import { type Plot, categoryColours, categoryEncoding, intervalLayer, plotFiles,
 import { SKILL_IDS, type SkillId } from '../skills';
 import type { NodePlatform } from '../teams/nodePlatform';
 import { type ProportionInterval, decisiveShare } from '../stats/wilson';
-import type { EpisodeRecord } from './records';
+import { type EpisodeRecord, writeWholeFile } from './records';
 import type { Manifest } from './manifest';
 import { runTournament } from './run';
 import { type DifferentEpisode, readComparedRecords, sameAs } from './sameAs';
@@ -304,7 +304,12 @@ export interface Reproduction {
 /** Where each stage's tournaments go under runs/: a plan plays the tree twice, once to be ranked and once as the best, apart. */
 const STAGE_DIRS: Record<RowKind, string> = { study: '', planner: '', plan: 'plans', 'best plan': 'best-plan', ablation: '' };
 
-const slug = (row: Row) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
+const slug = (row: Pick<Row, 'first' | 'second'>) => `${row.first}--vs--${row.second}`.replace(/[^a-z0-9=+.-]+/gi, '_');
+
+/** A row's folder under the run's (its tournament: records, manifest, tables). */
+export function rowFolder(row: Pick<Row, 'first' | 'second'>, kind: RowKind): string {
+  return join('runs', STAGE_DIRS[kind], slug(row));
+}
 
 /** The language model's decisions over every llm side of `records`, or only the sides `team` played. */
 export function llmDecisions(records: readonly EpisodeRecord[], team?: string): LlmDecisions {
@@ -395,7 +400,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
   return reproduction;
 
   async function playRow(row: Row, stage: { readonly kind: RowKind; readonly episodes: number; readonly seed: number }, offset: number): Promise<MatchupResult> {
-    const out = join(options.out, 'runs', STAGE_DIRS[stage.kind], slug(row));
+    const out = join(options.out, rowFolder(row, stage.kind));
     // Every `reportEvery` episodes the report so far, with this row's figures so far in it;
     // written one after another, and a failed write fails the row once its episodes end.
     let reporting: Promise<void> = Promise.resolve();
@@ -451,13 +456,14 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
     };
   }
 
+  // Each file whole or not at all: a run killed while it reports leaves the last report whole.
   async function writeReport(reproduction: Reproduction): Promise<void> {
-    writeFileSync(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
-    writeFileSync(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
+    writeWholeFile(join(options.out, 'reproduction.json'), `${JSON.stringify(reproduction, null, 2)}\n`);
+    writeWholeFile(join(options.out, 'reproduction.md'), reproductionMarkdown(reproduction));
     for (const plot of [matchupPlot(reproduction.matchups), skillPlot(reproduction.agents)]) {
-      for (const [name, text] of await plotFiles(plot)) writeFileSync(join(options.out, name), text);
+      for (const [name, text] of await plotFiles(plot)) writeWholeFile(join(options.out, name), text);
     }
-    for (const [name, text] of reproductionTables(reproduction)) writeFileSync(join(options.out, name), text);
+    for (const [name, text] of reproductionTables(reproduction)) writeWholeFile(join(options.out, name), text);
     options.onReport?.(reproduction);
   }
 }
@@ -573,7 +579,12 @@ export function reproductionMarkdown(r: Reproduction): string {
 }
 
 /** Every row the report holds, in its order: the study's, the planner's, the plans', those against the best plan, the ablations. */
-export function allRows(r: Reproduction): MatchupResult[] {
+export function allRows<R = MatchupResult>(r: {
+  readonly matchups: readonly R[];
+  readonly planner: readonly R[];
+  readonly plans: { readonly rows: readonly R[]; readonly againstBest: readonly R[] };
+  readonly ablations: readonly R[];
+}): R[] {
   return [...r.matchups, ...r.planner, ...r.plans.rows, ...r.plans.againstBest, ...r.ablations];
 }
 
