@@ -21,7 +21,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { writeWholeFile } from './records';
-import { allRows, rowFolder } from './reproduce';
+import { allRows, ROW_KINDS, rowFolder } from './reproduce';
 
 /** The folder under the docs that holds the run's records. */
 export const RECORDS_DIR = 'reproduction-records';
@@ -39,7 +39,7 @@ export class PublishError extends Error {
   }
 }
 
-const RowRef = z.object({ kind: z.enum(['study', 'planner', 'plan', 'best plan', 'ablation']), first: z.string(), second: z.string(), name: z.string() });
+const RowRef = z.object({ kind: z.enum(ROW_KINDS), first: z.string(), second: z.string(), name: z.string() });
 /** What a report's JSON must say before it is published: a reproduction, played whole, and its rows (a report before the planner's rows has none of them). */
 const FinishedReport = z.object({
   format: z.literal('hillmind-reproduction'),

@@ -259,7 +259,8 @@ export interface LlmDecisions {
 }
 
 /** What a row is: one of the study's, the planner's, a constant plan against the tree, against the best plan, an ablation. */
-export type RowKind = 'study' | 'planner' | 'plan' | 'best plan' | 'ablation';
+export const ROW_KINDS = ['study', 'planner', 'plan', 'best plan', 'ablation'] as const;
+export type RowKind = (typeof ROW_KINDS)[number];
 
 export interface MatchupResult extends Pick<MatchupSummary, 'aRate' | 'bRate' | 'drawRate' | 'pDecisive' | 'pTwoProportion'> {
   readonly name: string;
