@@ -1,7 +1,8 @@
 /**
  * A tournament's manifest (manifest.json beside its records): the settings, the code
  * version, and fingerprints of what decides results (the code that plays an episode, the
- * game config, every trained model the teams use). A resumed run and every queue worker
+ * game config, every trained model the teams use, and the language model each llm team
+ * answers with). A resumed run and every queue worker
  * compare their own fingerprints with it, and refuse, naming each difference, when they
  * differ.
  */
@@ -10,6 +11,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import type { LlmAvailability } from '../llm';
 import { DEFAULT_CONFIG } from '../sim';
 import { type Platform, teamNeeds } from '../teams';
 import type { TournamentSettings } from './plan';
@@ -23,7 +25,7 @@ export interface Manifest {
   readonly id?: string;
   readonly settings: TournamentSettings;
   readonly code: { readonly version: string };
-  /** Fingerprints of what decides results: the code, the game config and every model the teams use. */
+  /** Fingerprints of what decides results: the code, the game config, every model the teams use, each team's language model. */
   readonly fingerprints: Record<string, string>;
   readonly createdAt: string;
 }
@@ -78,16 +80,39 @@ export function codeVersion(): string {
   }
 }
 
-/** The code, the game config and every trained model the teams declare they need, on this platform. */
+/** The code, the game config, every trained model the teams declare they need, and the language model of each team that asks one, on this platform. */
 export async function fingerprints(teams: readonly string[], platform: Platform): Promise<Record<string, string>> {
   const result: Record<string, string> = { code: codeDigest(), config: digest(JSON.stringify(DEFAULT_CONFIG)) };
   const models = new Set<string>();
-  for (const id of teams) for (const name of (await teamNeeds(id, platform)).models) models.add(name);
+  for (const id of teams) {
+    const needs = await teamNeeds(id, platform);
+    for (const name of needs.models) models.add(name);
+    if (needs.languageModel) result[`${LANGUAGE_MODEL_KEY}${id}`] = languageModelFingerprint(await (needs.llm ?? platform.llm).availability());
+  }
   for (const name of models) {
     const fingerprint = platform.models.fingerprint(name);
     if (fingerprint) result[`model:${name}`] = fingerprint;
   }
   return result;
+}
+
+/** A team's language-model fingerprint is under this prefix and the team's id ("language-model:llm"). */
+export const LANGUAGE_MODEL_KEY = 'language-model:';
+
+/**
+ * What decides a team's answers: the model as its access names it (the local model names its
+ * adapter by the adapter file's digest, "...+strategist-gemma3-270m@bdccd4ac") and the
+ * strategist's settings that shape answers (format, temperature, rate, events, timing,
+ * skills, answer length). Not what a machine chooses: the threads, the provider's wording, or
+ * the server's address (a queue worker asks the model server beside it), so the same checkout
+ * elsewhere checks the same records. Nor what is done when the model falls silent (the
+ * timeout, how many in a row, stop or continue), which a stopped run's message tells the
+ * operator to change before --resume.
+ */
+export function languageModelFingerprint(availability: LlmAvailability): string {
+  if (!availability.ok) return 'unavailable';
+  const { timeoutMs: _timeout, maxTimeouts: _timeouts, onSilence: _silence, ...answering } = availability.settings;
+  return digest(JSON.stringify({ model: availability.model, settings: answering }));
 }
 
 export async function buildManifest(settings: TournamentSettings, platform: Platform): Promise<Manifest> {
@@ -150,7 +175,8 @@ export function checkResume(found: Manifest, expected: Manifest): void {
   for (const key of new Set([...Object.keys(found.fingerprints), ...Object.keys(expected.fingerprints)])) {
     // Other teams need other models: a fingerprint only one side has is the teams' change.
     if (teamsChanged && !(key in found.fingerprints && key in expected.fingerprints)) continue;
-    if (found.fingerprints[key] !== expected.fingerprints[key]) differences.push(`${key} changed since the run started`);
+    if (!(key in found.fingerprints)) differences.push(`${key} is not named by the run's manifest (an earlier version started it)`);
+    else if (found.fingerprints[key] !== expected.fingerprints[key]) differences.push(`${key} changed since the run started`);
   }
   if (differences.length) {
     throw new Error(`cannot resume: this tournament was started with ${differences.join('; ')}. Use the original settings, or a new --out directory.`);
