@@ -11,9 +11,10 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { LlmAvailability } from '../llm';
+import { type LlmAvailability, llmSettingsOf } from '../llm';
 import { DEFAULT_CONFIG } from '../sim';
-import { type Platform, teamNeeds } from '../teams';
+import { teamNeeds } from '../teams';
+import type { NodePlatform } from '../teams/nodePlatform';
 import type { TournamentSettings } from './plan';
 
 export const MANIFEST_FORMAT = 'hillmind-tournament';
@@ -81,13 +82,13 @@ export function codeVersion(): string {
 }
 
 /** The code, the game config, every trained model the teams declare they need, and the language model of each team that asks one, on this platform. */
-export async function fingerprints(teams: readonly string[], platform: Platform): Promise<Record<string, string>> {
+export async function fingerprints(teams: readonly string[], platform: NodePlatform): Promise<Record<string, string>> {
   const result: Record<string, string> = { code: codeDigest(), config: digest(JSON.stringify(DEFAULT_CONFIG)) };
   const models = new Set<string>();
   for (const id of teams) {
     const needs = await teamNeeds(id, platform);
     for (const name of needs.models) models.add(name);
-    if (needs.languageModel) result[`${LANGUAGE_MODEL_KEY}${id}`] = languageModelFingerprint(await (needs.llm ?? platform.llm).availability());
+    if (needs.languageModel) result[`${LANGUAGE_MODEL_KEY}${id}`] = languageModelFingerprint(await (needs.llm ?? platform.llm).availability(), engineDecoding(platform));
   }
   for (const name of models) {
     const fingerprint = platform.models.fingerprint(name);
@@ -101,21 +102,37 @@ export const LANGUAGE_MODEL_KEY = 'language-model:';
 
 /**
  * What decides a team's answers: the model as its access names it (the local model names its
- * adapter by the adapter file's digest, "...+strategist-gemma3-270m@bdccd4ac") and the
+ * adapter by the adapter file's digest, "...+strategist-gemma3-270m@bdccd4ac"), the
  * strategist's settings that shape answers (format, temperature, rate, events, timing,
- * skills, answer length). Not what a machine chooses: the threads, the provider's wording, or
- * the server's address (a queue worker asks the model server beside it), so the same checkout
- * elsewhere checks the same records. Nor what is done when the model falls silent (the
- * timeout, how many in a row, stop or continue), which a stopped run's message tells the
- * operator to change before --resume.
+ * skills, answer length) and, for the local engine, how it decodes (engineDecoding). Not what
+ * a machine chooses: the threads, the provider's wording, or the server's address (a queue
+ * worker asks the model server beside it), so the same checkout elsewhere checks the same
+ * records. Nor what is done when the model falls silent (the timeout, how many in a row, stop
+ * or continue), which a stopped run's message tells the operator to change before --resume:
+ * where play goes on past a timeout, the decisions it failed are counted in the records.
  */
-export function languageModelFingerprint(availability: LlmAvailability): string {
+export function languageModelFingerprint(availability: LlmAvailability, engine: EngineDecoding | null = null): string {
   if (!availability.ok) return 'unavailable';
   const { timeoutMs: _timeout, maxTimeouts: _timeouts, onSilence: _silence, ...answering } = availability.settings;
-  return digest(JSON.stringify({ model: availability.model, settings: answering }));
+  return digest(JSON.stringify({ model: availability.model, settings: answering, ...(engine ? { engine } : {}) }));
 }
 
-export async function buildManifest(settings: TournamentSettings, platform: Platform): Promise<Manifest> {
+/** How the local engine turns a model's output into an answer, for every local model of the process. */
+export interface EngineDecoding {
+  /** LLM_COMPACT: a compact answer's numbers read from the probabilities (scores) or sampled. */
+  readonly compact: string;
+  /** LLM_CONTEXT: the tokens a prompt and its answer share, which bounds both. */
+  readonly contextSize: number;
+}
+
+/** The local engine's decoding where the platform's language model is local; null for a server's. */
+export function engineDecoding(platform: NodePlatform): EngineDecoding | null {
+  const result = llmSettingsOf(platform.spec.llm);
+  if (!result.ok || result.settings.source !== 'local') return null;
+  return { compact: result.settings.compact, contextSize: result.settings.contextSize };
+}
+
+export async function buildManifest(settings: TournamentSettings, platform: NodePlatform): Promise<Manifest> {
   return {
     format: MANIFEST_FORMAT,
     version: 1,
@@ -175,7 +192,8 @@ export function checkResume(found: Manifest, expected: Manifest): void {
   for (const key of new Set([...Object.keys(found.fingerprints), ...Object.keys(expected.fingerprints)])) {
     // Other teams need other models: a fingerprint only one side has is the teams' change.
     if (teamsChanged && !(key in found.fingerprints && key in expected.fingerprints)) continue;
-    if (!(key in found.fingerprints)) differences.push(`${key} is not named by the run's manifest (an earlier version started it)`);
+    if (!(key in found.fingerprints) && key.startsWith(LANGUAGE_MODEL_KEY)) differences.push(`${key} is not named by the run's manifest (a version that did not name language models started it)`);
+    else if (!(key in found.fingerprints)) differences.push(`${key} is not named by the run's manifest`);
     else if (found.fingerprints[key] !== expected.fingerprints[key]) differences.push(`${key} changed since the run started`);
   }
   if (differences.length) {

@@ -1,10 +1,10 @@
 /**
  * A queue worker: plays the jobs of the tournaments listed in the registry, on a pool of
- * threads, with this process's own models and language-model settings.
+ * threads, with this process's own models and language model (its server, keys and threads).
  *
  * For each tournament it first checks it can play it as the manifest says: every team can
- * play here, and the code version and the code, config and model fingerprints equal the
- * manifest's. When they differ it refuses the tournament, names each difference (here and
+ * play here, and the code version and the code, config, model and language-model fingerprints
+ * equal the manifest's. When they differ it refuses the tournament, names each difference (here and
  * to the coordinator) and takes none of its jobs. Otherwise it opens a BullMQ worker on the
  * tournament's queue. A job whose worker dies (kill -9, a lost network) goes back to the
  * queue when its lock expires (BullMQ's stalled-job check, run by every live worker).

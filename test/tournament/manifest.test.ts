@@ -44,12 +44,18 @@ describe('the language model in a manifest', () => {
     expect(await under({ LLM_MODEL: 'another-model' })).not.toBe(base);
     expect(await under({ LLM_TEMPERATURE: '0.7' })).not.toBe(base);
     expect(await under({ LLM_FORMAT: 'json' })).not.toBe(base);
+    expect(await under({ LLM_RATE_HZ: '1' })).not.toBe(base);
     // A queue worker asks the model server beside it.
     expect(await under({ OPENAI_BASE_URL: 'http://10.0.0.7:8080/v1' })).toBe(base);
     expect(await under({ LLM_CACHE: 'off' })).toBe(base);
     expect(await under({ LLM_CACHE: 'refresh' })).toBe(base);
     // What a stopped run's message tells the operator to change before --resume.
     expect(await under({ LLM_TIMEOUT_MS: '120000', LLM_MAX_TIMEOUTS: '10', LLM_ON_SILENCE: 'continue' })).toBe(base);
+  });
+
+  it("names a variant's own model apart from the default one", async () => {
+    const prints = await fingerprintsUnder(SERVER, ['llm', 'llm:model=another-model']);
+    expect(prints[`${LANGUAGE_MODEL_KEY}llm:model=another-model`]).not.toBe(prints[`${LANGUAGE_MODEL_KEY}llm`]);
   });
 
   it('refuses a resume after the language model changed, or from a manifest that does not name it', async () => {
@@ -63,11 +69,18 @@ describe('the language model in a manifest', () => {
 });
 
 describeWithLocalModel('the local model in a manifest')('the local model in a manifest', () => {
-  it('names the adapter (the model alone differs from the shipped adapter), not the threads', async () => {
-    const one = await fingerprintsUnder({ LLM_THREADS: '1' }, ['llm', 'llm:adapter=none']);
-    const two = await fingerprintsUnder({ LLM_THREADS: '2' }, ['llm', 'llm:adapter=none']);
+  const key = `${LANGUAGE_MODEL_KEY}llm`;
+  it('names the adapter (two adapters taught the same format differ), not the threads', async () => {
+    const one = await fingerprintsUnder({ LLM_THREADS: '1' }, ['llm', 'llm:adapter=rules']);
+    const two = await fingerprintsUnder({ LLM_THREADS: '2' }, ['llm', 'llm:adapter=rules']);
     expect(one).toEqual(two);
-    expect(one[`${LANGUAGE_MODEL_KEY}llm`]).not.toBe(one[`${LANGUAGE_MODEL_KEY}llm:adapter=none`]);
-    expect(one[`${LANGUAGE_MODEL_KEY}llm`]).not.toBe('unavailable');
+    expect(one[key]).not.toBe('unavailable');
+    expect(one[key]).not.toBe(one[`${LANGUAGE_MODEL_KEY}llm:adapter=rules`]);
+  });
+
+  it("names how the engine decodes: LLM_COMPACT and LLM_CONTEXT", async () => {
+    const base = (await fingerprintsUnder({}, ['llm']))[key];
+    expect((await fingerprintsUnder({ LLM_COMPACT: 'sample' }, ['llm']))[key]).not.toBe(base);
+    expect((await fingerprintsUnder({ LLM_CONTEXT: '4096' }, ['llm']))[key]).not.toBe(base);
   });
 });
