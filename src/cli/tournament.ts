@@ -27,9 +27,10 @@ const USAGE = `usage: npm run tournament -- --teams <a,b,c> --episodes <n per ma
   --seed               the tournament's seed: each episode's is derived from it (default ${TOURNAMENT.seed})
   --llm-concurrency    episodes with a language model in flight at once (default ${DEFAULT_LLM_CONCURRENCY})
   --episodes-per-job   episodes in one queue job (default ${DEFAULT_EPISODES_PER_JOB}; 1 when a team talks to a language model)
-  --same-as            another run's folder (or its episodes.jsonl): after playing, check that every
-                       episode both recorded ended in the same state (its state hash), e.g. played on
-                       another machine or with LLM_CACHE=off; exits 1 naming those that differ`;
+  --same-as            another run's folder (or its episodes.jsonl, or a published episodes.jsonl.gz):
+                       after playing, check that every episode both recorded ended in the same state
+                       (its state hash), e.g. played on another machine, with LLM_CACHE=off or by
+                       another version; exits 1 naming those that differ`;
 
 /** "host:1 412 (51%), host:2 388 (49%)" */
 function sharesText(shares: Readonly<Record<string, number>>): string {

@@ -12,6 +12,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 
 /** What a comparison reads of a record: its episode, final state and winner, and how many of its language-model decisions the cache answered. */
@@ -48,16 +49,21 @@ export interface SameAsReport {
   readonly onlyOurs: number;
 }
 
-/** The complete records of a run's episodes.jsonl (a folder or the file), read-only and checked line by line; none in a folder without one yet. */
+/**
+ * The complete records of a run's episodes.jsonl (a folder or the file), read-only and
+ * checked line by line; none in a folder without one yet. A published run's records are
+ * gzipped (episodes.jsonl.gz, docs/reproduction-records): read as they are, so a checkout
+ * checks them by playing their seeds again.
+ */
 export function readComparedRecords(path: string): ReadRecord[] {
   const folder = existsSync(path) && statSync(path).isDirectory();
-  const file = folder ? join(path, 'episodes.jsonl') : path;
+  const file = folder ? ([join(path, 'episodes.jsonl'), join(path, 'episodes.jsonl.gz')].find((f) => existsSync(f)) ?? join(path, 'episodes.jsonl')) : path;
   if (!existsSync(file)) {
     // A tournament's folder before its first episode ended: nothing recorded yet.
     if (folder) return [];
-    throw new Error(`${file} does not exist: expected a tournament's folder or its episodes.jsonl`);
+    throw new Error(`${file} does not exist: expected a tournament's folder, its episodes.jsonl or a published episodes.jsonl.gz`);
   }
-  const text = readFileSync(file, 'utf8');
+  const text = file.endsWith('.gz') ? gunzippedText(file) : readFileSync(file, 'utf8');
   // A line still being written (no newline yet) is not read.
   const complete = text.slice(0, text.lastIndexOf('\n') + 1);
   return complete.split('\n').flatMap((line, i) => {
@@ -72,6 +78,15 @@ export function readComparedRecords(path: string): ReadRecord[] {
     if (!record.success) throw new Error(`${file} line ${i + 1} is not an episode record: expected key, seed, hash and winner, and llm sides with their cacheHits (${record.error.issues[0]!.path.join('.')}: ${record.error.issues[0]!.message})`);
     return [record.data];
   });
+}
+
+/** A gzipped file's text, whole: a cut or damaged file is refused, naming it. */
+function gunzippedText(file: string): string {
+  try {
+    return gunzipSync(readFileSync(file)).toString('utf8');
+  } catch (err) {
+    throw new Error(`${file} is not a whole gzip file (${(err as Error).message}): expected the gzipped episodes.jsonl of a published run; copy it again`);
+  }
 }
 
 /** What the comparison needs of a record. */

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readComparedRecords, sameAs, sameAsText } from '../../src/tournament/sameAs';
 import { runCommand } from '../cli/command';
@@ -41,7 +42,16 @@ describe('sameAs', () => {
     expect(readComparedRecords(file)[0]!.cacheHits).toBe(4);
     writeFileSync(file, `${JSON.stringify({ key: 'a|b|0', seed: 1 })}\n`);
     expect(() => readComparedRecords(file)).toThrow(/line 1 is not an episode record: expected key, seed, hash and winner, and llm sides with their cacheHits \(hash/);
-    expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: expected a tournament's folder or its episodes.jsonl/);
+    expect(() => readComparedRecords(join(dir, 'nowhere'))).toThrow(/does not exist: expected a tournament's folder, its episodes.jsonl or a published episodes.jsonl.gz/);
+    // A published run's records are gzipped: read as they are; a cut file is refused, naming it.
+    const published = join(dir, 'published');
+    mkdirSync(published);
+    const lines = `${JSON.stringify(record('a|b|0', 1, 'h0'))}\n${JSON.stringify(record('a|b|1', 2, 'h1', null))}\n`;
+    writeFileSync(join(published, 'episodes.jsonl.gz'), gzipSync(lines));
+    expect(readComparedRecords(published)).toEqual([{ ...record('a|b|0', 1, 'h0'), cacheHits: 0 }, { ...record('a|b|1', 2, 'h1', null), cacheHits: 0 }]);
+    const whole = readFileSync(join(published, 'episodes.jsonl.gz'));
+    writeFileSync(join(published, 'cut.jsonl.gz'), whole.subarray(0, whole.length - 8));
+    expect(() => readComparedRecords(join(published, 'cut.jsonl.gz'))).toThrow(/cut\.jsonl\.gz is not a whole gzip file \(.*\): expected the gzipped episodes\.jsonl of a published run/);
     // A tournament's folder before its first episode ended holds none yet.
     mkdirSync(join(dir, 'starting'));
     expect(readComparedRecords(join(dir, 'starting'))).toEqual([]);
