@@ -12,7 +12,8 @@ import { teamName } from '../teams';
 import { type RedisAddress, parseRedisAddress } from '../tournament/redis';
 import { DEFAULT_EPISODES_PER_JOB } from '../tournament/jobs';
 import { DEFAULT_LLM_CONCURRENCY, describeSettings, reportText, runTournament, tournamentSpec } from '../tournament/run';
-import { readComparedRecords, sameAs, sameAsText } from '../tournament/sameAs';
+import { planEpisodes } from '../tournament/plan';
+import { nothingToCompare, readComparedRecords, sameAs, sameAsText } from '../tournament/sameAs';
 import { CONCURRENCY_RANGE, EPISODES_RANGE, SEED_RANGE, UsageError, WORKERS_RANGE, integerOption, parseCommandLine, runCli } from './args';
 import { TOURNAMENT } from './defaults';
 import { commandPlatformSpec, withPlatform } from './platform';
@@ -85,7 +86,10 @@ runCli(async () => {
   const llmConcurrency = integerOption('llm-concurrency', values['llm-concurrency'], DEFAULT_LLM_CONCURRENCY, CONCURRENCY_RANGE);
   // Read before playing too, so a wrong path is said at once rather than after the run.
   const sameAsPath = values['same-as'];
-  if (sameAsPath !== undefined) readComparedRecords(sameAsPath);
+  if (sameAsPath !== undefined) {
+    const unmatched = nothingToCompare(planEpisodes(settings), readComparedRecords(sameAsPath), sameAsPath);
+    if (unmatched) throw new UsageError(`--same-as: ${unmatched}`);
+  }
   let redis: RedisAddress | undefined;
   if (queued) {
     try {

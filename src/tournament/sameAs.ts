@@ -59,8 +59,9 @@ export function readComparedRecords(path: string): ReadRecord[] {
   const folder = existsSync(path) && statSync(path).isDirectory();
   const file = folder ? ([join(path, 'episodes.jsonl'), join(path, 'episodes.jsonl.gz')].find((f) => existsSync(f)) ?? join(path, 'episodes.jsonl')) : path;
   if (!existsSync(file)) {
-    // A tournament's folder before its first episode ended: nothing recorded yet.
-    if (folder) return [];
+    // A tournament's folder before its first episode ended (its manifest is written first): nothing recorded yet.
+    if (folder && existsSync(join(path, 'manifest.json'))) return [];
+    if (folder) throw new Error(`${path} holds no episodes.jsonl, episodes.jsonl.gz or manifest.json: expected one tournament's folder (a reproduction's row is one of its runs/ folders, e.g. runs/bt--vs--flat)`);
     throw new Error(`${file} does not exist: expected a tournament's folder, its episodes.jsonl or a published episodes.jsonl.gz`);
   }
   const text = file.endsWith('.gz') ? gunzippedText(file) : readFileSync(file, 'utf8');
@@ -82,11 +83,26 @@ export function readComparedRecords(path: string): ReadRecord[] {
 
 /** A gzipped file's text, whole: a cut or damaged file is refused, naming it. */
 function gunzippedText(file: string): string {
+  let bytes: Buffer;
   try {
-    return gunzipSync(readFileSync(file)).toString('utf8');
+    bytes = gunzipSync(readFileSync(file));
   } catch (err) {
     throw new Error(`${file} is not a whole gzip file (${(err as Error).message}): expected the gzipped episodes.jsonl of a published run; copy it again`);
   }
+  return bytes.toString('utf8');
+}
+
+/**
+ * Why a run of `settings` would compare none of `theirs`, or null where some of its planned
+ * episodes are recorded there with the same seed (or nothing is recorded there yet). Said
+ * before playing: a run of the wrong teams, order or seed would only find it out at its end.
+ */
+export function nothingToCompare(planned: readonly Pick<Compared, 'key' | 'seed'>[], theirs: readonly Pick<Compared, 'key' | 'seed'>[], path: string): string | null {
+  if (theirs.length === 0) return null;
+  const seeds = new Map(theirs.map((r) => [r.key, r.seed]));
+  if (planned.some((p) => seeds.get(p.key) === p.seed)) return null;
+  const example = theirs[0]!.key.split('|').slice(0, 2).join(',');
+  return `none of the episodes this run plans is recorded in ${path} with the same seed (it holds ${theirs.length}, e.g. teams ${example}): give --teams in that run's order and its --seed (1 for a reproduction's rows, 2 against the best plan)`;
 }
 
 /** What the comparison needs of a record. */

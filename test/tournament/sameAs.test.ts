@@ -1,8 +1,8 @@
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readComparedRecords, sameAs, sameAsText } from '../../src/tournament/sameAs';
+import { nothingToCompare, readComparedRecords, sameAs, sameAsText } from '../../src/tournament/sameAs';
 import { runCommand } from '../cli/command';
 import { tempDirs } from '../helpers/tempDirs';
 
@@ -52,9 +52,32 @@ describe('sameAs', () => {
     const whole = readFileSync(join(published, 'episodes.jsonl.gz'));
     writeFileSync(join(published, 'cut.jsonl.gz'), whole.subarray(0, whole.length - 8));
     expect(() => readComparedRecords(join(published, 'cut.jsonl.gz'))).toThrow(/cut\.jsonl\.gz is not a whole gzip file \(.*\): expected the gzipped episodes\.jsonl of a published run/);
-    // A tournament's folder before its first episode ended holds none yet.
+    // A tournament's folder before its first episode ended holds its manifest and no record yet;
+    // a folder with neither (a reproduction's runs/, not one of its rows) is refused, naming it.
     mkdirSync(join(dir, 'starting'));
+    expect(() => readComparedRecords(join(dir, 'starting'))).toThrow(/starting holds no episodes\.jsonl, episodes\.jsonl\.gz or manifest\.json: expected one tournament's folder/);
+    writeFileSync(join(dir, 'starting', 'manifest.json'), '{}');
     expect(readComparedRecords(join(dir, 'starting'))).toEqual([]);
+  });
+});
+
+describe('published records', () => {
+  it('are read as publishing wrote them: the shipped bt vs flat row, every episode once', () => {
+    const records = readComparedRecords('docs/reproduction-records/runs/bt--vs--flat');
+    expect(records).toHaveLength(1000);
+    const indexes = records.map((r) => Number(r.key.split('|')[2])).sort((a, b) => a - b);
+    expect(records.every((r) => r.key.startsWith('bt|flat|'))).toBe(true);
+    expect(indexes).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+});
+
+describe('nothingToCompare', () => {
+  it('says so where no planned episode is recorded there with its seed, and nothing where one is or none is recorded yet', () => {
+    const theirs = [record('bt|flat|0', 11, 'h'), record('bt|flat|1', 12, 'h')];
+    expect(nothingToCompare([{ key: 'bt|flat|1', seed: 12 }], theirs, 'there')).toBe(null);
+    expect(nothingToCompare([{ key: 'bt|flat|0', seed: 99 }], [], 'there')).toBe(null);
+    expect(nothingToCompare([{ key: 'flat|bt|0', seed: 11 }], theirs, 'there')).toMatch(/^none of the episodes this run plans is recorded in there with the same seed \(it holds 2, e.g. teams bt,flat\): give --teams in that run's order and its --seed/);
+    expect(nothingToCompare([{ key: 'bt|flat|0', seed: 99 }], theirs, 'there')).not.toBe(null);
   });
 });
 
@@ -67,6 +90,12 @@ describe('npm run tournament -- --same-as', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`3 of 3 episodes recorded in both ended in the same state as ${first}`);
     expect(again.stdout).toContain('1 not recorded there (yet)');
+    // Another seed compares nothing: refused before anything plays.
+    const otherSeed = join(freshDir(), 'other-seed');
+    const refused = await runCommand('tournament.ts', ['--teams', 'bt-scripted,random', '--episodes', '3', '--seed', '7', '--out', otherSeed, '--workers', '1', '--same-as', first]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--same-as: none of the episodes this run plans is recorded in .* with the same seed/);
+    expect(existsSync(join(otherSeed, 'episodes.jsonl'))).toBe(false);
 
     // Another final state for episode 1: the check names it and fails.
     const lines = readFileSync(join(first, 'episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string });
