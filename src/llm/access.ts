@@ -96,6 +96,12 @@ export interface LlmAccess {
    */
   withModel?(choice: ModelChoice): LlmAccess;
   /**
+   * The access whose connection this one shares, asking the same model in another answer
+   * format (askedAs); absent where the access owns its connection. Whoever probes or warms
+   * each model once reads connectionOwner.
+   */
+  readonly shares?: LlmAccess;
+  /**
    * Free what the connection holds (the local engine's model and context, a channel), and
    * those of the other models withModel opened. Later connects fail; closing twice is harmless.
    */
@@ -156,6 +162,30 @@ export function fixedLlmAccess(connection: LlmConnection): LlmAccess {
     connect: async () => connection,
     close: async () => {},
   };
+}
+
+/**
+ * `owner`'s model asked in `format`: the same connection, with the strategist settings in that
+ * format. Closing it frees nothing: the connection is the owner's to close.
+ */
+export function askedAs(owner: LlmAccess, format: AnswerFormat): LlmAccess {
+  return {
+    availability: async () => {
+      const available = await owner.availability();
+      return available.ok ? { ...available, settings: { ...available.settings, format } } : available;
+    },
+    connect: async () => {
+      const connection = await owner.connect();
+      return { ...connection, settings: { ...connection.settings, format } };
+    },
+    shares: connectionOwner(owner),
+    close: async () => {},
+  };
+}
+
+/** The access that owns `access`'s connection: itself, or the one it asks in another format. */
+export function connectionOwner(access: LlmAccess): LlmAccess {
+  return access.shares ?? access;
 }
 
 /** What a closed access answers a connect. */

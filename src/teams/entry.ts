@@ -19,7 +19,7 @@ export interface TeamNeeds {
   readonly models: readonly string[];
   /** A language model (the platform's LlmAccess must have one). */
   readonly languageModel: boolean;
-  /** The way to that model when it is not the platform's own (a variant's `model=`). */
+  /** The way to that model when it is not the platform's own (a variant's `model=` or `adapter=`; one asking the platform's own model in another format shares its connection). */
   readonly llm?: LlmAccess;
   /** A person at the keyboard (the page). */
   readonly person: boolean;

@@ -6,7 +6,7 @@
  * one) and in the page (the product's proxy).
  */
 import { z } from 'zod';
-import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, type LlmConnection, type StrategistSettings, EVENT_TRIGGERS_TEXT, parseEventTriggers, strategistSettingsOf } from '../llm';
+import { ANSWER_FORMATS, type LlmAccess, LlmUnavailable, connectionOwner, type LlmConnection, type StrategistSettings, EVENT_TRIGGERS_TEXT, parseEventTriggers, strategistSettingsOf } from '../llm';
 import { SCRIPTED_SKILLS, SKILL_IDS, type SkillSet } from '../skills';
 import type { TeamContext, TeamController } from './controller';
 import { type TeamEntry, TeamUnavailable, type TeamVariant } from './entry';
@@ -144,7 +144,7 @@ export const LLM_TEAM: TeamEntry = {
     const access = accessFor(platform, llmVariant(variant));
     const availability = await access.availability();
     const skills = llmVariant(variant).skills ?? (availability.ok ? availability.settings.skills : 'rl');
-    return { models: skills === 'rl' ? SKILL_IDS : [], languageModel: true, person: false, modelsHint: SCRIPTED_HINT, ...(access !== platform.llm ? { llm: access } : {}) };
+    return { models: skills === 'rl' ? SKILL_IDS : [], languageModel: true, person: false, modelsHint: SCRIPTED_HINT, ...(connectionOwner(access) !== platform.llm ? { llm: access } : {}) };
   },
   async create(ctx, variant) {
     const connection = await connect(ctx, llmVariant(variant));

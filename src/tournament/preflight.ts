@@ -3,7 +3,7 @@
  * load, its language model answers). The coordinator runs it, and so does each queue
  * worker for the tournaments it joins, with its own models and language model.
  */
-import { type LlmAccess, preflightTimeoutMs } from '../llm';
+import { type LlmAccess, connectionOwner, preflightTimeoutMs } from '../llm';
 import { type Platform, type TeamNeeds, TeamUnavailable, resolveTeam, teamAvailability } from '../teams';
 
 /** One short call to a language model, so an unreachable one stops the run before it starts. */
@@ -29,13 +29,13 @@ export async function checkTeams(teams: readonly string[], platform: Platform): 
     if (seen.has(name)) throw new Error(`team '${id}' is listed twice`);
     seen.add(name);
   }
-  // Each language model the teams talk to (the platform's, and any a variant names), once.
+  // Each language model the teams talk to (the platform's, and any a variant names), once, whatever format each asks it in.
   const models = new Set<LlmAccess>();
   const needs: TeamNeeds[] = [];
   for (const id of teams) {
     const availability = await teamAvailability(id, platform);
     if (!availability.ok) throw new TeamUnavailable(id, availability.reason);
-    if (availability.needs.languageModel) models.add(availability.needs.llm ?? platform.llm);
+    if (availability.needs.languageModel) models.add(connectionOwner(availability.needs.llm ?? platform.llm));
     needs.push(availability.needs);
   }
   for (const access of models) await probeLanguageModel(access);

@@ -73,7 +73,7 @@ export function ablationRows(tuned: boolean, otherAdapters: readonly string[] = 
     { name: 'the tree over scripted skills (vs flat)', first: 'bt-scripted', second: 'flat' },
     { name: 'event-triggered vs fixed-rate decisions', first: 'llm', second: 'llm:events=none' },
     tuned
-      ? // Both formats named: the two variants open one model, whose format is the first opener's where a variant names none.
+      ? // Both formats named, so the row's name says what each side is asked in (the two share one engine).
         { name: 'compact vs json answers (the model alone)', first: 'llm:adapter=none:format=compact', second: 'llm:adapter=none:format=json' }
       : { name: 'default vs json answers', first: 'llm', second: 'llm:format=json' },
     { name: 'one persona vs none', first: 'llm:persona=cautious', second: 'llm' },

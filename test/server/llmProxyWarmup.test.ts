@@ -115,4 +115,13 @@ describe('warming the proxy decision cache', () => {
     expect(system).toContain(personaByName('cautious')!.prompt);
     await expect(studyWarmup(parseStudyConfig({ teams: ['bt', 'flat'] }), TEST_PLATFORM)).rejects.toThrow(/the study has no team that asks the server's model \(bt, flat/);
   }, 60_000);
+
+  it("counts a variant asking the server's model in another format as the server's, and one naming another model as not", async () => {
+    const { nodeLlmAccess } = await import('../../src/llm/node');
+    const { parseLlmSpec } = await import('../../src/llm');
+    const platform = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_SKILLS: 'scripted' }) }) });
+    const study = await studyWarmup(parseStudyConfig({ teams: ['llm:format=json', 'llm:model=other', 'bt'] }), platform);
+    expect(study.teams).toEqual(['llm:format=json']);
+    await platform.close();
+  });
 });

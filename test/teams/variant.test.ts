@@ -158,7 +158,7 @@ async function recordingPlatform(env: Record<string, string>) {
 describe('llm:adapter=none', () => {
   it('runs the local model without its adapter, asked in the default format; a server refuses it by name', async () => {
     const { nodeLlmAccess } = await import('../../src/llm/node');
-    const { parseLlmSpec } = await import('../../src/llm');
+    const { parseLlmSpec, connectionOwner } = await import('../../src/llm');
     const { createPlatform, createTeam, teamAvailability: available } = await import('../../src/teams');
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -173,9 +173,9 @@ describe('llm:adapter=none', () => {
       const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
       await createTeam('llm', ctx);
       await createTeam('llm:adapter=none', ctx);
-      // A named adapter is kept in any format; the model alone is one access whatever it is asked in.
-      expect(platform.llm.withModel!({ format: 'json' })).toBe(platform.llm);
-      expect(platform.llm.withModel!({ adapter: 'none' })).toBe(platform.llm.withModel!({ adapter: 'none', format: 'json' }));
+      // A named adapter is kept in any format; the model alone is one connection whatever it is asked in.
+      expect(connectionOwner(platform.llm.withModel!({ format: 'json' }))).toBe(platform.llm);
+      expect(connectionOwner(platform.llm.withModel!({ adapter: 'none', format: 'json' }))).toBe(platform.llm.withModel!({ adapter: 'none' }));
       expect(opened).toEqual([
         { adapter, format: 'compact' },
         { adapter: null, format: 'compact' },
@@ -190,12 +190,51 @@ describe('llm:adapter=none', () => {
     const server = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_SKILLS: 'scripted' }) }) });
     // A choice that opens the same model is the same access: any format of a server's model, its own name.
     const llm = server.llm;
-    expect([llm.withModel!({ format: 'json' }), llm.withModel!({ model: 'm' }), llm.withModel!({ model: 'm', format: 'json' })].every((a) => a === llm)).toBe(true);
+    expect(llm.withModel!({ model: 'm' })).toBe(llm);
+    expect([llm.withModel!({ format: 'json' }), llm.withModel!({ model: 'm', format: 'json' })].every((a) => connectionOwner(a) === llm)).toBe(true);
     expect(llm.withModel!({ model: 'other' })).not.toBe(llm);
-    expect(llm.withModel!({ model: 'other' })).toBe(llm.withModel!({ model: 'other', format: 'json' }));
+    expect(connectionOwner(llm.withModel!({ model: 'other', format: 'json' }))).toBe(llm.withModel!({ model: 'other' }));
     const probe = await available('llm:adapter=none', server);
     expect(probe.ok ? '' : probe.reason).toMatch(/adapter=none names a LoRA adapter of the local model.*a server's model has no adapter here/);
     expect(() => resolveTeam('llm:adapter=Yes!')).toThrow(/adapter: must be none .* or the name of an adapter shipped beside/);
+  });
+});
+
+describe('two formats of one model', () => {
+  it('each variant answers in its own format, whichever opened the model first, over one connection', async () => {
+    const { parseLlmSpec, connectionOwner: owner } = await import('../../src/llm');
+    const { nodeLlmAccess } = await import('../../src/llm/node');
+    const { createPlatform } = await import('../../src/teams');
+    const { checkTeams } = await import('../../src/tournament/preflight');
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'hillmind-formats-'));
+    const gguf = join(dir, 'model.gguf');
+    writeFileSync(gguf, 'not a model');
+    try {
+      // Both orders: the format a variant leaves unnamed is the model's default (compact), never the first opener's.
+      for (const order of [['json', undefined], [undefined, 'json']] as const) {
+        let probes = 0;
+        const client = new RuleChatClient('m');
+        const complete = client.complete.bind(client);
+        client.complete = (...args: Parameters<typeof complete>) => (probes++, complete(...args));
+        let loads = 0;
+        const access = nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: gguf, LLM_SKILLS: 'scripted' }), openLocal: async () => (loads++, client) });
+        const platform = createPlatform({ llm: access });
+        const asked = order.map((format) => access.withModel!({ adapter: 'none', ...(format ? { format } : {}) }));
+        const formats = await Promise.all(asked.map(async (a) => (await a.connect()).settings.format));
+        expect(formats).toEqual(order.map((format) => format ?? 'compact'));
+        expect(owner(asked[0]!)).toBe(owner(asked[1]!));
+        expect(loads).toBe(1);
+        // The tournament's preflight probes the model once, not once a format.
+        await checkTeams(order.map((format) => `llm:adapter=none${format ? `:format=${format}` : ''}`), platform);
+        expect(probes).toBe(1);
+        await platform.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

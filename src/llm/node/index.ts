@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, lazyLlmAccess } from '../access';
+import { type LlmAccess, type LlmAvailability, LlmUnavailable, type ModelChoice, askedAs, lazyLlmAccess } from '../access';
 import type { ChatClient } from '../chat';
 import { ChannelChatClient } from './channel';
 import { OpenAiChatClient } from './openaiClient';
@@ -160,29 +160,42 @@ export interface NodeLlmOptions {
 export function nodeLlmAccess(options: NodeLlmOptions): LlmAccess {
   const defaults = withTaughtFormat(llmSettingsOf(options.spec), askedFormat(options.spec));
   const access = nodeLlmAccessOnce(options, defaults);
-  const others = new Map<string, LlmAccess>();
+  // Each other model opened, by modelKey, with the settings it was opened on.
+  const others = new Map<string, { readonly access: LlmAccess; readonly settings: SettingsResult }>();
+  // Each model asked in a format other than the one it was opened on, by modelKey and format.
+  const views = new Map<string, LlmAccess>();
   const ours: LlmAccess = {
     ...access,
     withModel(choice) {
       const settings = chosenSettings(options.spec, choice);
       // A choice that opens the same model (a format that keeps the adapter, or any format
-      // of a server's model or of a model alone) is this access: the variant sets its format.
+      // of a server's model or of a model alone) shares its connection.
       const key = modelKey(settings);
-      if (key === modelKey(defaults)) return ours;
-      let other = others.get(key);
-      if (!other) {
+      let owner: { readonly access: LlmAccess; readonly settings: SettingsResult } | undefined = key === modelKey(defaults) ? { access: ours, settings: defaults } : others.get(key);
+      if (!owner) {
         const { engineChannel: _channel, ...rest } = options;
-        others.set(key, (other = nodeLlmAccessOnce(rest, settings)));
+        others.set(key, (owner = { access: nodeLlmAccessOnce(rest, settings), settings }));
       }
-      return other;
+      // Asked in another format than the model was opened on, it answers in its own, whichever variant opened the model first.
+      const format = formatOf(settings);
+      if (format === undefined || format === formatOf(owner.settings)) return owner.access;
+      const viewKey = `${key} ${format}`;
+      let view = views.get(viewKey);
+      if (!view) views.set(viewKey, (view = { ...askedAs(owner.access, format), withModel: ours.withModel }));
+      return view;
     },
     async close() {
-      const all = [access, ...others.values()];
+      const all = [access, ...[...others.values()].map((o) => o.access)];
       others.clear();
+      views.clear();
       await Promise.all(all.map((a) => a.close()));
     },
   };
   return ours;
+}
+
+function formatOf(result: SettingsResult): AnswerFormat | undefined {
+  return result.ok ? result.settings.format : undefined;
 }
 
 /** The format LLM_FORMAT (or a variant) asks, if it asks one. */
