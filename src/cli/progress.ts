@@ -1,6 +1,8 @@
 /**
  * A one-line progress bar for long work (training, tournaments, reproductions); plain lines,
- * one every 10 s, when not a terminal.
+ * one every 10 s, when not a terminal. A line held back by those 10 s is written when they
+ * end, so a log never shows an old figure until the next update: a resumed reproduction
+ * reports its finished rows at once, then waits minutes for the first new episode.
  *
  * Its pace is the recent one: the work done over the last `windowSeconds` of updates, not
  * since the start. Work that resumes from disk reports its finished part at once, and a
@@ -30,6 +32,17 @@ export interface ProgressOptions {
   readonly now?: () => number;
   /** How many seconds of the most recent updates the pace is measured over (default 300). */
   readonly windowSeconds?: number;
+  /**
+   * Run `write` after `ms` on the same clock; returns what cancels it. Default a timer that
+   * keeps no process alive.
+   */
+  readonly schedule?: (write: () => void, ms: number) => () => void;
+}
+
+function unrefTimer(write: () => void, ms: number): () => void {
+  const timer = setTimeout(write, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 const PLAIN_LINE_SECONDS = 10;
@@ -41,6 +54,9 @@ export class ProgressBar {
   /** Recent updates, oldest first: the pace is measured from the first to the last. */
   private readonly samples: { at: number; done: number }[] = [];
   private lastPlain = -Infinity;
+  private readonly schedule: NonNullable<ProgressOptions['schedule']>;
+  /** In a log, the latest line held back, and what cancels its write. */
+  private held: { readonly line: string; readonly cancel: () => void } | null = null;
 
   constructor(
     private readonly total: number,
@@ -50,6 +66,7 @@ export class ProgressBar {
     this.stream = options.stream ?? process.stderr;
     this.now = options.now ?? (() => performance.now());
     this.windowMs = (options.windowSeconds ?? 300) * 1000;
+    this.schedule = options.schedule ?? unrefTimer;
   }
 
   /** Work done per second over the recent updates (NaN before two updates apart in time). */
@@ -74,12 +91,24 @@ export class ProgressBar {
     if (this.stream.isTTY) {
       this.stream.write(`\r${line.slice(0, (this.stream.columns ?? 160) - 1).padEnd(Math.min(160, (this.stream.columns ?? 160) - 1))}`);
     } else if (at - this.lastPlain >= PLAIN_LINE_SECONDS * 1000 || fraction === 1) {
-      this.lastPlain = at;
-      this.stream.write(`${line}\n`);
+      this.writePlain(line, at);
+    } else {
+      // Held back: written when the 10 s end, unless an update comes first.
+      const cancel = this.held?.cancel ?? this.schedule(() => this.writePlain(this.held!.line, this.now()), this.lastPlain + PLAIN_LINE_SECONDS * 1000 - at);
+      this.held = { line, cancel };
     }
   }
 
+  private writePlain(line: string, at: number): void {
+    this.held?.cancel();
+    this.held = null;
+    this.lastPlain = at;
+    this.stream.write(`${line}\n`);
+  }
+
   done(message: string): void {
+    this.held?.cancel();
+    this.held = null;
     if (this.stream.isTTY) this.stream.write('\n');
     this.stream.write(`${message}\n`);
   }

@@ -61,6 +61,46 @@ describe('ProgressBar', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('100% 3/3');
   });
+
+  it('writes a line held back by the 10 s once they end, so a log never shows an old figure while work is slow', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const timers: { at: number; write: () => void; cancelled: boolean }[] = [];
+    const progress = new ProgressBar(100, 'episodes', {
+      stream: { isTTY: false, columns: 160, write: (s: string) => lines.push(s) > 0 },
+      now: () => now,
+      schedule: (write, ms) => {
+        const timer = { at: now + ms, write, cancelled: false };
+        timers.push(timer);
+        return () => void (timer.cancelled = true);
+      },
+    });
+    const advance = (ms: number) => {
+      now += ms;
+      for (const t of timers.filter((t) => !t.cancelled && t.at <= now)) (t.cancelled = true), t.write();
+    };
+    // A resumed run reports its finished rows at once, then plays a slow row.
+    progress.update(10, 'row 1');
+    progress.update(20, 'row 2');
+    progress.update(30, 'row 3');
+    expect(lines).toHaveLength(1);
+    expect(timers).toHaveLength(1); // one write waits, whatever the number of updates held
+    advance(9_999);
+    expect(lines).toHaveLength(1);
+    advance(1);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('30/100 episodes');
+    expect(lines[1]).toContain('row 3');
+    // Nothing held: nothing written while the slow row plays.
+    advance(60_000);
+    expect(lines).toHaveLength(2);
+    // An update after the 10 s is written at once; one held and then overtaken by done() is dropped.
+    progress.update(31, 'row 3');
+    progress.update(32, 'row 3');
+    progress.done('stopped');
+    advance(60_000);
+    expect(lines.slice(2)).toEqual([expect.stringContaining('31/100'), 'stopped\n']);
+  });
 });
 
 describe('formatRate', () => {
