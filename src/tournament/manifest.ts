@@ -85,10 +85,11 @@ export function codeVersion(): string {
 export async function fingerprints(teams: readonly string[], platform: NodePlatform): Promise<Record<string, string>> {
   const result: Record<string, string> = { code: codeDigest(), config: digest(JSON.stringify(DEFAULT_CONFIG)) };
   const models = new Set<string>();
+  const engine = engineDecoding(platform);
   for (const id of teams) {
     const needs = await teamNeeds(id, platform);
     for (const name of needs.models) models.add(name);
-    if (needs.languageModel) result[`${LANGUAGE_MODEL_KEY}${id}`] = languageModelFingerprint(await (needs.llm ?? platform.llm).availability(), engineDecoding(platform));
+    if (needs.languageModel) result[`${LANGUAGE_MODEL_KEY}${id}`] = languageModelFingerprint(await (needs.llm ?? platform.llm).availability(), engine);
   }
   for (const name of models) {
     const fingerprint = platform.models.fingerprint(name);
@@ -111,14 +112,14 @@ export const LANGUAGE_MODEL_KEY = 'language-model:';
  * or continue), which a stopped run's message tells the operator to change before --resume:
  * where play goes on past a timeout, the decisions it failed are counted in the records.
  */
-export function languageModelFingerprint(availability: LlmAvailability, engine: EngineDecoding | null = null): string {
+function languageModelFingerprint(availability: LlmAvailability, engine: EngineDecoding | null): string {
   if (!availability.ok) return 'unavailable';
   const { timeoutMs: _timeout, maxTimeouts: _timeouts, onSilence: _silence, ...answering } = availability.settings;
   return digest(JSON.stringify({ model: availability.model, settings: answering, ...(engine ? { engine } : {}) }));
 }
 
 /** How the local engine turns a model's output into an answer, for every local model of the process. */
-export interface EngineDecoding {
+interface EngineDecoding {
   /** LLM_COMPACT: a compact answer's numbers read from the probabilities (scores) or sampled. */
   readonly compact: string;
   /** LLM_CONTEXT: the tokens a prompt and its answer share, which bounds both. */
@@ -126,7 +127,7 @@ export interface EngineDecoding {
 }
 
 /** The local engine's decoding where the platform's language model is local; null for a server's. */
-export function engineDecoding(platform: NodePlatform): EngineDecoding | null {
+function engineDecoding(platform: NodePlatform): EngineDecoding | null {
   const result = llmSettingsOf(platform.spec.llm);
   if (!result.ok || result.settings.source !== 'local') return null;
   return { compact: result.settings.compact, contextSize: result.settings.contextSize };
