@@ -5,6 +5,9 @@ import { DEFAULT_CONFIG } from '../../src/sim';
 import { PERSONAS, STUDY_TREE, formatTeamSpec, llmStrategistOf, parseTeamSpec, resolveTeam, teamAvailability, teamName, treeParameters } from '../../src/teams';
 import { TEST_PLATFORM, llmPlatform } from '../helpers/platform';
 import { describeWithLocalModel } from '../helpers/localModel';
+import { tempDirs } from '../helpers/tempDirs';
+
+const freshDir = tempDirs('variant');
 
 describe('team variants', () => {
   it('parse id:key=value pairs and name themselves canonically (keys in alphabetical order)', () => {
@@ -160,33 +163,28 @@ describe('llm:adapter=none', () => {
     const { nodeLlmAccess } = await import('../../src/llm/node');
     const { parseLlmSpec, connectionOwner } = await import('../../src/llm');
     const { createPlatform, createTeam, teamAvailability: available } = await import('../../src/teams');
-    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'hillmind-adapter-'));
+    const dir = freshDir();
     const gguf = join(dir, 'model.gguf');
     const adapter = join(dir, 'adapter.gguf');
     writeFileSync(gguf, 'not a model');
     writeFileSync(adapter, 'not an adapter');
-    try {
-      const { platform, opened } = await recordingPlatform({ HILLMIND_LLM_GGUF: gguf, LLM_ADAPTER: adapter, LLM_SKILLS: 'scripted' });
-      const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
-      await createTeam('llm', ctx);
-      await createTeam('llm:adapter=none', ctx);
-      // A named adapter is kept in any format; the model alone is one connection whatever it is asked in.
-      expect(connectionOwner(platform.llm.withModel!({ format: 'json' }))).toBe(platform.llm);
-      expect(connectionOwner(platform.llm.withModel!({ adapter: 'none', format: 'json' }))).toBe(platform.llm.withModel!({ adapter: 'none' }));
-      expect(opened).toEqual([
-        { adapter, format: 'compact' },
-        { adapter: null, format: 'compact' },
-      ]);
-      // A named adapter belongs to a pulled model, not to a GGUF file of one's own.
-      const named = await available('llm:adapter=rules', platform);
-      expect(named.ok ? '' : named.reason).toMatch(/adapter=rules names an adapter shipped for a pulled model, but HILLMIND_LLM_GGUF runs .*model\.gguf: set LLM_ADAPTER=/);
-      await platform.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { platform, opened } = await recordingPlatform({ HILLMIND_LLM_GGUF: gguf, LLM_ADAPTER: adapter, LLM_SKILLS: 'scripted' });
+    const ctx = { team: 0 as const, seed: 1, config: DEFAULT_CONFIG, platform };
+    await createTeam('llm', ctx);
+    await createTeam('llm:adapter=none', ctx);
+    // A named adapter is kept in any format; the model alone is one connection whatever it is asked in.
+    expect(connectionOwner(platform.llm.withModel!({ format: 'json' }))).toBe(platform.llm);
+    expect(connectionOwner(platform.llm.withModel!({ adapter: 'none', format: 'json' }))).toBe(platform.llm.withModel!({ adapter: 'none' }));
+    expect(opened).toEqual([
+      { adapter, format: 'compact' },
+      { adapter: null, format: 'compact' },
+    ]);
+    // A named adapter belongs to a pulled model, not to a GGUF file of one's own.
+    const named = await available('llm:adapter=rules', platform);
+    expect(named.ok ? '' : named.reason).toMatch(/adapter=rules names an adapter shipped for a pulled model, but HILLMIND_LLM_GGUF runs .*model\.gguf: set LLM_ADAPTER=/);
+    await platform.close();
     const server = createPlatform({ llm: nodeLlmAccess({ spec: parseLlmSpec({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', LLM_MODEL: 'm', LLM_SKILLS: 'scripted' }) }) });
     // A choice that opens the same model is the same access: any format of a server's model, its own name.
     const llm = server.llm;
@@ -206,34 +204,28 @@ describe('two formats of one model', () => {
     const { nodeLlmAccess } = await import('../../src/llm/node');
     const { createPlatform } = await import('../../src/teams');
     const { checkTeams } = await import('../../src/tournament/preflight');
-    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'hillmind-formats-'));
-    const gguf = join(dir, 'model.gguf');
+    const gguf = join(freshDir(), 'model.gguf');
     writeFileSync(gguf, 'not a model');
-    try {
-      // Both orders: the format a variant leaves unnamed is the model's default (compact), never the first opener's.
-      for (const order of [['json', undefined], [undefined, 'json']] as const) {
-        let probes = 0;
-        const client = new RuleChatClient('m');
-        const complete = client.complete.bind(client);
-        client.complete = (...args: Parameters<typeof complete>) => (probes++, complete(...args));
-        let loads = 0;
-        const access = nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: gguf, LLM_SKILLS: 'scripted' }), openLocal: async () => (loads++, client) });
-        const platform = createPlatform({ llm: access });
-        const asked = order.map((format) => access.withModel!({ adapter: 'none', ...(format ? { format } : {}) }));
-        const formats = await Promise.all(asked.map(async (a) => (await a.connect()).settings.format));
-        expect(formats).toEqual(order.map((format) => format ?? 'compact'));
-        expect(owner(asked[0]!)).toBe(owner(asked[1]!));
-        expect(loads).toBe(1);
-        // The tournament's preflight probes the model once, not once a format.
-        await checkTeams(order.map((format) => `llm:adapter=none${format ? `:format=${format}` : ''}`), platform);
-        expect(probes).toBe(1);
-        await platform.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    // Both orders: the format a variant leaves unnamed is the model's default (compact), never the first opener's.
+    for (const order of [['json', undefined], [undefined, 'json']] as const) {
+      let probes = 0;
+      const client = new RuleChatClient('m');
+      const complete = client.complete.bind(client);
+      client.complete = (...args: Parameters<typeof complete>) => (probes++, complete(...args));
+      let loads = 0;
+      const access = nodeLlmAccess({ spec: parseLlmSpec({ HILLMIND_LLM_GGUF: gguf, LLM_SKILLS: 'scripted' }), openLocal: async () => (loads++, client) });
+      const platform = createPlatform({ llm: access });
+      const asked = order.map((format) => access.withModel!({ adapter: 'none', ...(format ? { format } : {}) }));
+      const formats = await Promise.all(asked.map(async (a) => (await a.connect()).settings.format));
+      expect(formats).toEqual(order.map((format) => format ?? 'compact'));
+      expect(owner(asked[0]!)).toBe(owner(asked[1]!));
+      expect(loads).toBe(1);
+      // The tournament's preflight probes the model once, not once a format.
+      await checkTeams(order.map((format) => `llm:adapter=none${format ? `:format=${format}` : ''}`), platform);
+      expect(probes).toBe(1);
+      await platform.close();
     }
   });
 });
