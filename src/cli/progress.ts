@@ -8,7 +8,9 @@
  * since the start. Work that resumes from disk reports its finished part at once, and a
  * decision cache answers a rerun's first episodes in milliseconds; a pace since the start
  * would show both as speed and promise an end hours early (a resumed reproduction showed
- * "154 episodes/s, ETA 10s" for work going at 5 episodes a minute).
+ * "154 episodes/s, ETA 10s" for work going at 5 episodes a minute). Work found done is reported
+ * with resumed(), which shows it but leaves it out of the pace: a reproduction resumes row after
+ * row, seconds apart, and those jumps inside the window read as "582 episodes/s".
  */
 
 export function formatDuration(seconds: number): string {
@@ -53,6 +55,9 @@ export class ProgressBar {
   private readonly windowMs: number;
   /** Recent updates, oldest first: the pace is measured from the first to the last. */
   private readonly samples: { at: number; done: number }[] = [];
+  /** The work reported by resumed(): done before this bar began, so not part of its pace. */
+  private foundDone = 0;
+  private lastDone = 0;
   private lastPlain = -Infinity;
   private readonly schedule: NonNullable<ProgressOptions['schedule']>;
   /** In a log, the latest line held back, and what cancels its write. */
@@ -77,9 +82,16 @@ export class ProgressBar {
     return (last.done - first.done) / ((last.at - first.at) / 1000);
   }
 
+  /** Work found already done (records resumed from disk): shown, but not counted as pace. */
+  resumed(done: number, details: string): void {
+    this.foundDone += done - this.lastDone;
+    this.update(done, details);
+  }
+
   update(done: number, details: string): void {
     const at = this.now();
-    this.samples.push({ at, done });
+    this.lastDone = done;
+    this.samples.push({ at, done: done - this.foundDone });
     // Keep one sample at or before the window's start, so the window is always spanned.
     while (this.samples.length > 2 && this.samples[1]!.at <= at - this.windowMs) this.samples.shift();
     const fraction = Math.min(1, done / this.total);

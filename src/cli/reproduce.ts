@@ -115,10 +115,11 @@ runCli(async () => {
         ...(commit ? { commit } : {}),
         // What the report says of the model is what the tournaments load.
         llm: await platform.llm.availability(),
-        onProgress(done, total, row) {
+        onResumed(done, total, row) {
           bar ??= new ProgressBar(total, 'episodes');
-          bar.update(done, row);
+          bar.resumed(done, row);
         },
+        onProgress: (done, _total, row) => bar!.update(done, row),
       }),
     ),
   );

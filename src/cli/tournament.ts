@@ -122,10 +122,11 @@ runCli(async () => {
             },
           }
         : {}),
-      onProgress(done, total, shares) {
-        bar ??= new ProgressBar(total, 'episodes');
-        bar.update(done, shares ? `${redis!.shown}: ${sharesText(shares)}` : here);
+      onResumed(done, total) {
+        bar = new ProgressBar(total, 'episodes');
+        bar.resumed(done, here);
       },
+      onProgress: (done, _total, shares) => bar!.update(done, shares ? `${redis!.shown}: ${sharesText(shares)}` : here),
     }),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -184,6 +184,8 @@ export interface ReproduceOptions {
   /** What the language model is (from the platform's availability), recorded in the report. */
   readonly llm: LlmAvailability;
   readonly onProgress?: (done: number, total: number, row: string) => void;
+  /** As each row starts: the episodes so far, those of the row found recorded on disk among them. */
+  readonly onResumed?: (done: number, total: number, row: string) => void;
   /** How often a row in play writes the report so far, in its episodes; default INTERIM_REPORT_EVERY. */
   readonly reportEvery?: number;
   /** Each report once it is written: the report so far while the run goes on, then the whole. */
@@ -424,6 +426,7 @@ export async function reproduce(options: ReproduceOptions): Promise<Reproduction
       // A killed reproduction resumes where it stopped; changed settings are refused by name.
       resume: existsSync(join(out, 'manifest.json')),
       ...(options.llmConcurrency ? { llmConcurrency: options.llmConcurrency } : {}),
+      onResumed: (done) => options.onResumed?.(offset + done, total, row.name),
       onProgress: (done) => options.onProgress?.(offset + done, total, row.name),
     });
     await reporting;

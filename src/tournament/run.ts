@@ -57,6 +57,8 @@ export interface RunOptions {
   readonly llmConcurrency?: number;
   /** The records so far (those resumed first), after each new one is written: a long run's interim report. */
   readonly onRecorded?: (records: readonly EpisodeRecord[]) => void;
+  /** The episodes found recorded on disk (none in a new run), reported once before any is played. */
+  readonly onResumed?: (done: number, total: number) => void;
   /** With a queue, `shares` counts the episodes each worker played in this run. */
   readonly onProgress?: (done: number, total: number, shares?: Readonly<Record<string, number>>) => void;
   /** Play over a queue: this process coordinates, workers anywhere play. */
@@ -157,7 +159,7 @@ async function playLocked(
   const done = new Set(existing.map((r) => r.key));
   const todo: PlannedEpisode[] = plan.filter((e) => !done.has(e.key));
   const records: EpisodeRecord[] = [...existing];
-  options.onProgress?.(records.length, plan.length);
+  options.onResumed?.(records.length, plan.length);
   let queueOutcome: QueueOutcome | undefined;
 
   if (todo.length > 0) {

@@ -29,6 +29,16 @@ describe('ProgressBar', () => {
     expect(lines.at(-1)).toContain(`ETA ${formatDuration(395 * 12)}`); // 395 left at 12 s each
   });
 
+  it('leaves out of the pace work found done row after row, seconds apart, as a reproduction resumes', () => {
+    const { progress, lines, at } = bar(8800);
+    const found = [1000, 2000, 3373]; // each row's records found on disk, 2 s apart
+    found.forEach((done, i) => (at(2 * i), progress.resumed(done, 'resuming')));
+    [3374, 3375].forEach((done, i) => (at(64 + 60 * i), progress.update(done, 'bt vs llm')));
+    // Two episodes played in the 124 s since the first update: about 1 a minute, not 19 a second.
+    expect(progress.rate()).toBeCloseTo(2 / 124);
+    expect(lines.at(-1)).toContain('3,375/8,800 episodes  58 episodes/h');
+  });
+
   it('measures the pace over the recent window only, so a fast start is forgotten', () => {
     const { progress, at } = bar(10_000, 300);
     at(0);

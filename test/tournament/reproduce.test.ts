@@ -64,7 +64,7 @@ describe('npm run reproduce', () => {
       ...options,
       reportEvery: 1,
       onReport: (r) => reports.push(r),
-      onProgress(_done: number, _total: number, row: string) {
+      onResumed(_done: number, _total: number, row: string) {
         if (row === 'bt vs flat' && !interim) interim = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8'));
       },
     });

@@ -72,8 +72,19 @@ describe('runTournament', () => {
     writeFileSync(path, `${lines.slice(0, 7).join('\n')}\n${lines[7]!.slice(0, 40)}`);
     await expect(runTournament({ settings, platform: nodeTestPlatform(), out, workers: 1, resume: false })).rejects.toThrow(/--resume/);
     await expect(runTournament({ settings: { ...settings, episodes: 8 }, platform: nodeTestPlatform(), out, workers: 1, resume: true })).rejects.toThrow(/--episodes 6 \(now 8\)/);
-    const resumed = await runTournament({ settings, platform: nodeTestPlatform(), out, workers: 2, resume: true });
+    // The records found are reported once, before play, apart from the episodes played.
+    const reports: string[] = [];
+    const resumed = await runTournament({
+      settings,
+      platform: nodeTestPlatform(),
+      out,
+      workers: 2,
+      resume: true,
+      onResumed: (done, total) => reports.push(`found ${done}/${total}`),
+      onProgress: (done, total) => reports.push(`${done}/${total}`),
+    });
     expect(resumed.skipped).toBe(7);
+    expect(reports).toEqual(['found 7/18', ...Array.from({ length: 11 }, (_, i) => `${8 + i}/18`)]);
     expect(resumed.played).toBe(11);
     const records = readRecords(path);
     expect(records.map((r) => r.key).sort()).toEqual(first.records.map((r) => r.key).sort());
