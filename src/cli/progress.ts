@@ -55,8 +55,9 @@ export class ProgressBar {
   private readonly windowMs: number;
   /** Recent updates, oldest first: the pace is measured from the first to the last. */
   private readonly samples: { at: number; done: number }[] = [];
-  /** The work reported by resumed(): done before this bar began, so not part of its pace. */
+  /** The work reported by resumed(): found done on disk, so not part of the pace. */
   private foundDone = 0;
+  /** The `done` of the latest update, so resumed() counts only what it adds. */
   private lastDone = 0;
   private lastPlain = -Infinity;
   private readonly schedule: NonNullable<ProgressOptions['schedule']>;
@@ -82,7 +83,10 @@ export class ProgressBar {
     return (last.done - first.done) / ((last.at - first.at) / 1000);
   }
 
-  /** Work found already done (records resumed from disk): shown, but not counted as pace. */
+  /**
+   * Work found already done (records resumed from disk): shown, but not counted as pace.
+   * `done` is the running total, as in update(); all it adds since the last update is taken as found.
+   */
   resumed(done: number, details: string): void {
     this.foundDone += done - this.lastDone;
     this.update(done, details);

@@ -119,6 +119,7 @@ runCli(async () => {
           bar ??= new ProgressBar(total, 'episodes');
           bar.resumed(done, row);
         },
+        // Each row reports the records it found before it plays, so the bar exists by now.
         onProgress: (done, _total, row) => bar!.update(done, row),
       }),
     ),

@@ -126,6 +126,7 @@ runCli(async () => {
         bar = new ProgressBar(total, 'episodes');
         bar.resumed(done, here);
       },
+      // The records found come first, before any episode is played, so the bar exists by now.
       onProgress: (done, _total, shares) => bar!.update(done, shares ? `${redis!.shown}: ${sharesText(shares)}` : here),
     }),
   );

@@ -183,6 +183,7 @@ export interface ReproduceOptions {
   readonly commit?: string;
   /** What the language model is (from the platform's availability), recorded in the report. */
   readonly llm: LlmAvailability;
+  /** After each episode a row plays: the episodes so far over all rows. */
   readonly onProgress?: (done: number, total: number, row: string) => void;
   /** As each row starts: the episodes so far, those of the row found recorded on disk among them. */
   readonly onResumed?: (done: number, total: number, row: string) => void;

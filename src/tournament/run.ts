@@ -59,7 +59,11 @@ export interface RunOptions {
   readonly onRecorded?: (records: readonly EpisodeRecord[]) => void;
   /** The episodes found recorded on disk (none in a new run), reported once before any is played. */
   readonly onResumed?: (done: number, total: number) => void;
-  /** With a queue, `shares` counts the episodes each worker played in this run. */
+  /**
+   * After each episode played (with a queue: once the jobs are queued, then as finished jobs
+   * come in); records found on disk come through onResumed. With a queue, `shares` counts the
+   * episodes each worker played in this run.
+   */
   readonly onProgress?: (done: number, total: number, shares?: Readonly<Record<string, number>>) => void;
   /** Play over a queue: this process coordinates, workers anywhere play. */
   readonly queue?: QueueRunOptions;

@@ -39,6 +39,19 @@ describe('ProgressBar', () => {
     expect(lines.at(-1)).toContain('3,375/8,800 episodes  58 episodes/h');
   });
 
+  it('counts as found only what resumed() adds to the total, after episodes played', () => {
+    const { progress, at } = bar(100);
+    at(0);
+    progress.update(10, 'played');
+    at(60);
+    progress.resumed(10, 'a new row, nothing found');
+    progress.resumed(40, 'a row with 30 found');
+    at(120);
+    progress.update(42, 'played');
+    // 2 played in the two minutes since the first update (at 10 done); the 30 found are not pace.
+    expect(progress.rate()).toBeCloseTo(2 / 120);
+  });
+
   it('measures the pace over the recent window only, so a fast start is forgotten', () => {
     const { progress, at } = bar(10_000, 300);
     at(0);

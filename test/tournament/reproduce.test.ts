@@ -65,7 +65,7 @@ describe('npm run reproduce', () => {
       reportEvery: 1,
       onReport: (r) => reports.push(r),
       onResumed(_done: number, _total: number, row: string) {
-        if (row === 'bt vs flat' && !interim) interim = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8'));
+        if (row === 'bt vs flat') interim = JSON.parse(readFileSync(join(out, 'reproduction.json'), 'utf8'));
       },
     });
     // Within a row, every `reportEvery` episodes the report holds the row in play with its figures so far.
